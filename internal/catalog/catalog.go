@@ -1,0 +1,444 @@
+package catalog
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+)
+
+//go:embed catalog.hcl
+var builtin []byte
+
+// Cable kinds, shortest reach first.
+const (
+	KindDAC     = "dac"
+	KindACC     = "acc"
+	KindAOC     = "aoc"
+	KindFiberMM = "fiber-mm"
+	KindFiberSM = "fiber-sm"
+)
+
+// CableKinds lists the cable kinds in the order a planner prefers them (cheapest, shortest first).
+var CableKinds = []string{KindDAC, KindACC, KindAOC, KindFiberMM, KindFiberSM}
+
+// Price is a unit price with the source that justifies it.
+type Price struct {
+	USD    float64
+	Source string
+}
+
+// SwitchModel is a switch the catalog knows.
+type SwitchModel struct {
+	Name         string
+	Description  string
+	SKU          string
+	Ports        int
+	Cages        int
+	PortRateGbps float64
+	Units        int
+	PowerKW      float64 // 0 when unknown
+	Managed      bool
+	Price        *Price
+}
+
+// HCAModel is a host channel adapter the catalog knows.
+type HCAModel struct {
+	Name         string
+	Description  string
+	SKU          string
+	Ports        int
+	PortRateGbps float64
+	FormFactor   string // "osfp" or "qsfp112"
+	Price        *Price
+}
+
+// NodeModel is a GPU server the catalog knows.
+type NodeModel struct {
+	Name        string
+	Description string
+	SKU         string
+	Units       int
+	PowerKW     float64 // 0 when unknown
+	GPUs        int
+	ComputeHCAs int
+	HCAModel    string
+	// TwinPortCages: the node's compute HCAs sit behind twin-port OSFP cages (DGX H100), so one
+	// flat-top twin-port transceiver serves two HCAs.
+	TwinPortCages bool
+	Price         *Price
+}
+
+// Cable is a cable product line: one kind, sold in standard lengths.
+type Cable struct {
+	Name        string
+	Description string
+	Kind        string
+	Ends        string // "switch-switch", "switch-hca" or "any"
+	Links       int    // logical 400G links one physical cable carries
+	LengthsM    []float64
+	ReachM      float64
+	Price       *Price
+}
+
+// Transceiver is an optical module.
+type Transceiver struct {
+	Name        string
+	Description string
+	SKU         string
+	Media       string // cable kind it drives: fiber-mm or fiber-sm
+	End         string // "switch", "node-twin" or "hca"
+	Links       int
+	ReachM      float64
+	Price       *Price
+}
+
+// Catalog is the merged set of models. Maps are keyed by name.
+type Catalog struct {
+	Switches     map[string]SwitchModel
+	HCAs         map[string]HCAModel
+	Nodes        map[string]NodeModel
+	Cables       map[string]Cable
+	Transceivers map[string]Transceiver
+}
+
+// Default returns the built-in catalog. It panics only if the embedded file is broken, which the
+// package tests rule out.
+func Default() *Catalog {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Load reads the built-in catalog and then each named file in order; later entries replace
+// earlier ones of the same kind and name.
+func Load(files ...string) (*Catalog, error) {
+	c := &Catalog{
+		Switches:     map[string]SwitchModel{},
+		HCAs:         map[string]HCAModel{},
+		Nodes:        map[string]NodeModel{},
+		Cables:       map[string]Cable{},
+		Transceivers: map[string]Transceiver{},
+	}
+	if err := c.merge("builtin catalog.hcl", builtin); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading catalog file: %w", err)
+		}
+		if err := c.merge(f, src); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// LoadSource is Load for catalog text already in memory (tests, and files read elsewhere).
+func LoadSource(name string, src []byte) (*Catalog, error) {
+	c, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.merge(name, src); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type hclFile struct {
+	Switches     []hclSwitch      `hcl:"switch_model,block"`
+	HCAs         []hclHCA         `hcl:"hca_model,block"`
+	Nodes        []hclNode        `hcl:"node_model,block"`
+	Cables       []hclCable       `hcl:"cable,block"`
+	Transceivers []hclTransceiver `hcl:"transceiver,block"`
+}
+
+type hclSwitch struct {
+	Name         string   `hcl:"name,label"`
+	Description  string   `hcl:"description,optional"`
+	SKU          string   `hcl:"sku,optional"`
+	Ports        int      `hcl:"ports"`
+	Cages        int      `hcl:"cages,optional"`
+	PortRateGbps float64  `hcl:"port_rate_gbps"`
+	Units        int      `hcl:"units,optional"`
+	PowerKW      float64  `hcl:"power_kw,optional"`
+	Managed      bool     `hcl:"managed,optional"`
+	Price        *float64 `hcl:"price,optional"`
+	PriceSource  string   `hcl:"price_source,optional"`
+}
+
+type hclHCA struct {
+	Name         string   `hcl:"name,label"`
+	Description  string   `hcl:"description,optional"`
+	SKU          string   `hcl:"sku,optional"`
+	Ports        int      `hcl:"ports"`
+	PortRateGbps float64  `hcl:"port_rate_gbps"`
+	FormFactor   string   `hcl:"form_factor,optional"`
+	Price        *float64 `hcl:"price,optional"`
+	PriceSource  string   `hcl:"price_source,optional"`
+}
+
+type hclNode struct {
+	Name          string   `hcl:"name,label"`
+	Description   string   `hcl:"description,optional"`
+	SKU           string   `hcl:"sku,optional"`
+	Units         int      `hcl:"units"`
+	PowerKW       float64  `hcl:"power_kw,optional"`
+	PowerSource   string   `hcl:"power_source,optional"`
+	GPUs          int      `hcl:"gpus,optional"`
+	ComputeHCAs   int      `hcl:"compute_hcas"`
+	HCAModel      string   `hcl:"hca_model"`
+	TwinPortCages bool     `hcl:"twin_port_cages,optional"`
+	Price         *float64 `hcl:"price,optional"`
+	PriceSource   string   `hcl:"price_source,optional"`
+}
+
+type hclCable struct {
+	Name        string    `hcl:"name,label"`
+	Description string    `hcl:"description,optional"`
+	Kind        string    `hcl:"kind"`
+	Ends        string    `hcl:"ends,optional"`
+	Links       int       `hcl:"links,optional"`
+	LengthsM    []float64 `hcl:"lengths_m"`
+	ReachM      float64   `hcl:"reach_m"`
+	Price       *float64  `hcl:"price,optional"`
+	PriceSource string    `hcl:"price_source,optional"`
+}
+
+type hclTransceiver struct {
+	Name        string   `hcl:"name,label"`
+	Description string   `hcl:"description,optional"`
+	SKU         string   `hcl:"sku,optional"`
+	Media       string   `hcl:"media"`
+	End         string   `hcl:"end"`
+	Links       int      `hcl:"links,optional"`
+	ReachM      float64  `hcl:"reach_m"`
+	Price       *float64 `hcl:"price,optional"`
+	PriceSource string   `hcl:"price_source,optional"`
+}
+
+func price(p *float64, source string) *Price {
+	if p == nil {
+		return nil
+	}
+	return &Price{USD: *p, Source: source}
+}
+
+func orDefault(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// merge parses one HCL file and layers its entries over c. It checks every entry before it
+// changes anything, so a bad file leaves c as it was.
+func (c *Catalog) merge(name string, src []byte) error {
+	f, diags := hclparse.NewParser().ParseHCL(src, name)
+	if diags.HasErrors() {
+		return diagError(diags)
+	}
+	var doc hclFile
+	if diags := gohcl.DecodeBody(f.Body, nil, &doc); diags.HasErrors() {
+		return diagError(diags)
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	switches := map[string]SwitchModel{}
+	for _, s := range doc.Switches {
+		if s.Ports <= 0 || s.PortRateGbps <= 0 {
+			bad("%s: switch_model %q needs ports > 0 and port_rate_gbps > 0", name, s.Name)
+		}
+		switches[s.Name] = SwitchModel{
+			Name: s.Name, Description: s.Description, SKU: s.SKU, Ports: s.Ports,
+			Cages: orDefault(s.Cages, (s.Ports+1)/2), PortRateGbps: s.PortRateGbps,
+			Units: orDefault(s.Units, 1), PowerKW: s.PowerKW, Managed: s.Managed,
+			Price: price(s.Price, s.PriceSource),
+		}
+	}
+	hcas := map[string]HCAModel{}
+	for _, h := range doc.HCAs {
+		if h.Ports <= 0 || h.PortRateGbps <= 0 {
+			bad("%s: hca_model %q needs ports > 0 and port_rate_gbps > 0", name, h.Name)
+		}
+		hcas[h.Name] = HCAModel{
+			Name: h.Name, Description: h.Description, SKU: h.SKU, Ports: h.Ports,
+			PortRateGbps: h.PortRateGbps, FormFactor: h.FormFactor, Price: price(h.Price, h.PriceSource),
+		}
+	}
+	nodes := map[string]NodeModel{}
+	for _, n := range doc.Nodes {
+		if n.Units <= 0 || n.ComputeHCAs < 0 {
+			bad("%s: node_model %q needs units > 0 and compute_hcas >= 0", name, n.Name)
+		}
+		nodes[n.Name] = NodeModel{
+			Name: n.Name, Description: n.Description, SKU: n.SKU, Units: n.Units, PowerKW: n.PowerKW,
+			GPUs: n.GPUs, ComputeHCAs: n.ComputeHCAs, HCAModel: n.HCAModel,
+			TwinPortCages: n.TwinPortCages, Price: price(n.Price, n.PriceSource),
+		}
+	}
+	cables := map[string]Cable{}
+	for _, k := range doc.Cables {
+		if !validKind(k.Kind) {
+			bad("%s: cable %q has kind %q; valid kinds: %s", name, k.Name, k.Kind, strings.Join(CableKinds, ", "))
+		}
+		if k.ReachM <= 0 || len(k.LengthsM) == 0 {
+			bad("%s: cable %q needs reach_m > 0 and at least one length in lengths_m", name, k.Name)
+		}
+		lengths := append([]float64(nil), k.LengthsM...)
+		sort.Float64s(lengths)
+		ends := k.Ends
+		if ends == "" {
+			ends = "any"
+		}
+		cables[k.Name] = Cable{
+			Name: k.Name, Description: k.Description, Kind: k.Kind, Ends: ends,
+			Links: orDefault(k.Links, 1), LengthsM: lengths, ReachM: k.ReachM,
+			Price: price(k.Price, k.PriceSource),
+		}
+	}
+	xcvrs := map[string]Transceiver{}
+	for _, t := range doc.Transceivers {
+		if t.Media != KindFiberMM && t.Media != KindFiberSM {
+			bad("%s: transceiver %q has media %q; valid: fiber-mm, fiber-sm", name, t.Name, t.Media)
+		}
+		xcvrs[t.Name] = Transceiver{
+			Name: t.Name, Description: t.Description, SKU: t.SKU, Media: t.Media, End: t.End,
+			Links: orDefault(t.Links, 1), ReachM: t.ReachM, Price: price(t.Price, t.PriceSource),
+		}
+	}
+	for _, n := range nodes {
+		if _, ok := hcas[n.HCAModel]; !ok {
+			if _, ok := c.HCAs[n.HCAModel]; !ok {
+				bad("%s: node_model %q names hca_model %q, which no catalog defines", name, n.Name, n.HCAModel)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid catalog: %s", strings.Join(problems, "; "))
+	}
+	for k, v := range switches {
+		c.Switches[k] = v
+	}
+	for k, v := range hcas {
+		c.HCAs[k] = v
+	}
+	for k, v := range nodes {
+		c.Nodes[k] = v
+	}
+	for k, v := range cables {
+		c.Cables[k] = v
+	}
+	for k, v := range xcvrs {
+		c.Transceivers[k] = v
+	}
+	return nil
+}
+
+func validKind(k string) bool {
+	for _, v := range CableKinds {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+func diagError(diags hcl.Diagnostics) error {
+	return fmt.Errorf("invalid catalog: %s", diags.Error())
+}
+
+// SwitchNames returns the switch model names, sorted, for error messages and validators.
+func (c *Catalog) SwitchNames() []string { return sortedKeys(c.Switches) }
+
+// NodeNames returns the node model names, sorted.
+func (c *Catalog) NodeNames() []string { return sortedKeys(c.Nodes) }
+
+// HCANames returns the HCA model names, sorted.
+func (c *Catalog) HCANames() []string { return sortedKeys(c.HCAs) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Reach returns the longest run any cable of the kind supports, and false for an unknown kind.
+func (c *Catalog) Reach(kind string) (float64, bool) {
+	best, ok := 0.0, false
+	for _, k := range c.Cables {
+		if k.Kind == kind && k.ReachM > best {
+			best, ok = k.ReachM, true
+		}
+	}
+	return best, ok
+}
+
+// CableFor picks the cable product of the given kind for a run of lengthM metres: the product
+// line whose reach covers it, and the shortest standard length at least lengthM. ends is
+// "switch-switch" or "switch-hca"; a product line for exactly those ends is preferred to "any".
+// It returns false when no product of that kind reaches.
+func (c *Catalog) CableFor(kind, ends string, lengthM float64) (Cable, float64, bool) {
+	var best Cable
+	bestLen, found := 0.0, false
+	for _, name := range sortedKeys(c.Cables) {
+		k := c.Cables[name]
+		if k.Kind != kind || (k.Ends != "any" && k.Ends != ends) || k.ReachM < lengthM {
+			continue
+		}
+		l, ok := standardLength(k.LengthsM, lengthM)
+		if !ok {
+			continue
+		}
+		better := !found || (best.Ends == "any" && k.Ends != "any") ||
+			(best.Ends == k.Ends && l < bestLen)
+		if better {
+			best, bestLen, found = k, l, true
+		}
+	}
+	return best, bestLen, found
+}
+
+// standardLength returns the shortest listed length >= want; lengths are sorted ascending. When
+// the run is longer than every listed length but within reach (fiber cut to order), it returns
+// the run rounded up to the metre.
+func standardLength(lengths []float64, want float64) (float64, bool) {
+	for _, l := range lengths {
+		if l >= want {
+			return l, true
+		}
+	}
+	if len(lengths) == 0 {
+		return 0, false
+	}
+	l := float64(int(want))
+	if l < want {
+		l++
+	}
+	return l, true
+}
+
+// SKU returns the orderable part number of a cable product at a length, e.g. "MFP7E10-N030".
+// LinkX part numbers encode the length in metres as three digits with a trailing A for the half
+// metre (MCP4Y10-N00A is 0.5 m, N01A 1.5 m); lengths of 10 m and more print as tens (N010, N050).
+func (k Cable) SKU(lengthM float64) string {
+	whole := int(lengthM)
+	half := lengthM-float64(whole) >= 0.5
+	if half {
+		return fmt.Sprintf("%s%02dA", k.Name, whole)
+	}
+	return fmt.Sprintf("%s%03d", k.Name, whole)
+}

@@ -1,0 +1,481 @@
+package fabric
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+)
+
+// Build assembles the graph from a Spec and checks what no single resource can see: names and
+// ports across resources, speeds, reach, racks, partitions and connectivity. Problems come back in
+// a stable order (the order of the Spec). Cables with errors are left out of the graph.
+func Build(spec *Spec, cat *catalog.Catalog) (*Graph, []Problem) {
+	b := builder{spec: spec, cat: cat, g: &Graph{Spec: spec, index: map[string]int32{}}}
+	b.racks()
+	b.switches()
+	b.nodes()
+	b.hcas()
+	b.cables()
+	b.adjacency()
+	b.levels()
+	b.rackBudgets()
+	b.partitions()
+	b.connectivity()
+	return b.g, b.problems
+}
+
+type builder struct {
+	spec     *Spec
+	cat      *catalog.Catalog
+	g        *Graph
+	problems []Problem
+
+	rackByName map[string]*Rack
+	nodeByName map[string]int
+	// used[device][port] = index of the cable that took the port
+	used map[int32]map[int]int
+}
+
+func (b *builder) add(rule string, sev Severity, path Path, format string, args ...any) {
+	b.problems = append(b.problems, Problem{Rule: rule, Severity: sev, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func at(list string, i int, attrs ...string) Path { return Path{List: list, Index: i, Attrs: attrs} }
+
+func (b *builder) racks() {
+	b.rackByName = make(map[string]*Rack, len(b.spec.Racks))
+	for i := range b.spec.Racks {
+		r := &b.spec.Racks[i]
+		if _, dup := b.rackByName[r.Name]; dup {
+			b.add(RuleDuplicateName, Error, at("racks", i, "name"), "rack name %q is used twice; every rack needs a unique name", r.Name)
+			continue
+		}
+		b.rackByName[r.Name] = r
+	}
+}
+
+func (b *builder) rackOf(list string, i int, name string) {
+	if name == "" || len(b.spec.Racks) == 0 {
+		return
+	}
+	if _, ok := b.rackByName[name]; !ok {
+		b.add(RuleUnknownRack, Error, at(list, i, "rack"), "rack %q is not among the fabric's racks (%s)", name, quoteSome(sortedNames(b.rackByName), 8))
+	}
+}
+
+func (b *builder) addDevice(d Device, list string, i int) bool {
+	if _, dup := b.g.index[d.Name]; dup {
+		b.add(RuleDuplicateName, Error, at(list, i, "name"), "device name %q is already used by another switch or HCA; names must be unique in the fabric", d.Name)
+		return false
+	}
+	b.g.index[d.Name] = int32(len(b.g.Devices))
+	b.g.Devices = append(b.g.Devices, d)
+	return true
+}
+
+func (b *builder) switches() {
+	for i, s := range b.spec.Switches {
+		m, ok := b.cat.Switches[s.Model]
+		if !ok {
+			b.add(RuleUnknownModel, Error, at("switches", i, "model"), "unknown switch model %q; the catalog has %s", s.Model, quoteSome(b.cat.SwitchNames(), 20))
+			continue
+		}
+		b.rackOf("switches", i, s.Rack)
+		if b.addDevice(Device{
+			Name: s.Name, Kind: KindSwitch, Model: s.Model, Ports: m.Ports, RateGbps: m.PortRateGbps,
+			Role: s.Role, Declared: s.Role != "", Rack: s.Rack, PositionU: s.PositionU, GUID: s.GUID,
+			Group: s.Group, Rail: -1, Level: -1, Spec: i,
+		}, "switches", i) {
+			b.g.numSwitches++
+		}
+	}
+}
+
+func (b *builder) nodes() {
+	b.nodeByName = make(map[string]int, len(b.spec.Nodes))
+	for i, n := range b.spec.Nodes {
+		if _, dup := b.nodeByName[n.Name]; dup {
+			b.add(RuleDuplicateName, Error, at("nodes", i, "name"), "node name %q is used twice; every node needs a unique name", n.Name)
+			continue
+		}
+		if _, ok := b.cat.Nodes[n.Model]; !ok {
+			b.add(RuleUnknownModel, Error, at("nodes", i, "model"), "unknown node model %q; the catalog has %s", n.Model, quoteSome(b.cat.NodeNames(), 20))
+		}
+		b.rackOf("nodes", i, n.Rack)
+		b.nodeByName[n.Name] = i
+	}
+}
+
+func (b *builder) hcas() {
+	perNode := map[string]int{}
+	for i, h := range b.spec.HCAs {
+		ni, ok := b.nodeByName[h.Node]
+		if !ok {
+			b.add(RuleUnknownNode, Error, at("hcas", i, "node"), "HCA %q is on node %q, which is not among the fabric's nodes", h.Name, h.Node)
+			continue
+		}
+		node := b.spec.Nodes[ni]
+		modelName := h.Model
+		nm, nodeKnown := b.cat.Nodes[node.Model]
+		if modelName == "" && nodeKnown {
+			modelName = nm.HCAModel
+		}
+		m, ok := b.cat.HCAs[modelName]
+		if !ok {
+			if h.Model != "" {
+				b.add(RuleUnknownModel, Error, at("hcas", i, "model"), "unknown HCA model %q; the catalog has %s", h.Model, quoteSome(b.cat.HCANames(), 20))
+			}
+			continue
+		}
+		if nodeKnown {
+			limit := node.ComputeHCAs
+			if limit == 0 {
+				limit = nm.ComputeHCAs
+			}
+			perNode[h.Node]++
+			if perNode[h.Node] == limit+1 {
+				b.add(RuleHCACount, Error, at("hcas", i, "node"), "node %q (%s) holds %d compute HCAs; this is one more. Raise the node's compute_hcas or move the HCA", h.Node, node.Model, limit)
+			}
+		}
+		b.addDevice(Device{
+			Name: h.Name, Kind: KindHCA, Model: modelName, Ports: m.Ports, RateGbps: m.PortRateGbps,
+			Rack: node.Rack, PositionU: node.PositionU, GUID: h.PortGUID, Node: h.Node, Rail: h.Rail,
+			Level: -1, Spec: i,
+		}, "hcas", i)
+	}
+}
+
+func (b *builder) placement(d *Device) Placement {
+	return Placement{Rack: b.rackByName[d.Rack], PositionU: d.PositionU}
+}
+
+func (b *builder) end(ci int, side string, e End) (int32, bool) {
+	d, ok := b.g.index[e.Device]
+	if !ok {
+		b.add(RuleUnknownDevice, Error, at("cables", ci, side, "device"), "cable end %s names %q, which is neither a switch nor an HCA of this fabric", side, e.Device)
+		return 0, false
+	}
+	dev := &b.g.Devices[d]
+	if e.Port < 1 || e.Port > dev.Ports {
+		b.add(RulePortRange, Error, at("cables", ci, side, "port"), "port %d of %q does not exist: a %s has ports 1-%d", e.Port, e.Device, dev.Model, dev.Ports)
+		return 0, false
+	}
+	return d, true
+}
+
+func (b *builder) cables() {
+	b.used = map[int32]map[int]int{}
+	for ci, c := range b.spec.Cables {
+		a, okA := b.end(ci, "a", c.A)
+		z, okB := b.end(ci, "b", c.B)
+		if !okA || !okB {
+			continue
+		}
+		if a == z && c.A.Port == c.B.Port {
+			b.add(RuleSamePort, Error, at("cables", ci, "b"), "both ends are %s port %d; a cable joins two different ports", c.A.Device, c.A.Port)
+			continue
+		}
+		if !b.claim(ci, "a", a, c.A) || !b.claim(ci, "b", z, c.B) {
+			continue
+		}
+		da, db := &b.g.Devices[a], &b.g.Devices[z]
+		if da.Kind == KindHCA && db.Kind == KindHCA {
+			b.add(RuleUnknownDevice, Error, at("cables", ci, "b", "device"), "cable joins two HCAs (%s and %s); an InfiniBand link needs a switch at one end", c.A.Device, c.B.Device)
+			continue
+		}
+		if da.RateGbps != db.RateGbps {
+			b.add(RuleSpeedMismatch, Error, at("cables", ci), "%s port %d runs at %g Gb/s but %s port %d at %g Gb/s; both ends of a link must run at the same rate", c.A.Device, c.A.Port, da.RateGbps, c.B.Device, c.B.Port, db.RateGbps)
+			continue
+		}
+		link := Link{A: a, B: z, PortA: c.A.Port, PortB: c.B.Port, RateGbps: da.RateGbps, Cable: ci, LengthM: c.LengthM}
+		if run, ok := RunLength(b.placement(da), b.placement(db)); ok && c.LengthM == 0 {
+			link.LengthM, link.Estimated = run, true
+		}
+		if c.Kind != "" {
+			reach, ok := b.cat.Reach(c.Kind)
+			switch {
+			case !ok:
+				b.add(RuleCableKind, Error, at("cables", ci, "kind"), "no cable of kind %q in the catalog; valid kinds: %s", c.Kind, strings.Join(catalog.CableKinds, ", "))
+			case link.LengthM > reach:
+				how := "declared"
+				if link.Estimated {
+					how = "estimated from the rack positions"
+				}
+				b.add(RuleCableReach, Error, at("cables", ci, "kind"), "%s <-> %s needs %.1f m (%s) but %s reaches at most %g m; use %s", c.A.Device, c.B.Device, link.LengthM, how, c.Kind, reach, b.kindFor(link.LengthM))
+			}
+		}
+		b.g.Links = append(b.g.Links, link)
+	}
+}
+
+// kindFor names the cheapest kinds whose reach covers a run, for the advice in reach errors.
+func (b *builder) kindFor(m float64) string {
+	for _, k := range catalog.CableKinds {
+		if r, ok := b.cat.Reach(k); ok && r >= m {
+			return fmt.Sprintf("%q (up to %g m) or leave kind unset to let the planner choose", k, r)
+		}
+	}
+	return "a shorter run: no cable kind in the catalog reaches that far"
+}
+
+func (b *builder) claim(ci int, side string, d int32, e End) bool {
+	ports := b.used[d]
+	if ports == nil {
+		ports = map[int]int{}
+		b.used[d] = ports
+	}
+	if prev, taken := ports[e.Port]; taken {
+		b.add(RulePortReuse, Error, at("cables", ci, side, "port"), "%s port %d is already used by cables[%d]; each port takes one cable", e.Device, e.Port, prev)
+		return false
+	}
+	ports[e.Port] = ci
+	return true
+}
+
+func (b *builder) adjacency() {
+	g := b.g
+	n := len(g.Devices)
+	g.AdjStart = make([]int32, n+1)
+	for _, l := range g.Links {
+		g.AdjStart[l.A+1]++
+		g.AdjStart[l.B+1]++
+	}
+	for i := 0; i < n; i++ {
+		g.AdjStart[i+1] += g.AdjStart[i]
+	}
+	g.AdjLinks = make([]int32, g.AdjStart[n])
+	fill := append([]int32(nil), g.AdjStart[:n]...)
+	for li, l := range g.Links {
+		g.AdjLinks[fill[l.A]] = int32(li)
+		fill[l.A]++
+		g.AdjLinks[fill[l.B]] = int32(li)
+		fill[l.B]++
+	}
+}
+
+// levels runs a breadth-first search from every HCA at once and infers the roles of switches
+// that have none: level 1 is a leaf; above that, the highest level of the fabric is "core" when
+// there are three switch levels or more and "spine" otherwise.
+func (b *builder) levels() {
+	g := b.g
+	queue := make([]int32, 0, len(g.Devices))
+	for i := range g.Devices {
+		if g.Devices[i].Kind == KindHCA {
+			g.Devices[i].Level = 0
+			queue = append(queue, int32(i))
+		}
+	}
+	top := 0
+	for head := 0; head < len(queue); head++ {
+		d := queue[head]
+		for _, li := range g.LinksOf(d) {
+			o := g.Links[li].Other(d)
+			if g.Devices[o].Level < 0 {
+				g.Devices[o].Level = g.Devices[d].Level + 1
+				if g.Devices[o].Level > top {
+					top = g.Devices[o].Level
+				}
+				queue = append(queue, o)
+			}
+		}
+	}
+	for i := range g.Devices {
+		d := &g.Devices[i]
+		if d.Kind != KindSwitch || d.Declared {
+			continue
+		}
+		switch {
+		case d.Level == 1 || d.Level < 0:
+			d.Role = RoleLeaf
+		case d.Level >= 3 && d.Level == top:
+			d.Role = RoleCore
+		default:
+			d.Role = RoleSpine
+		}
+	}
+}
+
+type rackUse struct {
+	units   []int // occupied flags, index = unit
+	powerKW float64
+}
+
+func (b *builder) rackBudgets() {
+	if len(b.spec.Racks) == 0 {
+		return
+	}
+	use := map[string]*rackUse{}
+	occupy := func(list string, i int, rackName string, pos, height int, what string, kw float64) {
+		r, ok := b.rackByName[rackName]
+		if !ok {
+			return
+		}
+		u := use[rackName]
+		if u == nil {
+			units := r.Units
+			if units == 0 {
+				units = DefaultRackUnits
+			}
+			u = &rackUse{units: make([]int, units+1)}
+			use[rackName] = u
+		}
+		u.powerKW += kw
+		top := pos + height - 1
+		if pos < 1 || top > len(u.units)-1 {
+			b.add(RuleRackUnits, Error, at(list, i, "position_u"), "%s at U%d takes %dU, up to U%d, but rack %q has units 1-%d; position_u must be 1-%d", what, pos, height, top, rackName, len(u.units)-1, len(u.units)-height)
+			return
+		}
+		for x := pos; x <= top; x++ {
+			if prev := u.units[x]; prev != 0 {
+				b.add(RuleRackUnits, Error, at(list, i, "position_u"), "%s at U%d-U%d overlaps %s in rack %q at U%d", what, pos, top, b.occupantName(prev), rackName, x)
+				return
+			}
+		}
+		for x := pos; x <= top; x++ {
+			u.units[x] = occupantID(list, i)
+		}
+	}
+	for i, s := range b.spec.Switches {
+		if m, ok := b.cat.Switches[s.Model]; ok && s.Rack != "" {
+			occupy("switches", i, s.Rack, s.PositionU, m.Units, "switch "+s.Name, m.PowerKW)
+		}
+	}
+	for i, n := range b.spec.Nodes {
+		if m, ok := b.cat.Nodes[n.Model]; ok && n.Rack != "" {
+			occupy("nodes", i, n.Rack, n.PositionU, m.Units, "node "+n.Name, m.PowerKW)
+		}
+	}
+	for i, r := range b.spec.Racks {
+		u := use[r.Name]
+		if u == nil || r.PowerKW == 0 || b.rackByName[r.Name] != &b.spec.Racks[i] {
+			continue
+		}
+		if u.powerKW > r.PowerKW+1e-9 {
+			b.add(RuleRackPower, Error, at("racks", i, "power_kw"), "rack %q draws %.1f kW at the catalog's maximum power but its budget is %g kW; raise power_kw to at least %.1f or move equipment out", r.Name, u.powerKW, r.PowerKW, u.powerKW)
+		}
+	}
+}
+
+// occupantID packs a list element into a non-zero int for the unit map.
+func occupantID(list string, i int) int {
+	if list == "switches" {
+		return i + 1
+	}
+	return -(i + 1)
+}
+
+func (b *builder) occupantName(id int) string {
+	if id > 0 {
+		return "switch " + b.spec.Switches[id-1].Name
+	}
+	return "node " + b.spec.Nodes[-id-1].Name
+}
+
+// PartitionKeywords are OpenSM's port-list keywords accepted as a member GUID.
+var PartitionKeywords = []string{"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"}
+
+func (b *builder) partitions() {
+	for pi, p := range b.spec.Partitions {
+		for mi, m := range p.Members {
+			if m.HCA == "" {
+				continue
+			}
+			d, ok := b.g.index[m.HCA]
+			if !ok || b.g.Devices[d].Kind != KindHCA {
+				b.add(RulePartitionMember, Error, Path{List: "partitions", Index: pi, Attrs: []string{"members", fmt.Sprint(mi), "hca"}},
+					"partition %q member %q is not an HCA of this fabric; name an HCA as \"<node>/<device>\" or give its port GUID", p.Name, m.HCA)
+			}
+		}
+	}
+}
+
+// connectivity reports a fabric in several pieces, naming each piece by a few of its devices,
+// and warns about devices that no cable reaches.
+func (b *builder) connectivity() {
+	g := b.g
+	comp := make([]int32, len(g.Devices))
+	for i := range comp {
+		comp[i] = -1
+	}
+	type piece struct {
+		first          int32
+		switches, hcas int
+		names          []string
+	}
+	var pieces []piece
+	var uncabled []string
+	for s := range g.Devices {
+		if comp[s] >= 0 {
+			continue
+		}
+		if g.AdjStart[s+1] == g.AdjStart[s] {
+			uncabled = append(uncabled, g.Devices[s].Name)
+			continue
+		}
+		id := int32(len(pieces))
+		p := piece{first: int32(s)}
+		stack := []int32{int32(s)}
+		comp[s] = id
+		for len(stack) > 0 {
+			d := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if g.Devices[d].Kind == KindSwitch {
+				p.switches++
+			} else {
+				p.hcas++
+			}
+			if len(p.names) < 4 {
+				p.names = append(p.names, g.Devices[d].Name)
+			}
+			for _, li := range g.LinksOf(d) {
+				if o := g.Links[li].Other(d); comp[o] < 0 {
+					comp[o] = id
+					stack = append(stack, o)
+				}
+			}
+		}
+		pieces = append(pieces, p)
+	}
+	if len(pieces) > 1 {
+		desc := make([]string, len(pieces))
+		for i, p := range pieces {
+			sort.Strings(p.names)
+			desc[i] = fmt.Sprintf("{%d switches, %d HCAs: %s...}", p.switches, p.hcas, strings.Join(p.names, ", "))
+		}
+		b.add(RuleDisconnected, Error, Path{}, "the fabric is in %d disconnected pieces: %s; cable them together or declare them as separate fabrics", len(pieces), strings.Join(desc, " "))
+	}
+	if len(uncabled) > 0 {
+		b.add(RuleUncabled, Warning, Path{}, "%d devices have no cable and take no part in the fabric: %s", len(uncabled), quoteSome(uncabled, 10))
+	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// quoteSome lists up to max names, quoted, and says how many more there are.
+func quoteSome(names []string, max int) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	shown := names
+	if len(shown) > max {
+		shown = shown[:max]
+	}
+	q := make([]string, len(shown))
+	for i, n := range shown {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	s := strings.Join(q, ", ")
+	if len(names) > max {
+		s += fmt.Sprintf(" and %d more", len(names)-max)
+	}
+	return s
+}

@@ -1,0 +1,149 @@
+package testrig
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Need fails the test unless the program is on PATH, naming the Debian package that has it.
+func Need(t testing.TB, program, debianPackage string) string {
+	t.Helper()
+	p, err := exec.LookPath(program)
+	if err != nil {
+		t.Fatalf("%s is not installed: apt-get install %s (the README's test command installs it)", program, debianPackage)
+	}
+	return p
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+func FreeUDPPort(t testing.TB) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free UDP port: %v", err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// Process is a peer program started by a test.
+type Process struct {
+	Cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// Start runs a program in its own process group, collecting stdout and stderr, and stops it
+// when the test ends.
+func Start(t testing.TB, dir string, env []string, name string, args ...string) *Process {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Process{Cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Output returns what the process printed so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits for the process to end, at most d.
+func (p *Process) Wait(d time.Duration) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(d):
+		return fmt.Errorf("%s still running after %s", p.Cmd.Path, d)
+	}
+}
+
+// Stop ends the process group: SIGTERM, then SIGKILL after two seconds.
+func (p *Process) Stop() {
+	if p.Exited() {
+		return
+	}
+	pgid := -p.Cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// WaitFor polls cond every 20 ms until it holds or the timeout passes.
+func WaitFor(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitForOutput waits until the process has printed want, or fails the test with its output.
+func (p *Process) WaitForOutput(t testing.TB, want string, timeout time.Duration) {
+	t.Helper()
+	if !WaitFor(timeout, func() bool { return strings.Contains(p.Output(), want) || p.Exited() }) || !strings.Contains(p.Output(), want) {
+		t.Fatalf("%s did not print %q within %s; output:\n%s", p.Cmd.Path, want, timeout, p.Output())
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
