@@ -73,13 +73,13 @@ type Cable struct {
 
 // Partition is an InfiniBand partition.
 type Partition struct {
-	Name    string
-	PKey    string
-	Members []Member
-	IPoIB   bool
-	MTU     int // bytes; 0 = OpenSM default
+	Name     string
+	PKey     string
+	Members  []Member
+	IPoIB    bool
+	MTU      int // bytes; 0 = OpenSM default
 	RateGbps int // 0 = OpenSM default
-	SL      int
+	SL       int
 }
 
 // Member is a partition member: an HCA of the fabric by name, or a port GUID or one of OpenSM's

@@ -1,0 +1,10 @@
+// Package analysis answers, from a fabric graph alone, the questions asked at plan time: how
+// oversubscribed each tier is, how many switch hops the worst path takes, how much bandwidth
+// crosses the worst balanced cut, and how long an all-reduce would take. It is pure (no I/O) and
+// fast enough to run on every plan of a 65,536-endpoint fabric.
+//
+// Invariants:
+//   - BisectionLowerGbps <= true bisection <= BisectionUpperGbps, always; the lower bound comes
+//     with the argument in lower.go and the upper bound with a concrete Cut.
+//   - Results are deterministic: the same graph gives the same numbers and the same witnesses.
+package analysis

@@ -1,0 +1,75 @@
+package analysis
+
+// Result is the analysis of one fabric graph. Its fields map one to one onto the `analysis`
+// attribute of gpucluster_fabric (DESIGN.md); the witnesses feed the policy's diagnostics.
+type Result struct {
+	Endpoints          int     // HCA ports with a link
+	Switches           int     // switches with at least one link
+	Links              int     // links in the graph
+	Tiers              int     // switch levels: 1 (single switch, torus), 2 (leaf-spine), 3 ...
+	PortRateGbps       float64 // endpoint port rate (the most common one when mixed)
+	FullBisectionGbps  float64 // sum of endpoint port rates / 2, one direction
+	BisectionLowerGbps float64 // proved: no balanced cut of the endpoints is smaller
+	BisectionUpperGbps float64 // capacity of Cut, a balanced cut that exists
+	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps
+
+	// Oversubscription per tier, keyed by tier name ("leaf", "spine", ..., and "group" when the
+	// switches declare dragonfly groups): the worst down:up capacity ratio of a switch of that
+	// tier. Only tiers whose switches have links up are present.
+	Oversubscription    map[string]float64
+	MaxOversubscription float64
+	// Worst holds, per tier name, the switch with the worst ratio (the witness).
+	Worst map[string]SwitchLoad
+	// PerSwitch holds every switch's ports and ratio, in graph order, for policy rules.
+	PerSwitch []SwitchLoad
+
+	MaxSwitchHops int      // switch-to-switch links on the worst shortest endpoint-to-endpoint path
+	HopsWitness   [2]string // two endpoints that need MaxSwitchHops
+
+	Cut Cut // the witness of BisectionUpperGbps
+
+	AllReduce *AllReduce // nil without a workload
+}
+
+// SwitchLoad is the capacity picture of one switch.
+type SwitchLoad struct {
+	Name             string
+	Role             string
+	Tier             string // tier name used in Oversubscription
+	Group            string
+	Level            int
+	Ports            int // radix
+	UsedPorts        int
+	FreePorts        int
+	DownGbps         float64 // towards the endpoints (lower level)
+	UpGbps           float64 // away from them (higher level)
+	LateralGbps      float64 // same level (torus, dragonfly global links)
+	Oversubscription float64 // DownGbps / UpGbps; 0 when the switch has no link up
+}
+
+// Cut is a balanced cut of the endpoints: SideA holds half of them (rounded down).
+type Cut struct {
+	CapacityGbps  float64  // one direction, A to B
+	SwitchesA     []string // switches on side A
+	SwitchesB     []string
+	EndpointsA    int
+	EndpointsB    int
+	CrossingLinks int
+	Method        string // how it was found, e.g. "pod split", "access links", "refined"
+}
+
+// Workload describes a data-parallel training job for the all-reduce estimate.
+type Workload struct {
+	Parameters            float64 // model parameters
+	GradientBytesPerParam float64 // 2 for BF16, 1 for FP8
+	GPUs                  int     // 0: every endpoint
+	GPUsPerNode           int     // 0: 8 (DGX H100)
+	NVLinkGBps            float64 // per GPU per direction, GB/s; 0: 450 (NVLink4)
+}
+
+// AllReduce is the estimated time of one gradient all-reduce.
+type AllReduce struct {
+	RingSeconds         float64
+	HierarchicalSeconds float64
+	BottleneckGbps      float64 // per GPU network bandwidth used by the estimate
+}
