@@ -1,0 +1,169 @@
+// Package provider is the Terraform glue of gpucluster: schemas, models and CRUD that call the
+// plain Go packages under internal/. It does no graph, analysis or remote work of its own.
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/gpucluster/gpucluster"
+
+var _ provider.Provider = (*gpuclusterProvider)(nil)
+
+// New returns a constructor of the provider at the given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &gpuclusterProvider{version: version} }
+}
+
+type gpuclusterProvider struct {
+	version string
+}
+
+type providerModel struct {
+	CatalogFiles types.List   `tfsdk:"catalog_files"`
+	SSH          types.Object `tfsdk:"ssh"`
+	BMC          types.Object `tfsdk:"bmc"`
+}
+
+type sshModel struct {
+	User           types.String `tfsdk:"user"`
+	PrivateKey     types.String `tfsdk:"private_key"`
+	KnownHostsFile types.String `tfsdk:"known_hosts_file"`
+}
+
+type bmcCredentialsModel struct {
+	Username types.String `tfsdk:"username"`
+	Password types.String `tfsdk:"password"`
+}
+
+// Data is what the provider hands every resource and data source through Configure.
+type Data struct {
+	Catalog *catalog.Catalog
+	// Fleet defaults; a resource's own settings override them.
+	SSH SSHDefaults
+	BMC BMCDefaults
+}
+
+// SSHDefaults are the provider-level SSH settings.
+type SSHDefaults struct {
+	User           string
+	PrivateKey     string
+	KnownHostsFile string
+}
+
+// BMCDefaults are the provider-level BMC credentials.
+type BMCDefaults struct {
+	Username string
+	Password string
+}
+
+func (p *gpuclusterProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "gpucluster"
+	resp.Version = p.version
+}
+
+func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Plans and builds GPU clusters whose hard part is the InfiniBand fabric: " +
+			"racks, GPU nodes, ConnectX-7 HCAs, cables and QM9700 switches, checked as one fabric at plan time.",
+		Attributes: map[string]schema.Attribute{
+			"catalog_files": schema.ListAttribute{
+				ElementType: types.StringType,
+				Optional:    true,
+				MarkdownDescription: "HCL files that add or override hardware models, cables, transceivers and prices, " +
+					"read in order after the built-in catalog. An entry replaces a built-in entry of the same kind and name whole.",
+			},
+			"ssh": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Fleet-wide SSH settings for subnet manager hosts and nodes (in-band work). " +
+					"Host keys are always checked against `known_hosts_file`; there is no insecure mode.",
+				Attributes: map[string]schema.Attribute{
+					"user":        schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user."},
+					"private_key": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged."},
+					"known_hosts_file": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to.",
+					},
+				},
+			},
+			"bmc": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Fleet-wide BMC credentials, used by nodes that do not set their own.",
+				Attributes: map[string]schema.Attribute{
+					"username": schema.StringAttribute{Optional: true, MarkdownDescription: "BMC user name."},
+					"password": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "BMC password. Sensitive: never logged."},
+				},
+			},
+		},
+	}
+}
+
+func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var files []string
+	if !cfg.CatalogFiles.IsNull() && !cfg.CatalogFiles.IsUnknown() {
+		resp.Diagnostics.Append(cfg.CatalogFiles.ElementsAs(ctx, &files, false)...)
+	}
+	cat, err := catalog.Load(files...)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("catalog_files"), "Invalid catalog file", err.Error())
+		return
+	}
+	data := &Data{Catalog: cat}
+	if !cfg.SSH.IsNull() && !cfg.SSH.IsUnknown() {
+		var s sshModel
+		resp.Diagnostics.Append(cfg.SSH.As(ctx, &s, objectAsOptions)...)
+		data.SSH = SSHDefaults{User: s.User.ValueString(), PrivateKey: s.PrivateKey.ValueString(), KnownHostsFile: s.KnownHostsFile.ValueString()}
+	}
+	if !cfg.BMC.IsNull() && !cfg.BMC.IsUnknown() {
+		var b bmcCredentialsModel
+		resp.Diagnostics.Append(cfg.BMC.As(ctx, &b, objectAsOptions)...)
+		data.BMC = BMCDefaults{Username: b.Username.ValueString(), Password: b.Password.ValueString()}
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+func (p *gpuclusterProvider) Resources(_ context.Context) []func() resource.Resource {
+	return resources
+}
+
+func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return dataSources
+}
+
+// resources and dataSources are filled by each type's file (init), so adding a type touches only
+// its own file.
+var (
+	resources   []func() resource.Resource
+	dataSources []func() datasource.DataSource
+)
+
+// providerData extracts the provider's Data in a resource's or data source's Configure. It
+// returns nil before the provider is configured (Terraform validates configs that early).
+func providerData(raw any, diags interface{ AddError(string, string) }) *Data {
+	if raw == nil {
+		return nil
+	}
+	d, ok := raw.(*Data)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *provider.Data, got %T; this is a bug in the provider", raw))
+		return nil
+	}
+	return d
+}

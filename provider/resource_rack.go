@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ resource.Resource                = (*rackResource)(nil)
+	_ resource.ResourceWithImportState = (*rackResource)(nil)
+)
+
+func init() { resources = append(resources, newRackResource) }
+
+func newRackResource() resource.Resource { return &rackResource{} }
+
+type rackResource struct{}
+
+type rackModel struct {
+	ID       types.String  `tfsdk:"id"`
+	Name     types.String  `tfsdk:"name"`
+	Row      types.Int64   `tfsdk:"row"`
+	Position types.Int64   `tfsdk:"position"`
+	Units    types.Int64   `tfsdk:"units"`
+	PowerKW  types.Float64 `tfsdk:"power_kw"`
+}
+
+func (r *rackResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_rack"
+}
+
+func (r *rackResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A rack in the hall. `row` and `position` place it on a grid (600 mm per position, " +
+			"2.4 m per row: rack depth plus aisle) from which the fabric estimates cable runs; `units` and " +
+			"`power_kw` are the budgets the fabric checks the equipment against.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The rack's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Unique rack name, e.g. `r01`.",
+				Validators:          []validator.String{nameValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"row": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: "Row of the hall, counted from 0 or 1 as you like; only differences matter.",
+				Validators:          []validator.Int64{int64validator.Between(0, 999)},
+			},
+			"position": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: "Slot of the rack within its row.",
+				Validators:          []validator.Int64{int64validator.Between(0, 999)},
+			},
+			"units": schema.Int64Attribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             int64default.StaticInt64(42),
+				MarkdownDescription: "Usable rack units (U). Defaults to `42`.",
+				Validators:          []validator.Int64{int64validator.Between(1, 60)},
+			},
+			"power_kw": schema.Float64Attribute{
+				Optional: true,
+				MarkdownDescription: "Power budget in kW. When set, the fabric fails the plan if the equipment's maximum " +
+					"power from the catalog exceeds it.",
+				Validators: []validator.Float64{float64validator.Between(0.1, 1000)},
+			},
+		},
+	}
+}
+
+func (r *rackResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m rackModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: a rack is a declaration with nothing remote to refresh.
+func (r *rackResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m rackModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *rackResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m rackModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *rackResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// ImportState takes `NAME,row=R,position=P[,units=U][,power_kw=K]`.
+func (r *rackResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, kv, err := parseImportID(req.ID, "row", "position", "units", "power_kw")
+	if err == nil && (kv["row"] == "" || kv["position"] == "") {
+		err = fmt.Errorf("import ID %q needs row and position: NAME,row=R,position=P[,units=U][,power_kw=K]", req.ID)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	m := rackModel{ID: types.StringValue(name), Name: types.StringValue(name), Units: types.Int64Value(42), PowerKW: types.Float64Null()}
+	ints := map[string]*types.Int64{"row": &m.Row, "position": &m.Position, "units": &m.Units}
+	for k, dst := range ints {
+		if v, ok := kv[k]; ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%s=%q is not a whole number", k, v))
+				return
+			}
+			*dst = types.Int64Value(n)
+		}
+	}
+	if v, ok := kv["power_kw"]; ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("power_kw=%q is not a number", v))
+			return
+		}
+		m.PowerKW = types.Float64Value(f)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+}

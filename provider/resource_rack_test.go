@@ -1,0 +1,73 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+func TestAccRack(t *testing.T) {
+	requireAcc(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: `resource "gpucluster_rack" "r" {
+  name     = "r01"
+  row      = 1
+  position = 3
+  power_kw = 40
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_rack.r", "id", "r01"),
+					resource.TestCheckResourceAttr("gpucluster_rack.r", "units", "42"),
+					resource.TestCheckResourceAttr("gpucluster_rack.r", "power_kw", "40"),
+				),
+			},
+			{
+				Config: `resource "gpucluster_rack" "r" {
+  name     = "r01"
+  row      = 2
+  position = 3
+  units    = 48
+  power_kw = 40
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_rack.r", "row", "2"),
+					resource.TestCheckResourceAttr("gpucluster_rack.r", "units", "48"),
+				),
+			},
+			{
+				ResourceName:      "gpucluster_rack.r",
+				ImportState:       true,
+				ImportStateId:     "r01,row=2,position=3,units=48,power_kw=40",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+func TestAccRackInvalid(t *testing.T) {
+	requireAcc(t)
+	cases := map[string]struct{ config, want string }{
+		"name": {`resource "gpucluster_rack" "r" {
+  name = "r 01"
+  row = 1
+  position = 1
+}`, `Attribute name must be 1-63 letters, digits`},
+		"units": {`resource "gpucluster_rack" "r" {
+  name = "r01"
+  row = 1
+  position = 1
+  units = 0
+}`, `Attribute units value must be between 1 and 60, got: 0`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: re(c.want)}},
+			})
+		})
+	}
+}
