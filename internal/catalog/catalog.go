@@ -24,8 +24,13 @@ const (
 	KindFiberSM = "fiber-sm"
 )
 
-// CableKinds lists the cable kinds in the order a planner prefers them (cheapest, shortest first).
+// CableKinds lists every cable kind a cable may name.
 var CableKinds = []string{KindDAC, KindACC, KindAOC, KindFiberMM, KindFiberSM}
+
+// PlannerKinds are the kinds the planner picks by itself, cheapest and shortest first. NDR
+// practice is copper up to 5 m, then transceivers and fiber (RA-11333-001 uses multimode fiber for
+// everything); no NDR AOC appears in the sources, so AOC is only used when a cable names it.
+var PlannerKinds = []string{KindDAC, KindACC, KindFiberMM, KindFiberSM}
 
 // Price is a unit price with the source that justifies it.
 type Price struct {

@@ -212,7 +212,7 @@ func (b *builder) cables() {
 
 // kindFor names the cheapest kinds whose reach covers a run, for the advice in reach errors.
 func (b *builder) kindFor(m float64) string {
-	for _, k := range catalog.CableKinds {
+	for _, k := range catalog.PlannerKinds {
 		if r, ok := b.cat.Reach(k); ok && r >= m {
 			return fmt.Sprintf("%q (up to %g m) or leave kind unset to let the planner choose", k, r)
 		}
@@ -400,9 +400,10 @@ func (b *builder) connectivity() {
 		comp[i] = -1
 	}
 	type piece struct {
-		first          int32
-		switches, hcas int
-		names          []string
+		switches []string // the first few switch names, sorted
+		nSwitch  int
+		nHCA     int
+		firstHCA string
 	}
 	var pieces []piece
 	var uncabled []string
@@ -415,19 +416,20 @@ func (b *builder) connectivity() {
 			continue
 		}
 		id := int32(len(pieces))
-		p := piece{first: int32(s)}
+		var p piece
 		stack := []int32{int32(s)}
 		comp[s] = id
 		for len(stack) > 0 {
 			d := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if g.Devices[d].Kind == KindSwitch {
-				p.switches++
+			if dev := &g.Devices[d]; dev.Kind == KindSwitch {
+				p.nSwitch++
+				p.switches = keepSmallest(p.switches, dev.Name, 4)
 			} else {
-				p.hcas++
-			}
-			if len(p.names) < 4 {
-				p.names = append(p.names, g.Devices[d].Name)
+				p.nHCA++
+				if p.firstHCA == "" || dev.Name < p.firstHCA {
+					p.firstHCA = dev.Name
+				}
 			}
 			for _, li := range g.LinksOf(d) {
 				if o := g.Links[li].Other(d); comp[o] < 0 {
@@ -441,14 +443,36 @@ func (b *builder) connectivity() {
 	if len(pieces) > 1 {
 		desc := make([]string, len(pieces))
 		for i, p := range pieces {
-			sort.Strings(p.names)
-			desc[i] = fmt.Sprintf("{%d switches, %d HCAs: %s...}", p.switches, p.hcas, strings.Join(p.names, ", "))
+			sw := strings.Join(p.switches, ", ")
+			if p.nSwitch > len(p.switches) {
+				sw += fmt.Sprintf(" and %d more", p.nSwitch-len(p.switches))
+			}
+			desc[i] = fmt.Sprintf("{%d switches (%s), %d HCAs", p.nSwitch, sw, p.nHCA)
+			if p.firstHCA != "" {
+				desc[i] += " from " + p.firstHCA
+			}
+			desc[i] += "}"
 		}
 		b.add(RuleDisconnected, Error, Path{}, "the fabric is in %d disconnected pieces: %s; cable them together or declare them as separate fabrics", len(pieces), strings.Join(desc, " "))
 	}
 	if len(uncabled) > 0 {
 		b.add(RuleUncabled, Warning, Path{}, "%d devices have no cable and take no part in the fabric: %s", len(uncabled), quoteSome(uncabled, 10))
 	}
+}
+
+// keepSmallest inserts name into the sorted list and keeps at most max entries.
+func keepSmallest(list []string, name string, max int) []string {
+	i := sort.SearchStrings(list, name)
+	if i >= max {
+		return list
+	}
+	list = append(list, "")
+	copy(list[i+1:], list[i:])
+	list[i] = name
+	if len(list) > max {
+		list = list[:max]
+	}
+	return list
 }
 
 func sortedNames[V any](m map[string]V) []string {
