@@ -1,0 +1,40 @@
+// Package hca owns the firmware configuration of ConnectX HCAs: reading and
+// changing NVConfig parameters with mlxconfig (NVIDIA MFT) or mstconfig
+// (mstflint, same syntax and output), reading the firmware version with flint
+// or mstflint, and the optional firmware reset with mlxfwreset or mstfwreset.
+//
+// It is pure Go and knows nothing of Terraform. Commands run through the
+// Runner interface, so the same code drives a local shell in tests and an SSH
+// session (internal/remote) on a GPU node.
+//
+// What it holds to:
+//
+//   - The parameter database (names, types, enum values, per-port _P1/_P2 and
+//     per-module _M0/_M1 suffixes) is a text extract of mstflint's offline
+//     sqlite database, embedded at build time (params.txt, regenerated with
+//     go generate). Nothing at run time needs sqlite or mstflint.
+//   - Values compare by meaning, not spelling: IB, ib, IB(1) and 1 are the
+//     same LINK_TYPE_P1 value (Normalize, Equal). Enum names match
+//     case-insensitively and numbers are read the way the tool reads them
+//     (strtoul with base 0), because the tool is what finally accepts them.
+//   - The device is the authority on what it supports. Validate checks
+//     settings against the database ahead of time, but Apply does not refuse
+//     names the database lacks (newer firmware has more); the tool's own
+//     error is reported instead, with the device, the parameter and the text
+//     the tool printed.
+//   - Apply changes only what differs: it queries, diffs against the Next Boot
+//     values (every set lands there), runs one set for the differing
+//     parameters only, and nothing at all when nothing differs. A parameter
+//     whose Next Boot value differs from its Current value is pending a reboot
+//     or a firmware reset.
+//   - Every argument put into a command line is shell-quoted (ShellQuote): the
+//     command string is handed to a shell on the node.
+//
+// The parsers follow the text layout of mlxconfig_ui.cpp (each value printed
+// "%-20s"; a line starts with "*" for a modified value and "RO" for a read-only
+// one) and also accept the older layout ("*        %-36s", values "%-16s").
+//
+// testdata/mlxconfig-double is a stand-in for the real tools, used by the tests
+// here and by the SSH tests: it prints what mlxconfig prints, byte for byte,
+// from a JSON state file (see its package comment).
+package hca

@@ -1,0 +1,101 @@
+package hca
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Runner runs one command on a host and returns stdout, stderr and the exit
+// code. err is for failures to run the command at all (connection lost,
+// context cancelled); a command that ran and failed reports a non-zero exit
+// with a nil err. cmd is a shell command line: every argument in it has been
+// quoted with ShellQuote.
+type Runner interface {
+	Run(ctx context.Context, cmd string) (stdout, stderr string, exit int, err error)
+}
+
+// Tool families. The configuration tool decides the others: MFT ships
+// mlxconfig, flint and mlxfwreset; mstflint ships mstconfig, mstflint and
+// mstfwreset. They take the same arguments and print the same text.
+const (
+	ToolMlxconfig = "mlxconfig"
+	ToolMstconfig = "mstconfig"
+)
+
+// toolset names the three programs of one family.
+type toolset struct {
+	config, flint, reset string
+}
+
+func toolsFor(tool string) (toolset, error) {
+	switch tool {
+	case ToolMlxconfig, "":
+		return toolset{"mlxconfig", "flint", "mlxfwreset"}, nil
+	case ToolMstconfig:
+		return toolset{"mstconfig", "mstflint", "mstfwreset"}, nil
+	}
+	return toolset{}, fmt.Errorf("hca: unknown tool %q: want %q or %q", tool, ToolMlxconfig, ToolMstconfig)
+}
+
+// ShellQuote quotes s for a POSIX shell. Words made only of characters that
+// no shell treats specially (device paths, PCI addresses, NAME=VALUE pairs)
+// are left as they are, so logged commands stay readable; anything else is
+// single-quoted.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			strings.ContainsRune("_-./:=@%+,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// command joins a program and its arguments into a quoted command line.
+func command(prog string, args ...string) string {
+	var b strings.Builder
+	b.WriteString(ShellQuote(prog))
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(ShellQuote(a))
+	}
+	return b.String()
+}
+
+// LocalRunner runs commands with "sh -c" on this machine. Env, when set, is
+// the whole environment of the command (as in exec.Cmd.Env). It serves tests
+// and a provider that runs on the node itself.
+type LocalRunner struct {
+	Env []string
+	Dir string
+}
+
+// Run implements Runner.
+func (l LocalRunner) Run(ctx context.Context, cmd string) (string, string, int, error) {
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	c.Env = l.Env
+	c.Dir = l.Dir
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		return out.String(), errb.String(), ee.ExitCode(), nil
+	}
+	if err != nil {
+		return out.String(), errb.String(), -1, err
+	}
+	return out.String(), errb.String(), 0, nil
+}
