@@ -1,0 +1,387 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// Built-in rule names, as they appear in Violation.Rule and at the start of messages. Custom rules
+// use their block label.
+const (
+	RulePolicy           = "policy"           // the policy itself is invalid
+	RuleRoCEGPUs         = "roce-gpus"        // RoCEv2 beyond MaxRoCEGPUs
+	RuleRoCEPFC          = "roce-pfc"         // RoCEv2 without PFC
+	RuleOversubscription = "oversubscription" // a tier above its down:up limit
+	RuleBisection        = "bisection"        // bisection ratio not proved
+	RuleSwitchHops       = "switch-hops"      // worst path too long
+	RuleAllReduce        = "allreduce-time"   // all-reduce estimate too slow
+	RuleSpineHeadroom    = "spine-headroom"   // top tier without room to grow
+)
+
+// Violation is one broken rule. Message is the whole story for a person (rule, measured,
+// required, witness); the other fields carry the parts for machines and tests.
+type Violation struct {
+	Rule     string
+	Severity Severity
+	Measured string // e.g. "1.33:1"
+	Required string // e.g. "at most 1:1"
+	Witness  string // the switch(es), tier, cut, path or rule location that shows it
+	Message  string
+}
+
+func (v Violation) String() string { return v.Message }
+
+// HasErrors reports whether any violation must fail the plan. Unknown ones do not fail it (the
+// check runs again at apply) and warnings never do.
+func HasErrors(vs []Violation) bool {
+	for _, v := range vs {
+		if v.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// HasUnknown reports whether some custom rule could not be decided yet: the caller leaves the
+// fabric's outputs unknown and evaluates again at apply.
+func HasUnknown(vs []Violation) bool {
+	for _, v := range vs {
+		if v.Severity == Unknown {
+			return true
+		}
+	}
+	return false
+}
+
+// Evaluate judges an analysed fabric against a policy and custom rules. g may be nil (then the
+// parts of `fabric` that need the graph, such as racks and links, are unknown to custom rules);
+// r is the analysis of g. The order of the result is fixed (see the package doc).
+func Evaluate(g *fabric.Graph, r analysis.Result, p Policy, rules []Rule) []Violation {
+	res, errs := p.resolve()
+	var out []Violation
+	for _, err := range errs {
+		out = append(out, Violation{Rule: RulePolicy, Severity: Error, Witness: "policy",
+			Message: RulePolicy + ": " + err.Error()})
+	}
+	c := &checker{g: g, r: &r, p: &res, out: out}
+	c.transport()
+	c.oversubscription()
+	c.bisection()
+	c.switchHops()
+	c.allReduce()
+	c.spineHeadroom()
+	if len(rules) > 0 {
+		c.out = append(c.out, EvaluateRules(NewEnv(g, &r, rules), rules)...)
+	}
+	return c.out
+}
+
+type checker struct {
+	g   *fabric.Graph
+	r   *analysis.Result
+	p   *Resolved
+	out []Violation
+}
+
+func (c *checker) add(rule string, sev Severity, measured, required, witness, format string, args ...any) {
+	c.out = append(c.out, Violation{Rule: rule, Severity: sev, Measured: measured, Required: required,
+		Witness: witness, Message: rule + ": " + fmt.Sprintf(format, args...)})
+}
+
+// transport: RoCEv2 is accepted for small fabrics only, and only lossless.
+func (c *checker) transport() {
+	if c.p.Transport != TransportRoCE {
+		return
+	}
+	gpus, how := c.p.GPUs, ""
+	if gpus == 0 {
+		// Without a GPU count, count one GPU per endpoint, as on a DGX H100 (eight GPUs, eight
+		// compute HCAs): never fewer GPUs than the fabric visibly serves.
+		gpus, how = c.r.Endpoints, " (counted as one per endpoint; set gpus to override)"
+	}
+	if gpus > MaxRoCEGPUs {
+		c.add(RuleRoCEGPUs, Error, fmt.Sprintf("%d GPUs", gpus), fmt.Sprintf("at most %d GPUs", MaxRoCEGPUs), "fabric",
+			"transport roce (RoCEv2) is allowed only up to %d GPUs, but this fabric has %d GPUs%s; use transport = %q for a fabric of this size",
+			MaxRoCEGPUs, gpus, how, TransportInfiniBand)
+	}
+	if !c.p.PFC {
+		c.add(RuleRoCEPFC, Error, "pfc = false", "pfc = true", "fabric",
+			"transport roce (RoCEv2) needs lossless Ethernet, but pfc is false; set pfc = true (priority flow control on the GPU traffic class) or use transport = %q",
+			TransportInfiniBand)
+	}
+}
+
+// tierOrder lists the tiers of the analysis bottom up: by the lowest level of their switches,
+// then leaf, spine, core, group, then by name, so messages come in the order a person reads a
+// fabric.
+func (c *checker) tierOrder() []string {
+	level := map[string]int{}
+	for t := range c.r.Oversubscription {
+		level[t] = math.MaxInt
+	}
+	for _, s := range c.r.PerSwitch {
+		if l, ok := level[s.Tier]; ok && s.Level >= 0 && s.Level < l {
+			level[s.Tier] = s.Level
+		}
+	}
+	rank := map[string]int{TierLeaf: 0, TierSpine: 1, TierCore: 2, TierGroup: 3}
+	out := make([]string, 0, len(level))
+	for t := range level {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if level[a] != level[b] {
+			return level[a] < level[b]
+		}
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		if oka != okb {
+			return oka
+		}
+		if ra != rb {
+			return ra < rb
+		}
+		return a < b
+	})
+	return out
+}
+
+// rateOf returns the port rate of a switch, for "N x 400 Gb/s" in messages.
+func (c *checker) rateOf(name string) float64 {
+	if c.g != nil {
+		if i, ok := c.g.Lookup(name); ok {
+			return c.g.Devices[i].RateGbps
+		}
+	}
+	return c.r.PortRateGbps
+}
+
+// load describes a switch's capacity: "32 x 400 Gb/s down, 24 x 400 Gb/s up".
+func (c *checker) load(s analysis.SwitchLoad) string {
+	rate := c.rateOf(s.Name)
+	d := ports(s.DownGbps, rate) + " down, " + ports(s.UpGbps, rate) + " up"
+	if s.LateralGbps > 0 {
+		d += ", " + ports(s.LateralGbps, rate) + " lateral"
+	}
+	return d
+}
+
+// oversubscription checks every tier the analysis measured against its limit and names all
+// offending switches of the tier: a user cutting uplinks needs to see which leaves.
+func (c *checker) oversubscription() {
+	for _, t := range c.tierOrder() {
+		lim, ok := c.p.TierLimit(t)
+		if !ok {
+			continue
+		}
+		measured := c.r.Oversubscription[t]
+		var offenders []string
+		var worst *analysis.SwitchLoad
+		inTier := 0
+		for i := range c.r.PerSwitch {
+			s := &c.r.PerSwitch[i]
+			if s.Tier != t {
+				continue
+			}
+			inTier++
+			if exceeds(s.Oversubscription, lim.Value) {
+				offenders = append(offenders, s.Name)
+				if worst == nil || s.Oversubscription > worst.Oversubscription {
+					worst = s
+				}
+			}
+		}
+		if worst != nil && worst.Oversubscription > measured {
+			measured = worst.Oversubscription
+		}
+		if !exceeds(measured, lim.Value) {
+			continue
+		}
+		// The analysis' own witness wins when it is among the offenders (or when the tier is
+		// not made of single switches, like the dragonfly group tier).
+		if w, ok := c.r.Worst[t]; ok && (worst == nil || w.Name == worst.Name || w.Oversubscription >= worst.Oversubscription) {
+			worst = &w
+		}
+		at, witness := "", "tier "+t
+		if worst != nil {
+			at = fmt.Sprintf(" at %s (%s)", worst.Name, c.load(*worst))
+			witness = worst.Name
+		}
+		m, req := ratio(measured, lim.Value), ratio(lim.Value, lim.Value)
+		switch {
+		case len(offenders) > 1:
+			witness = fmt.Sprintf("%s (%d of %d %s switches)", names(offenders), len(offenders), inTier, t)
+			c.add(RuleOversubscription, Error, m, "at most "+req, witness,
+				"tier %s is %s%s; %d of %d %s switches are above %s: %s; %s allows at most %s",
+				t, m, at, len(offenders), inTier, t, req, names(offenders), lim.Source, req)
+		default:
+			c.add(RuleOversubscription, Error, m, "at most "+req, witness,
+				"tier %s is %s%s; %s allows at most %s", t, m, at, lim.Source, req)
+		}
+	}
+	// A group limit with no group tier cannot be checked: say so rather than pass.
+	if lim, ok := c.p.TierLimits[TierGroup]; ok {
+		if _, measured := c.r.Oversubscription[TierGroup]; !measured && c.r.Switches > 0 {
+			c.add(RuleOversubscription, Warning, "no group tier", "at most "+ratio(lim.Value, lim.Value), "tier group",
+				"%s limits tier group to %s, but no switch declares a dragonfly group, so there is no group tier to check; set group on the switches of each group",
+				lim.Source, ratio(lim.Value, lim.Value))
+		}
+	}
+}
+
+// side describes one side of a cut: "128 endpoints behind 8 switches (leaf01, ...)".
+func side(endpoints int, switches []string) string {
+	s := plural(endpoints, "endpoint", "endpoints")
+	if len(switches) == 0 {
+		return s
+	}
+	return fmt.Sprintf("%s and %s (%s)", s, plural(len(switches), "switch", "switches"), names(switches))
+}
+
+// bisection: the policy asks for a proved ratio. When even the witness cut is below the limit the
+// fabric is refuted; when only the proof falls short, the message says so, because the fix (a
+// more regular wiring, or a lower limit) differs.
+func (c *checker) bisection() {
+	lim := c.p.MinBisectionRatio
+	full := c.r.FullBisectionGbps
+	if lim == nil || full <= 0 || c.r.Endpoints < 2 {
+		return
+	}
+	if !below(c.r.BisectionRatio, lim.Value) {
+		return
+	}
+	cut := c.r.Cut
+	method := ""
+	if cut.Method != "" {
+		method = " (" + cut.Method + ")"
+	}
+	cutDesc := fmt.Sprintf("balanced cut%s of %s across %s, between %s and %s", method, gbps(cut.CapacityGbps),
+		plural(cut.CrossingLinks, "link", "links"), side(cut.EndpointsA, cut.SwitchesA), side(cut.EndpointsB, cut.SwitchesB))
+	witness := fmt.Sprintf("cut%s: %d endpoints / %d switches (%s) | %d endpoints / %d switches (%s), %d links, %s",
+		method, cut.EndpointsA, len(cut.SwitchesA), names(cut.SwitchesA), cut.EndpointsB, len(cut.SwitchesB), names(cut.SwitchesB),
+		cut.CrossingLinks, gbps(cut.CapacityGbps))
+	m := num(c.r.BisectionRatio, 3)
+	req := "at least " + num(lim.Value, 3)
+	need := gbps(lim.Value * full)
+	upper := c.r.BisectionUpperGbps / full
+	if below(upper, lim.Value) {
+		c.add(RuleBisection, Error, m, req, witness,
+			"bisection ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s",
+			m, gbps(c.r.BisectionLowerGbps), gbps(full), lim.Source, num(lim.Value, 3), need, cutDesc)
+		return
+	}
+	c.add(RuleBisection, Error, m, req, witness,
+		"bisection ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s",
+		num(lim.Value, 3), m, gbps(c.r.BisectionLowerGbps), gbps(full), num(upper, 3), gbps(c.r.BisectionUpperGbps),
+		lim.Source, num(lim.Value, 3), need, cutDesc)
+}
+
+func (c *checker) switchHops() {
+	lim := c.p.MaxSwitchHops
+	if lim == nil || float64(c.r.MaxSwitchHops) <= lim.Value {
+		return
+	}
+	w := c.r.HopsWitness
+	witness := w[0] + " to " + w[1]
+	c.add(RuleSwitchHops, Error, fmt.Sprint(c.r.MaxSwitchHops), fmt.Sprintf("at most %d", int(lim.Value)), witness,
+		"the worst shortest path takes %d switch-to-switch hops (%s); %s allows at most %d",
+		c.r.MaxSwitchHops, witness, lim.Source, int(lim.Value))
+}
+
+// allReduce: a time limit without a workload cannot be checked, which is an error, not a pass.
+func (c *checker) allReduce() {
+	lim := c.p.MaxAllReduceSeconds
+	if lim == nil {
+		return
+	}
+	req := "at most " + seconds(lim.Value)
+	ar := c.r.AllReduce
+	if ar == nil {
+		c.add(RuleAllReduce, Error, "no estimate", req, "workload",
+			"%s is %s but the fabric has no workload, so the all-reduce time cannot be estimated; set workload = { ... } on the fabric or remove the limit",
+			lim.Source, seconds(lim.Value))
+		return
+	}
+	// NCCL picks the faster algorithm, so the faster estimate is the one to judge.
+	best, algo := ar.RingSeconds, "ring"
+	if ar.HierarchicalSeconds < best {
+		best, algo = ar.HierarchicalSeconds, "hierarchical"
+	}
+	if !exceeds(best, lim.Value) {
+		return
+	}
+	witness := fmt.Sprintf("%s per GPU at the bottleneck", gbps(ar.BottleneckGbps))
+	c.add(RuleAllReduce, Error, seconds(best), req, witness,
+		"the estimated gradient all-reduce takes %s (%s; ring %s, hierarchical %s, %s); %s allows at most %s",
+		seconds(best), algo, seconds(ar.RingSeconds), seconds(ar.HierarchicalSeconds), witness, lim.Source, seconds(lim.Value))
+}
+
+// spineHeadroom checks every switch of the top tier for free ports. A single-tier fabric (one
+// switch, a torus) has no spine tier, so the rule does not apply to it.
+func (c *checker) spineHeadroom() {
+	h := c.p.SpineHeadroom
+	if h.Value <= 0 {
+		return
+	}
+	top := 0
+	for _, s := range c.r.PerSwitch {
+		if s.Level > top {
+			top = s.Level
+		}
+	}
+	if top < 2 {
+		return
+	}
+	var offenders []string
+	var worst *analysis.SwitchLoad
+	inTier, tier := 0, ""
+	frac := func(s *analysis.SwitchLoad) float64 {
+		if s.Ports <= 0 {
+			return 0
+		}
+		return float64(s.FreePorts) / float64(s.Ports)
+	}
+	for i := range c.r.PerSwitch {
+		s := &c.r.PerSwitch[i]
+		if s.Level != top {
+			continue
+		}
+		inTier++
+		if tier == "" {
+			tier = s.Tier
+		}
+		if below(float64(s.FreePorts), h.Value*float64(s.Ports)) {
+			offenders = append(offenders, s.Name)
+			if worst == nil || frac(s) < frac(worst) {
+				worst = s
+			}
+		}
+	}
+	if worst == nil {
+		return
+	}
+	if tier == "" {
+		tier = worst.Role
+	}
+	m := fmt.Sprintf("%s free (%d of %d ports)", percent(frac(worst)), worst.FreePorts, worst.Ports)
+	need := int(math.Ceil(h.Value*float64(worst.Ports) - 1e-9))
+	req := fmt.Sprintf("at least %s free", percent(h.Value))
+	src := h.Source
+	if src == "default" {
+		src = "the default spine headroom (policy.spine_headroom)"
+	}
+	witness := worst.Name
+	list := ""
+	if len(offenders) > 1 {
+		witness = fmt.Sprintf("%s (%d of %d %s switches)", names(offenders), len(offenders), inTier, tier)
+		list = fmt.Sprintf("; %d of %d %s switches are below %s: %s", len(offenders), inTier, tier, percent(h.Value), names(offenders))
+	}
+	c.add(RuleSpineHeadroom, c.p.HeadroomSeverity, m, req, witness,
+		"top tier %s has %s free ports at %s (%d of %d free, %d used)%s; %s requires %s free ports (%d of %d) on every top-tier switch for growth",
+		tier, percent(frac(worst)), worst.Name, worst.FreePorts, worst.Ports, worst.UsedPorts, list, src, percent(h.Value), need, worst.Ports)
+}
