@@ -23,7 +23,7 @@ type Result struct {
 	// PerSwitch holds every switch's ports and ratio, in graph order, for policy rules.
 	PerSwitch []SwitchLoad
 
-	MaxSwitchHops int      // switch-to-switch links on the worst shortest endpoint-to-endpoint path
+	MaxSwitchHops int       // switch-to-switch links on the worst shortest endpoint-to-endpoint path
 	HopsWitness   [2]string // two endpoints that need MaxSwitchHops
 
 	Cut Cut // the witness of BisectionUpperGbps
@@ -56,6 +56,9 @@ type Cut struct {
 	EndpointsB    int
 	CrossingLinks int
 	Method        string // how it was found, e.g. "pod split", "access links", "refined"
+	// MovedEndpoints are the endpoints placed on the other side from their switch (each such
+	// endpoint's access link crosses the cut); every other endpoint is on its switch's side.
+	MovedEndpoints []string
 }
 
 // Workload describes a data-parallel training job for the all-reduce estimate.
