@@ -1,7 +1,9 @@
 package testrig
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
@@ -39,9 +41,13 @@ type SSHD struct {
 	Dir  string // private directory: config, keys, pid file, and room for test files
 	Proc *Process
 
+	// ExtraHostKey is the unrecorded ECDSA host key when SSHDOptions.ExtraECDSAHostKey is set.
+	ExtraHostKey ssh.PublicKey
+
 	sshdPath string
 	cfgFile  string
 	hostKey  string // path of the private host key
+	extraKey string // path of the unrecorded ECDSA host key, if any
 }
 
 // SSHDOptions chooses where an sshd listens and which client it lets in. The zero value gives a
@@ -52,6 +58,10 @@ type SSHDOptions struct {
 	// Share, when set, makes the new server accept Share's client key and appends its host key to
 	// Share's known_hosts file, so one remote.Config shape reaches both "hosts".
 	Share *SSHD
+	// ExtraECDSAHostKey also gives the server an ECDSA P-256 host key that known_hosts does not
+	// record. x/crypto's default preference puts ECDSA before Ed25519, so a client that does not
+	// pin its host key algorithms to the recorded type is refused by this server.
+	ExtraECDSAHostKey bool
 }
 
 // SSHDPath finds the sshd binary. It lives in /usr/sbin, which is not on PATH for non-login
@@ -112,6 +122,17 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 		writeFile(t, s.AuthorizedKeysFile, pub, 0o600)
 	}
 	s.newHostKey(t)
+	if opts.ExtraECDSAHostKey {
+		s.extraKey = filepath.Join(s.Dir, "ssh_host_ecdsa_key")
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatalf("generating ECDSA host key: %v", err)
+		}
+		writeFile(t, s.extraKey, encodePrivate(t, k, "gpucluster-test-host-ecdsa"), 0o600)
+		if s.ExtraHostKey, err = ssh.NewPublicKey(&k.PublicKey); err != nil {
+			t.Fatalf("encoding ECDSA host key: %v", err)
+		}
+	}
 
 	// A port that was free a moment ago may be taken by a parallel test before sshd binds it:
 	// try a few.
@@ -165,10 +186,14 @@ func (s *SSHD) newHostKey(t testing.TB) {
 
 func (s *SSHD) writeConfig(t testing.TB) {
 	t.Helper()
+	hostKeys := "HostKey " + s.hostKey
+	if s.extraKey != "" {
+		hostKeys += "\nHostKey " + s.extraKey
+	}
 	cfg := strings.Join([]string{
 		"Port " + strconv.Itoa(s.Port),
 		"ListenAddress " + s.Host,
-		"HostKey " + s.hostKey,
+		hostKeys,
 		"PidFile " + filepath.Join(s.Dir, "sshd.pid"),
 		"AuthorizedKeysFile " + s.AuthorizedKeysFile,
 		"PubkeyAuthentication yes",
@@ -211,15 +236,21 @@ func newEd25519(t testing.TB, comment string) (privPEM, authorizedKey string) {
 	if err != nil {
 		t.Fatalf("generating ed25519 key: %v", err)
 	}
-	block, err := ssh.MarshalPrivateKey(priv, comment)
-	if err != nil {
-		t.Fatalf("encoding ed25519 key: %v", err)
-	}
 	sshPub, err := ssh.NewPublicKey(pub)
 	if err != nil {
 		t.Fatalf("encoding ed25519 public key: %v", err)
 	}
-	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sshPub))
+	return encodePrivate(t, priv, comment), string(ssh.MarshalAuthorizedKey(sshPub))
+}
+
+// encodePrivate writes a private key in OpenSSH PEM form, the one sshd and ssh(1) use.
+func encodePrivate(t testing.TB, key any, comment string) string {
+	t.Helper()
+	block, err := ssh.MarshalPrivateKey(key, comment)
+	if err != nil {
+		t.Fatalf("encoding private key: %v", err)
+	}
+	return string(pem.EncodeToMemory(block))
 }
 
 func writeFile(t testing.TB, path, content string, mode os.FileMode) {

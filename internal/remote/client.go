@@ -1,0 +1,281 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Client is one authenticated SSH connection to one host. It is safe for concurrent use: each
+// Run opens its own session on the shared connection.
+type Client struct {
+	conn    *ssh.Client
+	addr    string
+	lockKey string
+}
+
+// Dial connects and authenticates with the private key, after checking the host key against
+// cfg.KnownHostsFile. A refused host key is a *HostKeyError. Errors never contain the private
+// key or the passphrase.
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c, err := dial(ctx, cfg)
+	return c, cfg.scrub("connecting to", err)
+}
+
+func dial(ctx context.Context, cfg Config) (*Client, error) {
+	signer, err := cfg.signer()
+	if err != nil {
+		return nil, err
+	}
+	addr := cfg.Addr()
+	policy, err := newHostKeyPolicy(cfg.KnownHostsFile, addr)
+	if err != nil {
+		return nil, err
+	}
+	var refused error
+	clientCfg := &ssh.ClientConfig{
+		User:              cfg.User,
+		Auth:              []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback:   policy.callback(&refused),
+		HostKeyAlgorithms: policy.algorithms,
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("remote: connecting to %s: %w", addr, err)
+	}
+	// The SSH handshake takes no context: closing the socket when ctx ends (timeout included)
+	// unblocks it. A socket deadline is not used as well, so that a timeout is always reported
+	// as ctx's error and not as whichever of the two fired first.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, clientCfg)
+	if !stop() {
+		if err == nil {
+			sc.Close()
+		}
+		if refused != nil {
+			return nil, refused
+		}
+		return nil, fmt.Errorf("remote: ssh handshake with %s: %w", addr, ctx.Err())
+	}
+	if err != nil {
+		conn.Close()
+		if refused != nil {
+			return nil, refused
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") {
+			return nil, fmt.Errorf("remote: %s did not accept the private key for user %q (is its public key in that user's authorized_keys?): %w", addr, cfg.User, err)
+		}
+		return nil, fmt.Errorf("remote: ssh handshake with %s as %q: %w", addr, cfg.User, err)
+	}
+	return &Client{conn: ssh.NewClient(sc, chans, reqs), addr: addr, lockKey: lockKey(cfg.Host, cfg.port())}, nil
+}
+
+// Addr is the host:port this client is connected to.
+func (c *Client) Addr() string { return c.addr }
+
+// Close ends the connection and every session on it.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Run runs cmd with /bin/sh (POSIX sh), started from the remote user's login shell, which must
+// be a POSIX-like shell (sh, bash, dash, zsh, ksh). A command that ran and exited non-zero is
+// not an error: its status is in exit (128+n when killed by signal n). err is for what
+// prevented learning the status: no session, a lost connection, or ctx ending; then exit is -1
+// and the command's whole process group is killed on the remote host.
+func (c *Client) Run(ctx context.Context, cmd string) (stdout, stderr string, exit int, err error) {
+	return c.RunWithInput(ctx, cmd, nil)
+}
+
+// RunWithInput is Run with stdin fed from in (nil: empty). Content belongs here rather than on
+// the command line, where any local user could read it with ps.
+func (c *Client) RunWithInput(ctx context.Context, cmd string, in io.Reader) (stdout, stderr string, exit int, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", -1, fmt.Errorf("remote: %s on %s: %w", summary(cmd), c.addr, err)
+	}
+	sess, err := c.conn.NewSession()
+	if err != nil {
+		return "", "", -1, fmt.Errorf("remote: opening a session on %s: %w", c.addr, err)
+	}
+	defer sess.Close()
+	var out bytes.Buffer
+	errOut := newPIDFilter()
+	sess.Stdout, sess.Stderr = &out, errOut
+	if in != nil {
+		sess.Stdin = in
+	}
+	if err := sess.Start(wrap(cmd)); err != nil {
+		return "", "", -1, fmt.Errorf("remote: starting %s on %s: %w", summary(cmd), c.addr, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		c.kill(errOut)
+		_ = sess.Close()
+		// The buffers are abandoned, not read: the session's copy goroutines may still be
+		// writing to them.
+		return "", "", -1, fmt.Errorf("remote: %s on %s: %w", summary(cmd), c.addr, ctx.Err())
+	}
+	var ee *ssh.ExitError
+	switch {
+	case err == nil:
+		return out.String(), errOut.String(), 0, nil
+	case errors.As(err, &ee):
+		return out.String(), errOut.String(), ee.ExitStatus(), nil
+	default:
+		return out.String(), errOut.String(), -1, fmt.Errorf("remote: %s on %s: %w", summary(cmd), c.addr, err)
+	}
+}
+
+// pidTag starts the line on which the wrapper reports the remote process ID.
+const pidTag = "gpc-pid "
+
+// wrap makes the remote side report its PID on stderr before running cmd in the same process.
+// sshd starts each session with setsid(), so that PID leads the command's process group, and
+// killing the group ends the whole command. The SSH "signal" request cannot do this: OpenSSH
+// ignores it for root logins ("session signalling requires privilege separation"), and it
+// reaches only one process. Running cmd with /bin/sh also gives it the same shell whatever the
+// user's login shell is.
+func wrap(cmd string) string {
+	return `exec /bin/sh -c 'echo "` + pidTag + `$$" >&2; exec /bin/sh -c "$1"' gpc-run ` + Quote(cmd)
+}
+
+// kill ends the remote process group of a cancelled command, over a new session, within a few
+// seconds at most (the connection may be the thing that hangs).
+func (c *Client) kill(f *pidFilter) {
+	var pid int
+	select {
+	case <-f.known:
+		pid = f.PID()
+	case <-time.After(time.Second):
+		return // never started: closing the session is all there is to do
+	}
+	sess, err := c.conn.NewSession()
+	if err != nil {
+		return
+	}
+	defer sess.Close()
+	done := make(chan struct{})
+	go func() {
+		_ = sess.Run(fmt.Sprintf("kill -s KILL -- -%d 2>/dev/null || kill -s KILL %d", pid, pid))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// pidFilter is the session's stderr: it takes the wrapper's PID line out and keeps the rest.
+type pidFilter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	pid   int
+	known chan struct{} // closed once pid is set
+}
+
+func newPIDFilter() *pidFilter { return &pidFilter{known: make(chan struct{})} }
+
+func (f *pidFilter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.Write(p)
+	if f.pid != 0 {
+		return len(p), nil
+	}
+	b := f.buf.Bytes()
+	// The tag line normally comes first, but a noisy shell startup file may print before it.
+	for from := 0; ; {
+		i := bytes.Index(b[from:], []byte(pidTag))
+		if i < 0 {
+			return len(p), nil
+		}
+		i += from
+		if i > 0 && b[i-1] != '\n' {
+			from = i + 1
+			continue
+		}
+		end := bytes.IndexByte(b[i:], '\n')
+		if end < 0 {
+			return len(p), nil // the rest of the line is still to come
+		}
+		pid, err := strconv.Atoi(string(b[i+len(pidTag) : i+end]))
+		if err != nil || pid <= 0 {
+			from = i + 1
+			continue
+		}
+		rest := append([]byte(nil), b[i+end+1:]...)
+		f.buf.Truncate(i)
+		f.buf.Write(rest)
+		f.pid = pid
+		close(f.known)
+		return len(p), nil
+	}
+}
+
+func (f *pidFilter) PID() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pid
+}
+
+func (f *pidFilter) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.String()
+}
+
+// summary names a command in an error without reproducing all of it.
+func summary(cmd string) string {
+	cmd = strings.Join(strings.Fields(cmd), " ")
+	if len(cmd) > 60 {
+		cmd = cmd[:57] + "..."
+	}
+	return fmt.Sprintf("%q", cmd)
+}
+
+// Quote returns s as one word for a POSIX shell (also read correctly by bash, zsh and fish):
+// unchanged when it is made only of characters no shell treats specially, otherwise in single
+// quotes. s must not contain NUL, which no command line can carry.
+func Quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, r := range s {
+		// '=' and '~' are left out: zsh expands a leading "=word", and shells expand "~".
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:,+@%", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Command quotes each argument and joins them into one command line.
+func Command(args ...string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = Quote(a)
+	}
+	return strings.Join(q, " ")
+}

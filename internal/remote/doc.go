@@ -1,0 +1,26 @@
+// Package remote is the provider's SSH transport to the machines it changes (subnet manager
+// hosts, GPU nodes): dial with a checked host key, run a command, read a file, and replace a set
+// of files in one directory atomically, keeping the previous versions so they can be restored.
+// It is pure Go on golang.org/x/crypto/ssh and knows nothing about Terraform or OpenSM; the
+// OpenSM push flow (signal or restart, verify, roll back) is built on top of it elsewhere.
+//
+// Invariants:
+//   - Host keys are always checked against the configured known_hosts file. There is no
+//     insecure mode: an unknown host and a changed key are both refused with a HostKeyError
+//     that says what to do. Host key algorithms are pinned to the types that known_hosts records
+//     for the host, so a server that also has a key of another type cannot make the check fail
+//     spuriously (or, worse, make users "fix" it by trusting whatever is offered).
+//   - Secrets never appear in errors or in formatted values: Config's String/GoString redact the
+//     private key and passphrase, key parse errors are replaced by fixed messages, and every
+//     error leaving Dial is scrubbed of any fragment of them. File contents travel on the
+//     session's stdin, never on a command line (where ps and logs would see them).
+//   - WriteFiles is all or nothing: either every file has its new content (each replaced by a
+//     rename, so readers only ever see a complete old or new file) and the previous versions
+//     are kept as <name>.prev, or the directory is left exactly as it was (same files, same
+//     inodes, same .prev files, no temporaries). The commit runs as one remote shell script that
+//     ignores SIGHUP and SIGPIPE, so a dropped connection cannot stop it halfway.
+//   - One writer per host: WriteFiles and Restore hold a process-wide lock keyed by host:port,
+//     and callers hold the same lock across a whole push with Client.Lock.
+//   - The remote side needs only POSIX sh and the usual utilities (cat, mv, rm, ln, cp, chmod,
+//     wc); no sftp subsystem.
+package remote
