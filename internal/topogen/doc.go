@@ -1,0 +1,29 @@
+// Package topogen owns the topology generators behind the gpucluster_topology data source:
+// fat tree (1-3 tiers, any leaf oversubscription that splits the radix), rail-optimized (DGX
+// SuperPOD scalable units, RA-11333-001), Dragonfly+ (Shpiner et al. 2017) and 3D torus. It turns
+// a few arguments into the racks, switches, nodes, HCAs and cables of a fabric.Spec, keyed by
+// name, plus a summary, a port plan and per-block views (one per SU, pod, group or plane).
+//
+// Invariants:
+//   - Every design Generate returns passes fabric.Build without errors (tested for every kind).
+//   - Stable keys: growing the input within the plan (more nodes, more SUs, more groups up to
+//     planned_nodes / planned_scalable_units / planned_groups) only adds entries; no existing
+//     name, GUID, rack, position, port or cable changes. The upper tiers are therefore sized for
+//     the planned size from the start (RA-11333-001: build the leaves and leaf-spine cables of a
+//     whole SU), and growing past the plan is refused with the size to plan for instead, since it
+//     would move leaf uplinks. A torus is built whole; changing its dimensions re-cables.
+//   - Cables are keyed by their lower-tier end ("gpu001/mlx5_0:1", "leaf01:33"; for global and
+//     torus links the end in the lower-numbered group or the + port).
+//   - GUIDs are derived, not random: switch n of tier t (leaf 1, spine 2, core 3) gets
+//     switch_guid_base + t<<20 + n; HCA k (node-major, 1-based) hca_guid_base + k; the
+//     hca_guids inventory overrides single HCAs. No GUID repeats.
+//   - What cannot be built is refused with an *Error naming the argument, the reason and the
+//     nearest buildable input; nothing is silently rounded except the spine count of a 2-tier
+//     tree, which rises to the nearest divisor of the leaf's uplinks and says so in Notes.
+//   - Fabric-manager (UFM) appliances in reserved node slots are not graph devices (the catalog
+//     and the graph know switches, nodes and HCAs only); their links are ApplianceLinks, counted
+//     in the summary (appliance-leaf), the port plan and the BOM (bom.ForDesign).
+//
+// The package is pure Go without Terraform imports; the provider converts Design to Terraform
+// objects.
+package topogen

@@ -1,0 +1,127 @@
+package topogen
+
+import (
+	"fmt"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// torus builds a k1 x k2 x k3 torus of switches with wraparound in every dimension, each switch
+// hosting EndpointsPerSwitch HCA ports (a direct network, Dally & Towles [P6]).
+//
+// Port plan: ports 1..E face endpoints; E+1/E+2 are +x/-x, E+3/E+4 +y/-y, E+5/E+6 +z/-z. The
+// cable from a switch's + port to its neighbour's - port is keyed by the + end, so every switch
+// owns its three + links. A side of 2 therefore gives a double link (the +x and -x neighbours are
+// the same switch, and both cables exist): the port plan stays uniform, every switch uses all six
+// torus ports, and the cut between the two halves of that dimension carries 2*k^2 links as the
+// k-ary n-cube closed form says (FACTS 6). A side of 1 would cable a switch to itself and is
+// refused. The torus is built whole: growing nodes fills switches in order, but changing the
+// dimensions re-cables the wraparound links.
+func (g *gen) torus() *Error {
+	p := g.p
+	b := g.b
+	r, h := g.r, g.h
+	k := p.TorusDims
+	for i, v := range k {
+		if v < 2 {
+			near := k
+			for j := range near {
+				if near[j] < 2 {
+					near[j] = 2
+				}
+			}
+			return refuse("torus_dims", fmt.Sprintf("torus_dims = [%d, %d, %d]", near[0], near[1], near[2]),
+				"side %d of the torus is %d; every side needs at least 2 switches (a side of 1 cables a switch to itself)", i+1, v)
+		}
+	}
+	if p.Tiers > 1 {
+		return refuse("tiers", "tiers = 0", "a torus is one tier of switches; tiers = %d does not apply", p.Tiers)
+	}
+	if p.ScalableUnits != 0 || p.ReservedNodeSlots != 0 || p.PlannedNodes != 0 || p.Spines != 0 || p.Groups != 0 {
+		return refuse("torus_dims", "", "scalable_units, reserved_node_slots, planned_nodes, spines and groups do not apply to a torus; it is sized by torus_dims and endpoints_per_switch")
+	}
+	if p.Oversubscription != 1 {
+		return refuse("oversubscription", "endpoints_per_switch", "a torus has no leaf uplinks; set endpoints_per_switch instead of oversubscription")
+	}
+	e := orInt(p.EndpointsPerSwitch, h)
+	if e < 1 || e > r-6 {
+		return refuse("endpoints_per_switch", fmt.Sprintf("endpoints_per_switch = %d", max(1, min(e, r-6))),
+			"a %d-port %s keeps 6 ports for its torus neighbours, leaving 1-%d for endpoints; asked %d", r, g.sw.Name, r-6, e)
+	}
+	nsw := k[0] * k[1] * k[2]
+	if nsw >= 1<<20 {
+		return refuse("torus_dims", "", "%d switches exceed the generator's GUID numbering (2^20 per tier)", nsw)
+	}
+	capNodes := nsw * e / h
+	nodes := p.Nodes
+	switch {
+	case nodes < 0:
+		return refuse("nodes", "nodes = 0", "nodes cannot be negative")
+	case nodes == 0:
+		nodes = capNodes
+	case nodes > capNodes:
+		return refuse("nodes", fmt.Sprintf("nodes = %d, or a larger torus_dims or endpoints_per_switch", capNodes),
+			"a %dx%dx%d torus with %d endpoints per switch holds %d nodes of %d HCAs; asked %d", k[0], k[1], k[2], e, capNodes, h, nodes)
+	}
+	if nodes < 1 {
+		return refuse("endpoints_per_switch", fmt.Sprintf("endpoints_per_switch = %d", h), "the torus holds no whole node of %d HCAs", h)
+	}
+	b.des.Tiers = 1
+	b.des.Summary.PlannedNodes = capNodes
+	plane := k[0] * k[1]
+	if err := g.setLayout(k[2], ceilDiv(plane*e, h), plane, 0, capNodes); err != nil {
+		return err
+	}
+	cw := [3]int{digits(k[0] - 1), digits(k[1] - 1), digits(k[2] - 1)}
+	planeW := width(k[2], 2)
+	grp := func(z int) *groupSet { return b.group(name("plane", planeW, z+1), GroupPlane) }
+	swName := func(i int) string {
+		x, y, z := i%k[0], (i/k[0])%k[1], i/plane
+		return fmt.Sprintf("%s%0*d-%0*d-%0*d", p.TorusPrefix, cw[0], x, cw[1], y, cw[2], z)
+	}
+	b.tiers(TierNodeLeaf, TierTorus)
+	for z := 0; z < k[2]; z++ {
+		grp(z)
+	}
+	for i := 0; i < nsw; i++ {
+		z := i / plane
+		gs := grp(z)
+		rack, u := b.blockSwitch(gs, z, i%plane)
+		b.addSwitch(gs, fabric.Switch{Name: swName(i), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleLeaf, GUID: g.switchGUID(1, i+1)})
+	}
+	firstNode := func(z int) int { return ceilDiv(z*plane*e, h) }
+	for n := 0; n < nodes; n++ {
+		z := (n * h / e) / plane
+		gs := grp(z)
+		rack, u := b.nodeSlot(gs, z, n-firstNode(z))
+		node := g.node(gs, n, rack, u)
+		for i := 0; i < h; i++ {
+			ep := n*h + i
+			hca := g.hca(gs, node, n, i, -1)
+			b.addCable(gs, TierNodeLeaf, g.cable(hca, 1, swName(ep/e), ep%e+1))
+		}
+	}
+	for i := 0; i < nsw; i++ {
+		x, y, z := i%k[0], (i/k[0])%k[1], i/plane
+		gs := grp(z)
+		next := [3]int{
+			(x+1)%k[0] + k[0]*y + plane*z,
+			x + k[0]*((y+1)%k[1]) + plane*z,
+			x + k[0]*y + plane*((z+1)%k[2]),
+		}
+		for dim := 0; dim < 3; dim++ {
+			b.addCable(gs, TierTorus, g.link(swName(i), e+1+2*dim, swName(next[dim]), e+2+2*dim))
+		}
+	}
+	b.des.PortPlan = append(b.des.PortPlan,
+		PortRange{Role: fabric.RoleLeaf, First: 1, Last: e, Faces: "nodes", Rule: fmt.Sprintf("node n (1-based) HCA i is endpoint q = (n-1)*%d+i, on switch q/%d (x fastest, then y, then z), port q mod %d + 1", h, e, e)},
+		PortRange{Role: fabric.RoleLeaf, First: e + 1, Last: e + 6, Faces: "torus neighbours", Rule: fmt.Sprintf("+x, -x, +y, -y, +z, -z in that order; the cable runs from a switch's + port to the next switch's - port, wrapping around")},
+	)
+	for i, v := range k {
+		if v == 2 {
+			b.note("side %d is 2: each switch has a double link to its neighbour along it (both +%c and -%c cables)", i+1, "xyz"[i], "xyz"[i])
+		}
+	}
+	b.note("torus built whole for %dx%dx%d switches (%d nodes at most); changing torus_dims re-cables the wraparound links", k[0], k[1], k[2], capNodes)
+	return nil
+}
