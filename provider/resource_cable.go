@@ -1,0 +1,403 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+)
+
+var (
+	_ resource.Resource                   = (*cableResource)(nil)
+	_ resource.ResourceWithConfigure      = (*cableResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*cableResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*cableResource)(nil)
+	_ resource.ResourceWithImportState    = (*cableResource)(nil)
+)
+
+func init() { resources = append(resources, newCableResource) }
+
+func newCableResource() resource.Resource { return &cableResource{} }
+
+type cableResource struct{ data *Data }
+
+type cableModel struct {
+	ID      types.String  `tfsdk:"id"`
+	A       types.Object  `tfsdk:"a"`
+	B       types.Object  `tfsdk:"b"`
+	Kind    types.String  `tfsdk:"kind"`
+	LengthM types.Float64 `tfsdk:"length_m"`
+	Label   types.String  `tfsdk:"label"`
+	SKU     types.String  `tfsdk:"sku"`
+}
+
+// cableEndModel is one end of a cable. The whole end may be unknown at plan time (an object
+// from another resource), so the model keeps it as a types.Object and converts it on use.
+type cableEndModel struct {
+	Device types.String `tfsdk:"device"`
+	Port   types.Int64  `tfsdk:"port"`
+}
+
+var cableEndAttrTypes = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
+
+// endDeviceRE is a switch name or an HCA name (<node>/<device>); neither contains ':' or spaces,
+// so the label "<device>:<port> <-> <device>:<port>" parses back unambiguously.
+var endDeviceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._-]{0,62})?$`)
+
+func (r *cableResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cable"
+}
+
+func cableEndAttribute(side string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required: true,
+		MarkdownDescription: "End " + side + " of the cable: `{ device = \"leaf01\", port = 33 }` for a switch port or " +
+			"`{ device = \"gpu001/mlx5_0\", port = 1 }` for an HCA port.",
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		Attributes: map[string]schema.Attribute{
+			"device": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of a `gpucluster_switch` (`leaf01`) or of a `gpucluster_hca` (`gpu001/mlx5_0`).",
+				Validators: []validator.String{stringvalidator.RegexMatches(endDeviceRE,
+					"must name a switch (\"leaf01\") or an HCA (\"gpu001/mlx5_0\"): letters, digits, '.', '_' or '-', with one '/' for an HCA")},
+			},
+			"port": schema.Int64Attribute{
+				Required: true,
+				MarkdownDescription: "Port number, from 1: switch ports 1-64 on a QM9700 (two per OSFP cage), HCA ports " +
+					"1 (single-port ConnectX-7) or 1-2. The fabric checks it against the device's model.",
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+		},
+	}
+}
+
+func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One logical 400G InfiniBand link between two ports: switch to switch, or switch to HCA. " +
+			"`kind` and `length_m` are optional: left unset, the fabric estimates the run from the rack positions and " +
+			"picks the cheapest kind that reaches. A twin-port cable or transceiver that carries two links is counted " +
+			"per link here and paired in the bill of materials.\n\n" +
+			"The cable is known by its `label`, `<a.device>:<a.port> <-> <b.device>:<b.port>` in the order written, e.g. " +
+			"`leaf01:33 <-> gpu001/mlx5_0:1`, which is also its `id` and its import name.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The cable's label.",
+			},
+			"a": cableEndAttribute("a"),
+			"b": cableEndAttribute("b"),
+			"kind": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Cable kind: `dac` (passive copper, up to 2-3 m), `acc` (active copper, up to 5 m), " +
+					"`aoc` (active optical), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
+					"(single-mode fiber, up to 500 m). Unset: the fabric picks the cheapest kind that reaches.",
+				Validators: []validator.String{stringvalidator.OneOf(catalog.CableKinds...)},
+			},
+			"length_m": schema.Float64Attribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Length of the run in metres. Unset (null), the fabric estimates it from the rack " +
+					"positions of both ends.",
+				Validators: []validator.Float64{cableLengthValidator{}},
+			},
+			"label": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Label for both ends of the cable: `<a.device>:<a.port> <-> <b.device>:<b.port>`, ends in " +
+					"the order written, e.g. `leaf01:33 <-> gpu001/mlx5_0:1`. It only changes when an end does.",
+			},
+			"sku": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Orderable part number for `kind` at `length_m` (the shortest standard length that " +
+					"covers it), e.g. `MFP7E10-N005`; chosen for switch-to-HCA ends when either end is an HCA, else " +
+					"switch-to-switch. Null when `kind` or `length_m` is unset: the fabric's bill of materials then " +
+					"chooses the cable.",
+			},
+		},
+	}
+}
+
+func (r *cableResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig rejects a cable whose two ends are the same port; the error sits on `b`, the
+// end a user most likely copied from `a` and forgot to change.
+func (r *cableResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m cableModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a, okA := knownCableEnd(ctx, m.A)
+	b, okB := knownCableEnd(ctx, m.B)
+	if okA && okB && a == b {
+		resp.Diagnostics.AddAttributeError(path.Root("b"), "Cable joins a port to itself",
+			fmt.Sprintf("a and b are both %s port %d; a cable joins two different ports: change b to the other end of the link", a.device, a.port))
+	}
+}
+
+// ModifyPlan computes the label and the SKU, and checks what needs the catalog: ports no switch
+// model has, and a length that no cable of the kind reaches.
+func (r *cableResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m, cfg cableModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cat := inventoryCatalog(r.data)
+	// length_m is Computed so that it can carry an estimate one day; today an unset length stays
+	// null and the fabric estimates the run from the racks.
+	if cfg.LengthM.IsNull() {
+		m.LengthM = types.Float64Null()
+	}
+	a, okA := knownCableEnd(ctx, m.A)
+	b, okB := knownCableEnd(ctx, m.B)
+	for _, e := range []struct {
+		side string
+		end  plainCableEnd
+		ok   bool
+	}{{"a", a, okA}, {"b", b, okB}} {
+		if e.ok {
+			checkCablePort(&resp.Diagnostics, cat, path.Root(e.side).AtName("port"), e.end.port)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.Label, m.ID, m.SKU = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	if okA && okB {
+		m.Label = types.StringValue(cableLabel(a, b))
+		m.ID = m.Label
+	}
+	switch {
+	case m.Kind.IsNull() || m.LengthM.IsNull():
+		m.SKU = types.StringNull()
+	case m.Kind.IsUnknown() || m.LengthM.IsUnknown() || !okA || !okB:
+		// stays unknown until apply
+	default:
+		sku, err := cableSKU(cat, m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("kind"), "Cable kind does not reach", m.Label.ValueString()+": "+err.Error())
+			return
+		}
+		m.SKU = types.StringValue(sku)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *cableResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m cableModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: a cable declaration has nothing remote to refresh (drift
+// against the wiring is the discovered_fabric data source's job).
+func (r *cableResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m cableModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *cableResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m cableModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *cableResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+const cableImportSyntax = "DEVICE:PORT <-> DEVICE:PORT[,kind=K][,length_m=M], e.g. 'leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5'"
+
+// ImportState takes the cable's label, then the optional kind and length:
+// `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
+func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	label, kv, err := parseImportID(req.ID, "kind", "length_m")
+	var a, b plainCableEnd
+	if err == nil {
+		a, b, err = parseCableLabel(label)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%s; write it as %s", err, cableImportSyntax))
+		return
+	}
+	m := cableModel{
+		A: a.object(), B: b.object(), Kind: importString(kv, "kind"), LengthM: types.Float64Null(),
+		Label: types.StringValue(cableLabel(a, b)), SKU: types.StringNull(),
+	}
+	m.ID = m.Label
+	if v, ok := kv["length_m"]; ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("length_m=%q is not a number", v))
+			return
+		}
+		m.LengthM = types.Float64Value(f)
+	}
+	if !m.Kind.IsNull() && !m.LengthM.IsNull() {
+		sku, err := cableSKU(inventoryCatalog(r.data), m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid import ID", err.Error())
+			return
+		}
+		m.SKU = types.StringValue(sku)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// plainCableEnd is a cable end with known values.
+type plainCableEnd struct {
+	device string
+	port   int64
+}
+
+func (e plainCableEnd) object() types.Object {
+	return types.ObjectValueMust(cableEndAttrTypes, map[string]attr.Value{
+		"device": types.StringValue(e.device), "port": types.Int64Value(e.port),
+	})
+}
+
+// knownCableEnd converts an end whose device and port are both known.
+func knownCableEnd(ctx context.Context, o types.Object) (plainCableEnd, bool) {
+	if o.IsNull() || o.IsUnknown() {
+		return plainCableEnd{}, false
+	}
+	var e cableEndModel
+	if diags := o.As(ctx, &e, objectAsOptions); diags.HasError() {
+		return plainCableEnd{}, false
+	}
+	if e.Device.IsNull() || e.Device.IsUnknown() || e.Port.IsNull() || e.Port.IsUnknown() {
+		return plainCableEnd{}, false
+	}
+	return plainCableEnd{device: e.Device.ValueString(), port: e.Port.ValueInt64()}, true
+}
+
+func cableLabel(a, b plainCableEnd) string {
+	return fmt.Sprintf("%s:%d <-> %s:%d", a.device, a.port, b.device, b.port)
+}
+
+// parseCableLabel reads "DEVICE:PORT <-> DEVICE:PORT" (spaces around <-> optional).
+func parseCableLabel(label string) (a, b plainCableEnd, err error) {
+	left, right, ok := strings.Cut(label, "<->")
+	if !ok {
+		return a, b, fmt.Errorf("%q is not a cable label: no \"<->\" between the ends", label)
+	}
+	if a, err = parseCableEnd(strings.TrimSpace(left)); err != nil {
+		return a, b, err
+	}
+	b, err = parseCableEnd(strings.TrimSpace(right))
+	return a, b, err
+}
+
+func parseCableEnd(s string) (plainCableEnd, error) {
+	i := strings.LastIndex(s, ":")
+	if i < 0 {
+		return plainCableEnd{}, fmt.Errorf("cable end %q has no \":PORT\"", s)
+	}
+	port, err := strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || port < 1 {
+		return plainCableEnd{}, fmt.Errorf("cable end %q: port %q is not a number from 1", s, s[i+1:])
+	}
+	if !endDeviceRE.MatchString(s[:i]) {
+		return plainCableEnd{}, fmt.Errorf("cable end %q: %q is neither a switch name nor an HCA name", s, s[:i])
+	}
+	return plainCableEnd{device: s[:i], port: port}, nil
+}
+
+// cableEnds is the catalog's "ends" class of a link: HCA names carry a '/', switch names none.
+func cableEnds(a, b plainCableEnd) string {
+	if strings.Contains(a.device, "/") || strings.Contains(b.device, "/") {
+		return "switch-hca"
+	}
+	return "switch-switch"
+}
+
+// cableSKU is the part number of the catalog's cable of the kind for the run; when none reaches,
+// the error names the first kind the planner itself would pick that does.
+func cableSKU(cat *catalog.Catalog, kind, ends string, lengthM float64) (string, error) {
+	if c, l, ok := cat.CableFor(kind, ends, lengthM); ok {
+		return c.SKU(l), nil
+	}
+	between := "between two switches"
+	if ends == "switch-hca" {
+		between = "between a switch and an HCA"
+	}
+	longest := 0.0
+	for _, c := range cat.Cables {
+		if c.Kind == kind && (c.Ends == "any" || c.Ends == ends) && c.ReachM > longest {
+			longest = c.ReachM
+		}
+	}
+	what := fmt.Sprintf("no %q cable reaches %g m %s (the longest reaches %g m)", kind, lengthM, between, longest)
+	if longest == 0 {
+		what = fmt.Sprintf("the catalog has no %q cable %s", kind, between)
+	}
+	for _, k := range catalog.PlannerKinds {
+		if _, _, ok := cat.CableFor(k, ends, lengthM); ok {
+			return "", fmt.Errorf("%s; use kind = %q, which does, or leave kind unset to let the fabric choose", what, k)
+		}
+	}
+	return "", fmt.Errorf("%s, and no other kind in the catalog does either; shorten the run", what)
+}
+
+// checkCablePort rejects a port that no switch model of the catalog has. The cable alone does not
+// know its devices' models, so the exact limit is the fabric's check.
+func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, port int64) {
+	maxPorts, widest := 0, ""
+	for _, name := range cat.SwitchNames() {
+		if n := cat.Switches[name].Ports; n > maxPorts {
+			maxPorts, widest = n, name
+		}
+	}
+	if maxPorts > 0 && port > int64(maxPorts) {
+		diags.AddAttributeError(p, "Port out of range",
+			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
+				"the fabric checks each end against its device's exact model", port, widest, maxPorts))
+	}
+}
+
+// cableLengthValidator rejects lengths that are not a positive number of metres.
+type cableLengthValidator struct{}
+
+func (cableLengthValidator) Description(context.Context) string {
+	return "must be a length in metres of at least 0.1"
+}
+
+func (v cableLengthValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (cableLengthValidator) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if v := req.ConfigValue.ValueFloat64(); v < 0.1 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cable length",
+			fmt.Sprintf("length_m must be the run in metres, at least 0.1 (the shortest DAC is 0.5 m), got: %g; leave it unset to have the fabric estimate it", v))
+	}
+}

@@ -1,0 +1,240 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+var (
+	_ resource.Resource                = (*hcaResource)(nil)
+	_ resource.ResourceWithConfigure   = (*hcaResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*hcaResource)(nil)
+	_ resource.ResourceWithImportState = (*hcaResource)(nil)
+)
+
+func init() { resources = append(resources, newHCAResource) }
+
+func newHCAResource() resource.Resource { return &hcaResource{} }
+
+type hcaResource struct{ data *Data }
+
+// hcaModel holds the inventory attributes of an HCA. firmware_settings (mlxconfig) belongs to a
+// later issue and will join it.
+type hcaModel struct {
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	Node      types.String `tfsdk:"node"`
+	Device    types.String `tfsdk:"device"`
+	Model     types.String `tfsdk:"model"`
+	PortGUID  types.String `tfsdk:"port_guid"`
+	Rail      types.Int64  `tfsdk:"rail"`
+	MSTDevice types.String `tfsdk:"mst_device"`
+}
+
+const defaultHCAModel = "ConnectX-7-OSFP"
+
+var (
+	// hcaNameRE is "<node>/<device>" with name-like halves. The '/' is what tells an HCA from a
+	// switch in a cable end, so every HCA name has exactly one and no switch name has any.
+	hcaNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}/[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+	// mstDeviceRE accepts what mlxconfig -d and mstconfig -d take: an mst device path, a PCI
+	// address or an RDMA device name; one word, so it passes through a remote shell unchanged.
+	mstDeviceRE = regexp.MustCompile(`^[A-Za-z0-9/][A-Za-z0-9/._:-]{0,254}$`)
+)
+
+// hcaNameValidator accepts an HCA name of the form <node>/<device>.
+func hcaNameValidator() validator.String {
+	return stringvalidator.RegexMatches(hcaNameRE, "must be \"<node>/<device>\", two names of letters, digits, '.', '_' or '-' "+
+		"joined by one '/', e.g. \"gpu001/mlx5_0\" (the '/' is how a cable end tells an HCA from a switch)")
+}
+
+func (r *hcaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_hca"
+}
+
+func (r *hcaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A compute HCA port of a node, such as one of the eight single-port ConnectX-7 adapters of a " +
+			"DGX H100. Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
+			"partition members; its `port_guid` goes into OpenSM's files.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The HCA's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"node": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the `gpucluster_node` the HCA sits in.",
+				Validators:          []validator.String{nameValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"device": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "RDMA device name of the HCA on its node, as `ibstat` lists it, e.g. `mlx5_0`; one of " +
+					"the node's `hca_devices`.",
+				Validators:    []validator.String{deviceValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Name of the HCA in the fabric, unique among its switches and HCAs. Defaults to " +
+					"`<node>/<device>`, e.g. `gpu001/mlx5_0`; a name you set must keep that form (two parts joined by `/`), " +
+					"since the `/` is what tells an HCA from a switch in a cable end.",
+				Validators: []validator.String{hcaNameValidator()},
+			},
+			"model": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(defaultHCAModel),
+				MarkdownDescription: "HCA model from the catalog (built-in: `ConnectX-7-OSFP`, `ConnectX-7-QSFP112`; more with " +
+					"the provider's `catalog_files`). It sets the port count and rate. Defaults to `" + defaultHCAModel + "`.",
+			},
+			"port_guid": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Port GUID as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (`ibstat` prints it as " +
+					"`Port GUID`). OpenSM's partitions, compute-node GUID file and node-name-map are written from it.",
+				Validators: []validator.String{guidValidator()},
+			},
+			"rail": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, 0-7 on a DGX H100. In a " +
+					"rail-optimized fabric all HCAs of one rail share a leaf; the fabric uses it to check that cabling.",
+				Validators: []validator.Int64{int64validator.Between(0, 63)},
+			},
+			"mst_device": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Device that `mlxconfig -d` (or `mstconfig -d`) addresses on the node, e.g. " +
+					"`/dev/mst/mt4129_pciconf0` or the PCI address `0000:3b:00.0`. Unset: the RDMA `device` name.",
+				Validators: []validator.String{stringvalidator.RegexMatches(mstDeviceRE,
+					"must be one word: an mst device path, a PCI address or an RDMA device name, e.g. \"/dev/mst/mt4129_pciconf0\" or \"0000:3b:00.0\"")},
+			},
+		},
+	}
+}
+
+func (r *hcaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan fills the default name <node>/<device> at plan time, so cables and partitions that
+// refer to it see a known value, checks the model against the catalog, and replaces the HCA when
+// its name changes (the name is its identity in the fabric, as for the other inventory types).
+func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m, cfg hcaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.Name.IsNull() {
+		m.Name = types.StringUnknown()
+		if !m.Node.IsUnknown() && !m.Device.IsUnknown() {
+			m.Name = types.StringValue(fabric.HCAName(m.Node.ValueString(), m.Device.ValueString()))
+		}
+	}
+	m.ID = m.Name
+	if !m.Model.IsUnknown() {
+		cat := inventoryCatalog(r.data)
+		if _, ok := cat.HCAs[m.Model.ValueString()]; !ok {
+			addUnknownModel(&resp.Diagnostics, path.Root("model"), "HCA", m.Model.ValueString(), cat.HCANames())
+			return
+		}
+	}
+	if !req.State.Raw.IsNull() {
+		var prior hcaModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if !m.Name.IsUnknown() && !m.Name.Equal(prior.Name) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("name"))
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *hcaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m hcaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: until firmware_settings arrive, an HCA is a declaration with
+// nothing remote to refresh.
+func (r *hcaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m hcaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *hcaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m hcaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *hcaResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+const hcaImportSyntax = "NODE/DEVICE,port_guid=0x...[,model=M][,rail=N][,mst_device=D] or NAME,node=N,device=D,port_guid=0x...[,...]"
+
+// ImportState takes the HCA's name and its attributes. For the default name `NODE/DEVICE` the
+// node and device come from the name; an HCA with a name of its own gives them as node= and
+// device=.
+func (r *hcaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, kv, err := parseImportID(req.ID, "node", "device", "model", "port_guid", "rail", "mst_device")
+	if err == nil {
+		if node, device, ok := strings.Cut(name, "/"); ok {
+			if _, set := kv["node"]; !set {
+				kv["node"] = node
+			}
+			if _, set := kv["device"]; !set {
+				kv["device"] = device
+			}
+		}
+		err = requireImportKeys(req.ID, kv, hcaImportSyntax, "node", "device", "port_guid")
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	m := hcaModel{
+		ID: types.StringValue(name), Name: types.StringValue(name),
+		Node: types.StringValue(kv["node"]), Device: types.StringValue(kv["device"]),
+		Model: types.StringValue(defaultHCAModel), PortGUID: types.StringValue(kv["port_guid"]),
+		MSTDevice: importString(kv, "mst_device"),
+	}
+	if v, ok := kv["model"]; ok {
+		m.Model = types.StringValue(v)
+	}
+	m.Rail = importInt64(&resp.Diagnostics, kv, "rail")
+	cat := inventoryCatalog(r.data)
+	if _, ok := cat.HCAs[m.Model.ValueString()]; !ok {
+		addUnknownModel(&resp.Diagnostics, path.Root("model"), "HCA", m.Model.ValueString(), cat.HCANames())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

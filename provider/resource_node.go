@@ -1,0 +1,277 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ resource.Resource                = (*nodeResource)(nil)
+	_ resource.ResourceWithConfigure   = (*nodeResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*nodeResource)(nil)
+	_ resource.ResourceWithImportState = (*nodeResource)(nil)
+)
+
+func init() { resources = append(resources, newNodeResource) }
+
+func newNodeResource() resource.Resource { return &nodeResource{} }
+
+type nodeResource struct{ data *Data }
+
+// nodeModel holds the inventory attributes of a node. The BMC, power, boot and BIOS attributes
+// (bmc, power_state, boot_device, bios_settings) belong to a later issue and will join it.
+type nodeModel struct {
+	ID          types.String `tfsdk:"id"`
+	Name        types.String `tfsdk:"name"`
+	Model       types.String `tfsdk:"model"`
+	Rack        types.String `tfsdk:"rack"`
+	PositionU   types.Int64  `tfsdk:"position_u"`
+	SSHHost     types.String `tfsdk:"ssh_host"`
+	ComputeHCAs types.Int64  `tfsdk:"compute_hcas"`
+	HCADevices  types.List   `tfsdk:"hca_devices"`
+}
+
+const defaultNodeModel = "DGX-H100"
+
+var (
+	// deviceRE matches RDMA device names as the kernel or a udev rule gives them (mlx5_0,
+	// ibp12s0); no '/' or ':', which separate node, device and port in names and cable labels.
+	deviceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+	// sshHostRE accepts a host name or an IPv4/IPv6 address, nothing that a shell or ssh option
+	// parser could read as more than one word.
+	sshHostRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$`)
+)
+
+// deviceValidator accepts an RDMA device name such as mlx5_0.
+func deviceValidator() validator.String {
+	return stringvalidator.RegexMatches(deviceRE, "must be an RDMA device name as `ibstat` or `ibv_devices` list it: 1-63 letters, digits, '.', '_' or '-', e.g. \"mlx5_0\"")
+}
+
+func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node"
+}
+
+func (r *nodeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GPU server such as an NVIDIA DGX H100. The node places the server in a rack and says how " +
+			"many compute HCAs it carries and under which RDMA device names; each of those HCAs is a " +
+			"`gpucluster_hca` named `<node>/<device>` (`gpu001/mlx5_0`).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The node's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Unique node name, e.g. `gpu001`; its HCAs are named `<name>/<device>`.",
+				Validators:          []validator.String{nameValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"model": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(defaultNodeModel),
+				MarkdownDescription: "Node model from the catalog (built-in: `DGX-H100`, `HGX-H100`; more with the provider's " +
+					"`catalog_files`). It sets the height, power and the default number of compute HCAs. Defaults to `" +
+					defaultNodeModel + "`.",
+			},
+			"rack": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in.",
+				Validators:          []validator.String{nameValidator()},
+			},
+			"position_u": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: positionUDescription,
+				Validators:          []validator.Int64{positionUValidator()},
+			},
+			"ssh_host": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Host name or address for in-band work over SSH (mlxconfig on the node's HCAs), e.g. " +
+					"`gpu001.mgmt.example`. The user and key come from the provider's `ssh` settings.",
+				Validators: []validator.String{stringvalidator.RegexMatches(sshHostRE,
+					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\"")},
+			},
+			"compute_hcas": schema.Int64Attribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
+					"(8 for a DGX H100: one ConnectX-7 per GPU). Set it for builds that differ, such as an HGX with one HCA " +
+					"per GPU pair.",
+				Validators: []validator.Int64{int64validator.Between(1, 64)},
+			},
+			"hca_devices": schema.ListAttribute{
+				ElementType: types.StringType,
+				Optional:    true,
+				Computed:    true,
+				MarkdownDescription: "RDMA device names of the compute HCAs, one per compute HCA, in rail order. Defaults to " +
+					"`mlx5_0` ... `mlx5_<compute_hcas-1>`. Set it when the kernel numbers them otherwise (storage or in-band " +
+					"ports taking some `mlx5_N`). The names must be unique: each names one HCA of the node.",
+				Validators: []validator.List{
+					listvalidator.ValueStringsAre(deviceValidator()),
+					listvalidator.UniqueValues(),
+				},
+			},
+		},
+	}
+}
+
+func (r *nodeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan checks the model against the catalog, fills compute_hcas and hca_devices from it
+// when they are not set, and checks that hca_devices names one device per compute HCA.
+func (r *nodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m, cfg nodeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	if cfg.ComputeHCAs.IsNull() {
+		m.ComputeHCAs = types.Int64Unknown()
+	}
+	if !m.Model.IsUnknown() {
+		cat := inventoryCatalog(r.data)
+		nm, ok := cat.Nodes[m.Model.ValueString()]
+		if !ok {
+			addUnknownModel(&resp.Diagnostics, path.Root("model"), "node", m.Model.ValueString(), cat.NodeNames())
+			return
+		}
+		if cfg.ComputeHCAs.IsNull() {
+			m.ComputeHCAs = types.Int64Value(int64(nm.ComputeHCAs))
+		}
+	}
+	switch {
+	case cfg.HCADevices.IsNull():
+		m.HCADevices = types.ListUnknown(types.StringType)
+		if !m.ComputeHCAs.IsUnknown() {
+			m.HCADevices = defaultHCADevices(int(m.ComputeHCAs.ValueInt64()))
+		}
+	case !cfg.HCADevices.IsUnknown() && !m.ComputeHCAs.IsUnknown():
+		if n, want := len(cfg.HCADevices.Elements()), m.ComputeHCAs.ValueInt64(); int64(n) != want {
+			from := "compute_hcas"
+			if cfg.ComputeHCAs.IsNull() {
+				from = fmt.Sprintf("compute_hcas, the %s default", m.Model.ValueString())
+			}
+			resp.Diagnostics.AddAttributeError(path.Root("hca_devices"), "Wrong number of HCA devices",
+				fmt.Sprintf("hca_devices lists %d devices but the node has %d compute HCAs (%s); list one device per compute HCA or set compute_hcas = %d",
+					n, want, from, n))
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+// defaultHCADevices is mlx5_0 ... mlx5_{n-1}: how the mlx5 driver numbers the compute HCAs of a
+// node with nothing else on the PCI bus before them.
+func defaultHCADevices(n int) types.List {
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("mlx5_%d", i)
+	}
+	l, _ := types.ListValueFrom(context.Background(), types.StringType, vals)
+	return l
+}
+
+func (r *nodeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m nodeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: until the BMC attributes arrive, a node is a declaration with
+// nothing remote to refresh.
+func (r *nodeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m nodeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *nodeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m nodeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *nodeResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+const nodeImportSyntax = "NAME,rack=R,position_u=U[,model=M][,ssh_host=H][,compute_hcas=N][,hca_devices=mlx5_0;mlx5_1;...]"
+
+// ImportState takes `NAME,rack=R,position_u=U[,model=M][,ssh_host=H][,compute_hcas=N]
+// [,hca_devices=D0;D1;...]`; the devices are separated by ';' because ',' separates attributes.
+func (r *nodeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "ssh_host", "compute_hcas", "hca_devices")
+	if err == nil {
+		err = requireImportKeys(req.ID, kv, nodeImportSyntax, "rack", "position_u")
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	m := nodeModel{
+		ID: types.StringValue(name), Name: types.StringValue(name),
+		Model: types.StringValue(defaultNodeModel), Rack: types.StringValue(kv["rack"]),
+		SSHHost: importString(kv, "ssh_host"),
+	}
+	if v, ok := kv["model"]; ok {
+		m.Model = types.StringValue(v)
+	}
+	m.PositionU = importInt64(&resp.Diagnostics, kv, "position_u")
+	m.ComputeHCAs = importInt64(&resp.Diagnostics, kv, "compute_hcas")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cat := inventoryCatalog(r.data)
+	nm, ok := cat.Nodes[m.Model.ValueString()]
+	if !ok {
+		addUnknownModel(&resp.Diagnostics, path.Root("model"), "node", m.Model.ValueString(), cat.NodeNames())
+		return
+	}
+	if m.ComputeHCAs.IsNull() {
+		m.ComputeHCAs = types.Int64Value(int64(nm.ComputeHCAs))
+	}
+	if v, ok := kv["hca_devices"]; ok {
+		devs := strings.Split(v, ";")
+		if int64(len(devs)) != m.ComputeHCAs.ValueInt64() {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("hca_devices=%q lists %d devices but the node has %d compute HCAs; "+
+				"list one per compute HCA, separated by ';'", v, len(devs), m.ComputeHCAs.ValueInt64()))
+			return
+		}
+		l, diags := types.ListValueFrom(ctx, types.StringType, devs)
+		resp.Diagnostics.Append(diags...)
+		m.HCADevices = l
+	} else {
+		m.HCADevices = defaultHCADevices(int(m.ComputeHCAs.ValueInt64()))
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+func TestAccNode(t *testing.T) {
+	requireAcc(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: `resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 2
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_node.n", "id", "gpu001"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "model", "DGX-H100"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "compute_hcas", "8"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.#", "8"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.0", "mlx5_0"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.7", "mlx5_7"),
+					resource.TestCheckNoResourceAttr("gpucluster_node.n", "ssh_host"),
+				),
+			},
+			{
+				// An HGX with one HCA per GPU pair, whose kernel numbers the compute HCAs after
+				// two storage ports.
+				Config: `resource "gpucluster_node" "n" {
+  name         = "gpu001"
+  model        = "HGX-H100"
+  rack         = "r01"
+  position_u   = 10
+  ssh_host     = "gpu001.mgmt.example"
+  compute_hcas = 4
+  hca_devices  = ["mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"]
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_node.n", "model", "HGX-H100"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "position_u", "10"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "ssh_host", "gpu001.mgmt.example"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "compute_hcas", "4"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.#", "4"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.0", "mlx5_2"),
+				),
+			},
+			{
+				ResourceName:      "gpucluster_node.n",
+				ImportState:       true,
+				ImportStateId:     "gpu001,model=HGX-H100,rack=r01,position_u=10,ssh_host=gpu001.mgmt.example,compute_hcas=4,hca_devices=mlx5_2;mlx5_3;mlx5_4;mlx5_5",
+				ImportStateVerify: true,
+			},
+			{
+				// Back to the model's defaults: compute_hcas and hca_devices follow the model again.
+				Config: `resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 10
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_node.n", "compute_hcas", "8"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.#", "8"),
+					resource.TestCheckResourceAttr("gpucluster_node.n", "hca_devices.0", "mlx5_0"),
+				),
+			},
+			{
+				ResourceName:      "gpucluster_node.n",
+				ImportState:       true,
+				ImportStateId:     "gpu001,rack=r01,position_u=10",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+func TestAccNodeInvalid(t *testing.T) {
+	requireAcc(t)
+	node := func(extra string) string {
+		return `resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 2
+` + extra + `
+}`
+	}
+	steps := []struct{ config, want string }{
+		{`resource "gpucluster_node" "n" {
+  name       = "gpu_001!"
+  rack       = "r01"
+  position_u = 2
+}`, `Attribute name must be 1-63 letters`},
+		{node(`  model = "DGX-A100"`), `unknown node model "DGX-A100"; the catalog has "DGX-H100", "HGX-H100"`},
+		{`resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 61
+}`, `Attribute position_u value must be between 1 and 60, got: 61`},
+		{`resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "rack/01"
+  position_u = 2
+}`, `Attribute rack must be 1-63 letters`},
+		{node(`  ssh_host = "root@gpu001"`), `Attribute ssh_host must be a host name or an IP address`},
+		{node(`  compute_hcas = 0`), `Attribute compute_hcas value must be between 1 and 64, got: 0`},
+		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_6"]`),
+			`This attribute contains duplicate values of: "mlx5_6"`},
+		{node(`  hca_devices = ["mlx5_0", "mlx5 1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"]`),
+			`Attribute hca_devices[1] must be an RDMA device name`},
+		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`),
+			`hca_devices lists 4 devices but the node has 8 compute HCAs (compute_hcas, the DGX-H100 default); list one device per compute HCA or set compute_hcas = 4`},
+		{node(`  compute_hcas = 2
+  hca_devices  = ["mlx5_0", "mlx5_1", "mlx5_2"]`),
+			`hca_devices lists 3 devices but the node has 2 compute HCAs (compute_hcas); list one device per compute HCA or set compute_hcas = 3`},
+	}
+	var ts []resource.TestStep
+	for _, s := range steps {
+		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+}

@@ -1,0 +1,374 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+var (
+	_ resource.Resource                = (*partitionResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
+	_ resource.ResourceWithImportState = (*partitionResource)(nil)
+)
+
+func init() { resources = append(resources, newPartitionResource) }
+
+func newPartitionResource() resource.Resource { return &partitionResource{} }
+
+type partitionResource struct{}
+
+type partitionModel struct {
+	ID      types.String `tfsdk:"id"`
+	Name    types.String `tfsdk:"name"`
+	PKey    types.String `tfsdk:"pkey"`
+	Members types.List   `tfsdk:"members"`
+	IPoIB   types.Bool   `tfsdk:"ipoib"`
+	MTU     types.Int64  `tfsdk:"mtu"`
+	Rate    types.Int64  `tfsdk:"rate"`
+	SL      types.Int64  `tfsdk:"sl"`
+}
+
+var partitionMemberAttrTypes = map[string]attr.Type{
+	"hca": types.StringType, "guid": types.StringType, "membership": types.StringType,
+}
+
+var (
+	// partitionGUIDRE is a port GUID or one of OpenSM's port-list keywords.
+	partitionGUIDRE = regexp.MustCompile(`^(0x[0-9a-fA-F]{16}|` + strings.Join(fabric.PartitionKeywords, "|") + `)$`)
+	pkeyRE          = regexp.MustCompile(`^0x[0-9a-fA-F]{4}$`)
+
+	// partitionMTUs are the IPoIB broadcast-group MTUs worth setting on a GPU fabric, in bytes
+	// (IBTA enums 4 and 5; smaller MTUs only cost bandwidth).
+	partitionMTUs = []int64{2048, 4096}
+	// partitionRates are the IBTA path-record rates in whole Gb/s, the values OpenSM's `rate=`
+	// flag encodes (enums 3-23 of ib_types.h; 2.5 Gb/s, enum 2, is not a whole number and not a
+	// rate anyone sets on a 400G fabric).
+	partitionRates = []int64{5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600, 800}
+)
+
+func (r *partitionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_partition"
+}
+
+func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An InfiniBand partition: a P_Key and its members, rendered into OpenSM's `partitions.conf` " +
+			"by the fabric resource (`NAME=PKEY[,ipoib][,mtu=..][,rate=..][,sl=..] : MEMBER=full|limited, ... ;`). " +
+			"The default partition 0x7fff always exists and is not declared here.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The partition's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Partition name as OpenSM logs it, e.g. `compute`.",
+				Validators:          []validator.String{nameValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"pkey": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Partition key as `0x` and 4 hex digits, from `0x0001` to `0x7ffe`. The top bit (0x8000) " +
+					"is the membership bit, which each member's `membership` sets; `0x7fff` is the default partition. " +
+					"Each partition of a fabric needs its own key (OpenSM merges partitions that share one).",
+				Validators: []validator.String{pkeyValidator{}},
+			},
+			"members": schema.ListNestedAttribute{
+				Required: true,
+				MarkdownDescription: "Members of the partition: each names an HCA of the fabric (`{ hca = \"gpu001/mlx5_0\" }`) " +
+					"or a port GUID or OpenSM keyword (`{ guid = \"ALL_CAS\" }`), with a membership.",
+				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{
+					Validators: []validator.Object{partitionMemberValidator{}},
+					Attributes: map[string]schema.Attribute{
+						"hca": schema.StringAttribute{
+							Optional:            true,
+							MarkdownDescription: "Name of a `gpucluster_hca` of the fabric, e.g. `gpu001/mlx5_0`; its `port_guid` goes into the file.",
+							Validators:          []validator.String{hcaNameValidator()},
+						},
+						"guid": schema.StringAttribute{
+							Optional: true,
+							MarkdownDescription: "A port GUID (`0x` and 16 hex digits), or one of OpenSM's keywords: `ALL` (every port), " +
+								"`ALL_CAS` (every HCA port), `ALL_SWITCHES`, `ALL_ROUTERS`, `SELF` (the subnet manager's own port).",
+							Validators: []validator.String{stringvalidator.RegexMatches(partitionGUIDRE,
+								"must be a port GUID, 0x and 16 hex digits (\"0x0002c90300a1b2c3\"), or one of OpenSM's keywords "+
+									strings.Join(fabric.PartitionKeywords, ", "))},
+						},
+						"membership": schema.StringAttribute{
+							Optional: true,
+							Computed: true,
+							Default:  stringdefault.StaticString("full"),
+							MarkdownDescription: "`full` (talks to every member) or `limited` (talks to full members only). " +
+								"Defaults to `full`. OpenSM itself defaults to limited; the provider always writes it out.",
+							Validators: []validator.String{stringvalidator.OneOf("full", "limited")},
+						},
+					},
+				},
+			},
+			"ipoib": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
+				MarkdownDescription: "Create the IPoIB broadcast group of the partition (OpenSM's `ipoib` flag). Defaults to `false`.",
+			},
+			"mtu": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "MTU of the IPoIB broadcast group in bytes: `2048` or `4096`. Unset: OpenSM's default (2048). " +
+					"The provider writes OpenSM's enum (`mtu=4` or `mtu=5`).",
+				Validators: []validator.Int64{int64SetValidator{values: partitionMTUs, unit: "bytes"}},
+			},
+			"rate": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
+					joinInt64s(partitionRates) + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
+					"OpenSM's enum (`rate=21` for 400).",
+				Validators: []validator.Int64{int64SetValidator{values: partitionRates, unit: "Gb/s"}},
+			},
+			"sl": schema.Int64Attribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             int64default.StaticInt64(0),
+				MarkdownDescription: "Service level of the broadcast group, 0-15. Defaults to `0`.",
+				Validators:          []validator.Int64{int64validator.Between(0, 15)},
+			},
+		},
+	}
+}
+
+// ModifyPlan only fills the id, so references to it are known at plan time; a partition needs
+// nothing from the catalog.
+func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), name)...)
+}
+
+func (r *partitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m partitionModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: the partition reaches OpenSM through the fabric resource, which
+// reads the file back.
+func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m partitionModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *partitionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m partitionModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *partitionResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+const partitionImportSyntax = "NAME,pkey=0x....,members=MEMBER[=full|limited];...[,ipoib=true][,mtu=4096][,rate=400][,sl=N]"
+
+// ImportState takes `NAME,pkey=0x8001,members=M1[=full|limited];M2...[,ipoib=B][,mtu=N][,rate=N]
+// [,sl=N]`, members written as in partitions.conf but separated by ';' (',' separates
+// attributes). A member with a '/' is an HCA name, any other a GUID or keyword; an omitted
+// membership is full, the resource's default.
+func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, kv, err := parseImportID(req.ID, "pkey", "members", "ipoib", "mtu", "rate", "sl")
+	if err == nil {
+		err = requireImportKeys(req.ID, kv, partitionImportSyntax, "pkey", "members")
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	m := partitionModel{
+		ID: types.StringValue(name), Name: types.StringValue(name), PKey: types.StringValue(kv["pkey"]),
+		IPoIB: types.BoolValue(false), SL: types.Int64Value(0),
+	}
+	if v, ok := kv["ipoib"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("ipoib=%q is not true or false", v))
+			return
+		}
+		m.IPoIB = types.BoolValue(b)
+	}
+	m.MTU = importInt64(&resp.Diagnostics, kv, "mtu")
+	m.Rate = importInt64(&resp.Diagnostics, kv, "rate")
+	if _, ok := kv["sl"]; ok {
+		m.SL = importInt64(&resp.Diagnostics, kv, "sl")
+	}
+	var members []attr.Value
+	for _, spec := range strings.Split(kv["members"], ";") {
+		who, membership, _ := strings.Cut(strings.TrimSpace(spec), "=")
+		if membership == "" {
+			membership = "full"
+		}
+		if who == "" || (membership != "full" && membership != "limited") {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("member %q is not MEMBER[=full|limited]: %s", spec, partitionImportSyntax))
+			return
+		}
+		hca, guid := types.StringNull(), types.StringValue(who)
+		if strings.Contains(who, "/") {
+			hca, guid = types.StringValue(who), types.StringNull()
+		}
+		members = append(members, types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
+			"hca": hca, "guid": guid, "membership": types.StringValue(membership),
+		}))
+	}
+	m.Members = types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// pkeyValidator accepts a partition key from 0x0001 to 0x7ffe written as 0x and 4 hex digits.
+type pkeyValidator struct{}
+
+func (pkeyValidator) Description(context.Context) string {
+	return `must be 0x and 4 hex digits from "0x0001" to "0x7ffe"`
+}
+
+func (v pkeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (pkeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if !pkeyRE.MatchString(s) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
+			fmt.Sprintf("pkey must be 0x and 4 hex digits, from \"0x0001\" to \"0x7ffe\", e.g. \"0x0001\"; got: %q", s))
+		return
+	}
+	n, _ := strconv.ParseUint(s[2:], 16, 16)
+	switch {
+	case n == 0:
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
+			fmt.Sprintf("pkey %s is the invalid P_Key; use one from \"0x0001\" to \"0x7ffe\"", s))
+	case n == 0x7fff:
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
+			fmt.Sprintf("pkey %s is OpenSM's default partition, which always exists; use one from \"0x0001\" to \"0x7ffe\"", s))
+	case n > 0x7fff:
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
+			fmt.Sprintf("pkey %s has the membership bit (0x8000) set; write the key from \"0x0001\" to \"0x7ffe\" (here \"0x%04x\") and "+
+				"set each member's membership instead", s, n&0x7fff))
+	}
+}
+
+// partitionMemberValidator requires each member to name exactly one of hca and guid.
+type partitionMemberValidator struct{}
+
+func (partitionMemberValidator) Description(context.Context) string {
+	return "exactly one of hca and guid must be set"
+}
+
+func (v partitionMemberValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (partitionMemberValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	set := 0
+	for _, k := range []string{"hca", "guid"} {
+		v, ok := attrs[k]
+		if !ok {
+			continue
+		}
+		if v.IsUnknown() {
+			return // decided once the value is known
+		}
+		if !v.IsNull() {
+			set++
+		}
+	}
+	const right = "name either an HCA of the fabric (hca = \"gpu001/mlx5_0\") or a port GUID or OpenSM keyword (guid = \"0x...\" or \"ALL_CAS\")"
+	switch set {
+	case 0:
+		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names nothing",
+			fmt.Sprintf("%s sets neither hca nor guid; %s", req.Path, right))
+	case 2:
+		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names two ports",
+			fmt.Sprintf("%s sets both hca and guid; %s, one per member", req.Path, right))
+	}
+}
+
+// int64SetValidator accepts one of a fixed set of numbers and lists them all when it rejects one:
+// int64validator.OneOf prints its set with %q, which shows numbers as quoted characters.
+type int64SetValidator struct {
+	values []int64
+	unit   string
+}
+
+func (v int64SetValidator) Description(context.Context) string {
+	return fmt.Sprintf("must be one of %s (%s)", joinInt64s(v.values), v.unit)
+}
+
+func (v int64SetValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v int64SetValidator) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	got := req.ConfigValue.ValueInt64()
+	for _, ok := range v.values {
+		if got == ok {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
+		fmt.Sprintf("%s %s, got: %d", lastPathStep(req.Path), v.Description(ctx), got))
+}
+
+func joinInt64s(vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// lastPathStep is the attribute name a path ends in, for messages.
+func lastPathStep(p path.Path) string {
+	steps := p.Steps()
+	if len(steps) == 0 {
+		return "value"
+	}
+	return steps[len(steps)-1].String()
+}

@@ -1,0 +1,273 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+var (
+	_ resource.Resource                = (*switchResource)(nil)
+	_ resource.ResourceWithConfigure   = (*switchResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*switchResource)(nil)
+	_ resource.ResourceWithImportState = (*switchResource)(nil)
+)
+
+func init() { resources = append(resources, newSwitchResource) }
+
+func newSwitchResource() resource.Resource { return &switchResource{} }
+
+type switchResource struct{ data *Data }
+
+type switchModel struct {
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	Model     types.String `tfsdk:"model"`
+	Rack      types.String `tfsdk:"rack"`
+	PositionU types.Int64  `tfsdk:"position_u"`
+	Role      types.String `tfsdk:"role"`
+	GUID      types.String `tfsdk:"guid"`
+	Group     types.String `tfsdk:"group"`
+	Ports     types.Int64  `tfsdk:"ports"`
+}
+
+const defaultSwitchModel = "QM9700"
+
+func (r *switchResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_switch"
+}
+
+func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An InfiniBand switch of the fabric, such as an NVIDIA Quantum-2 QM9700. The switch is a " +
+			"declaration: the fabric resource assembles switches, HCAs and cables into one graph at plan time and " +
+			"infers each switch's role (leaf, spine, core) from the cabling unless `role` says otherwise. " +
+			"Cable ends name the switch by `name`, e.g. `{ device = \"leaf01\", port = 33 }`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The switch's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Name of the switch, unique among the switches and HCAs of the fabric, e.g. `leaf01`. " +
+					"It is the device name of cable ends and the name OpenSM's node-name-map gives the switch.",
+				Validators:    []validator.String{nameValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"model": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(defaultSwitchModel),
+				MarkdownDescription: "Switch model from the catalog (built-in: `QM9700`, `QM9790`; more with the provider's " +
+					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
+			},
+			"rack": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in.",
+				Validators:          []validator.String{nameValidator()},
+			},
+			"position_u": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: positionUDescription,
+				Validators:          []validator.Int64{positionUValidator()},
+			},
+			"role": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Tier of the switch: `leaf` (HCAs attach to it), `spine` or `core`. Leave it unset to let " +
+					"the fabric infer it from the cabling (one hop from an HCA is a leaf; the top tier is the spine, or the " +
+					"core when there are three switch tiers); set it where the inference is not what you mean.",
+				Validators: []validator.String{stringvalidator.OneOf(fabric.RoleLeaf, fabric.RoleSpine, fabric.RoleCore)},
+			},
+			"guid": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Node GUID of the switch as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (as " +
+					"`ibstat` or `ibswitches` print it). OpenSM's root GUID file and node-name-map are written from it.",
+				Validators: []validator.String{guidValidator()},
+			},
+			"group": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Dragonfly+ group of the switch, e.g. `g1`. Only dragonfly+ fabrics use it; the policy " +
+					"counts global links and hops per group.",
+				Validators: []validator.String{nameValidator()},
+			},
+			"ports": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "Number of ports of the model, from the catalog (64 for a QM9700: 32 twin-port OSFP cages).",
+			},
+		},
+	}
+}
+
+func (r *switchResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan checks the model against the catalog (validators cannot: Terraform may validate
+// before the provider is configured) and fills the computed `id` and `ports`.
+func (r *switchResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m switchModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.ID = m.Name
+	m.Ports = types.Int64Unknown()
+	if !m.Model.IsUnknown() {
+		cat := inventoryCatalog(r.data)
+		if sm, ok := cat.Switches[m.Model.ValueString()]; ok {
+			m.Ports = types.Int64Value(int64(sm.Ports))
+		} else {
+			addUnknownModel(&resp.Diagnostics, path.Root("model"), "switch", m.Model.ValueString(), cat.SwitchNames())
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
+}
+
+func (r *switchResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m switchModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read keeps the state as it is: a switch declaration has nothing remote to refresh.
+func (r *switchResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m switchModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *switchResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m switchModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *switchResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+const switchImportSyntax = "NAME,rack=R,position_u=U,guid=0x...[,model=M][,role=leaf|spine|core][,group=G]"
+
+// ImportState takes `NAME,rack=R,position_u=U,guid=G[,model=M][,role=ROLE][,group=GROUP]`.
+func (r *switchResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "role", "guid", "group")
+	if err == nil {
+		err = requireImportKeys(req.ID, kv, switchImportSyntax, "rack", "position_u", "guid")
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	m := switchModel{
+		ID: types.StringValue(name), Name: types.StringValue(name),
+		Model: types.StringValue(defaultSwitchModel), Rack: types.StringValue(kv["rack"]),
+		GUID: importString(kv, "guid"), Role: importString(kv, "role"), Group: importString(kv, "group"),
+	}
+	if v, ok := kv["model"]; ok {
+		m.Model = types.StringValue(v)
+	}
+	m.PositionU = importInt64(&resp.Diagnostics, kv, "position_u")
+	cat := inventoryCatalog(r.data)
+	sm, ok := cat.Switches[m.Model.ValueString()]
+	if !ok {
+		addUnknownModel(&resp.Diagnostics, path.Root("model"), "switch", m.Model.ValueString(), cat.SwitchNames())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.Ports = types.Int64Value(int64(sm.Ports))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Helpers shared by the inventory resources (switch, node, HCA, cable, partition).
+
+const positionUDescription = "Lowest rack unit the device occupies, counted from 1 at the bottom of the rack; " +
+	"the device takes its model's height upwards from there. The fabric checks it against the rack's `units` " +
+	"and against the other equipment of the rack, and estimates cable runs from it."
+
+// positionUValidator bounds position_u by the tallest rack the rack resource accepts (60 U); the
+// exact limit depends on the rack and the device's height, which only the fabric sees.
+func positionUValidator() validator.Int64 { return int64validator.Between(1, 60) }
+
+// inventoryCatalog returns the provider's catalog, or the built-in one when the provider has not
+// been configured: Terraform configures the provider before any plan, so the fallback only serves
+// calls that come earlier and cannot see the user's catalog_files anyway.
+func inventoryCatalog(d *Data) *catalog.Catalog {
+	if d != nil && d.Catalog != nil {
+		return d.Catalog
+	}
+	return catalog.Default()
+}
+
+// addUnknownModel reports a model name the catalog does not know, listing the ones it does.
+func addUnknownModel(diags *diag.Diagnostics, p path.Path, kind, name string, valid []string) {
+	quoted := make([]string, len(valid))
+	for i, v := range valid {
+		quoted[i] = strconv.Quote(v)
+	}
+	diags.AddAttributeError(p, "Unknown "+kind+" model",
+		fmt.Sprintf("unknown %s model %q; the catalog has %s (add more with the provider's catalog_files)",
+			kind, name, strings.Join(quoted, ", ")))
+}
+
+// requireImportKeys reports the first mandatory attribute missing from an import ID.
+func requireImportKeys(id string, kv map[string]string, syntax string, keys ...string) error {
+	var missing []string
+	for _, k := range keys {
+		if kv[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("import ID %q needs %s: %s", id, strings.Join(missing, " and "), syntax)
+	}
+	return nil
+}
+
+// importString is the import ID's value for key, or null when the ID leaves it out.
+func importString(kv map[string]string, key string) types.String {
+	if v, ok := kv[key]; ok {
+		return types.StringValue(v)
+	}
+	return types.StringNull()
+}
+
+// importInt64 is the import ID's whole number for key, or null when the ID leaves it out.
+func importInt64(diags *diag.Diagnostics, kv map[string]string, key string) types.Int64 {
+	v, ok := kv[key]
+	if !ok {
+		return types.Int64Null()
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		diags.AddError("Invalid import ID", fmt.Sprintf("%s=%q is not a whole number", key, v))
+		return types.Int64Null()
+	}
+	return types.Int64Value(n)
+}

@@ -1,0 +1,99 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+func TestAccSwitch(t *testing.T) {
+	requireAcc(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: `resource "gpucluster_switch" "s" {
+  name       = "leaf01"
+  rack       = "r03"
+  position_u = 20
+  guid       = "0x0002c903000a0001"
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "id", "leaf01"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "model", "QM9700"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "ports", "64"),
+					resource.TestCheckNoResourceAttr("gpucluster_switch.s", "role"),
+					resource.TestCheckNoResourceAttr("gpucluster_switch.s", "group"),
+				),
+			},
+			{
+				Config: `resource "gpucluster_switch" "s" {
+  name       = "leaf01"
+  model      = "QM9790"
+  rack       = "r03"
+  position_u = 21
+  role       = "leaf"
+  guid       = "0x0002C903000A0001"
+  group      = "g1"
+}`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "model", "QM9790"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "position_u", "21"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "role", "leaf"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "group", "g1"),
+					resource.TestCheckResourceAttr("gpucluster_switch.s", "ports", "64"),
+				),
+			},
+			{
+				ResourceName:      "gpucluster_switch.s",
+				ImportState:       true,
+				ImportStateId:     "leaf01,model=QM9790,rack=r03,position_u=21,role=leaf,guid=0x0002C903000A0001,group=g1",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+func TestAccSwitchInvalid(t *testing.T) {
+	requireAcc(t)
+	sw := func(attrs string) string {
+		return `resource "gpucluster_switch" "s" {
+` + attrs + `
+}`
+	}
+	const ok = `  name = "leaf01"
+  rack = "r03"
+  position_u = 20
+  guid = "0x0002c903000a0001"
+`
+	steps := []struct{ config, want string }{
+		{sw(`  name = "leaf 01"
+  rack = "r03"
+  position_u = 20
+  guid = "0x0002c903000a0001"`), `Attribute name must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`},
+		{sw(ok + `  model = "QM8700"`), `unknown switch model "QM8700"; the catalog has "QM9700", "QM9790"`},
+		{sw(`  name = "leaf01"
+  rack = "r03"
+  position_u = 0
+  guid = "0x0002c903000a0001"`), `Attribute position_u value must be between 1 and 60, got: 0`},
+		{sw(`  name = "leaf01"
+  rack = "r03"
+  position_u = 61
+  guid = "0x0002c903000a0001"`), `Attribute position_u value must be between 1 and 60, got: 61`},
+		{sw(`  name = "leaf01"
+  rack = "r 03"
+  position_u = 20
+  guid = "0x0002c903000a0001"`), `Attribute rack must be 1-63 letters`},
+		{sw(ok + `  role = "aggregation"`), `Attribute role value must be one of: ["leaf" "spine" "core"], got: "aggregation"`},
+		{sw(`  name = "leaf01"
+  rack = "r03"
+  position_u = 20
+  guid = "0x2c903000a0001"`), `Attribute guid must be 0x followed by 16 hex digits`},
+		{sw(ok + `  group = "group one"`), `Attribute group must be 1-63 letters`},
+	}
+	var ts []resource.TestStep
+	for _, s := range steps {
+		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+}
