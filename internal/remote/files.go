@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,6 +19,10 @@ import (
 // caller's context: stopping one halfway is exactly what they exist to prevent, and they only
 // rename and link files, so they finish in milliseconds.
 const commitTimeout = 2 * time.Minute
+
+// stageParallel bounds the sessions one WriteFiles opens at once; OpenSSH allows 10 per
+// connection (MaxSessions), and other callers share the connection.
+const stageParallel = 4
 
 // cleanupTimeout bounds removing staged temporaries after a failure, also past ctx's end.
 const cleanupTimeout = 30 * time.Second
@@ -95,11 +100,25 @@ func (c *Client) WriteFiles(ctx context.Context, dir string, files map[string]st
 		}
 	}
 
-	// Stage. Nothing visible changes yet; on failure only our temporaries need removing.
+	// Stage, a few files at a time (each session costs a remote login shell start). Nothing
+	// visible changes yet; on failure only our temporaries need removing.
+	stageErrs := make([]error, len(ops))
+	sem := make(chan struct{}, stageParallel)
+	var wg sync.WaitGroup
 	for i, op := range ops {
-		if err := c.stage(ctx, op.tmp, files[op.name], mode); err != nil {
-			c.removeTemps(ctx, ops[:i+1])
-			return Backup{}, fmt.Errorf("remote: writing %s on %s: nothing was changed: %w", op.path, c.addr, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			stageErrs[i] = c.stage(ctx, op.tmp, files[op.name], mode)
+		}()
+	}
+	wg.Wait()
+	for i, err := range stageErrs {
+		if err != nil {
+			c.removeTemps(ctx, ops)
+			return Backup{}, fmt.Errorf("remote: writing %s on %s: nothing was changed: %w", ops[i].path, c.addr, err)
 		}
 	}
 
@@ -378,18 +397,25 @@ func restoreScript(dir string, ops []fileOp) string {
 	return s.String()
 }
 
-// scriptError extracts the scripts' own messages from stderr, falling back to all of it.
+// scriptError puts the scripts' own messages first, then what the failing commands said
+// (mv's "Operation not permitted", for one).
 func scriptError(stderr string) string {
-	var msgs []string
+	var msgs, other []string
 	for _, line := range strings.Split(stderr, "\n") {
 		if m, ok := strings.CutPrefix(line, "gpc-error: "); ok {
 			msgs = append(msgs, m)
+		} else if line = strings.TrimSpace(line); line != "" {
+			other = append(other, line)
 		}
 	}
-	if len(msgs) == 0 {
-		return strings.TrimSpace(stderr)
+	out := strings.Join(msgs, "; ")
+	if len(other) > 0 {
+		if out != "" {
+			out += " "
+		}
+		out += "(" + strings.Join(other, "; ") + ")"
 	}
-	return strings.Join(msgs, "; ")
+	return out
 }
 
 func checkWrite(dir string, files map[string]string) ([]string, error) {

@@ -52,7 +52,7 @@ func (e *HostKeyError) Error() string {
 			}
 			b.WriteString(strings.Join(recorded, ", "))
 		}
-		fmt.Fprintf(&b, ". Someone may be doing something nasty (a man-in-the-middle attack), or the host key was replaced; refusing to connect. "+
+		fmt.Fprintf(&b, ". This may be a man-in-the-middle attack, or the host was reinstalled and has a new key; refusing to connect. "+
 			"If the change is legitimate, verify the new fingerprint out of band, then remove the old entry (ssh-keygen -R '%s' -f %s) and add the new one", entry, e.KnownHostsFile)
 	default:
 		scan := "ssh-keyscan -t " + keyType + " "
