@@ -119,6 +119,41 @@ func fnum(f float64) cty.Value {
 	return cty.NumberFloatVal(f)
 }
 
+// memo shares the cty values of repeated numbers and strings (port counts, roles, rack names)
+// while one Env is built: a large fabric has few distinct values, and each new cty number is a
+// big.Float allocation.
+type memo struct {
+	nums map[float64]cty.Value
+	strs map[string]cty.Value
+}
+
+func newMemo() *memo {
+	return &memo{nums: map[float64]cty.Value{}, strs: map[string]cty.Value{}}
+}
+
+func (m *memo) f(x float64) cty.Value {
+	if x != x {
+		return fnum(x)
+	}
+	v, ok := m.nums[x]
+	if !ok {
+		v = fnum(x)
+		m.nums[x] = v
+	}
+	return v
+}
+
+func (m *memo) i(x int) cty.Value { return m.f(float64(x)) }
+
+func (m *memo) s(x string) cty.Value {
+	v, ok := m.strs[x]
+	if !ok {
+		v = str(x)
+		m.strs[x] = v
+	}
+	return v
+}
+
 func listOf(ty cty.Type, vals []cty.Value) cty.Value {
 	if len(vals) == 0 {
 		return cty.ListValEmpty(ty)
@@ -128,17 +163,18 @@ func listOf(ty cty.Type, vals []cty.Value) cty.Value {
 
 func fabricValue(g *fabric.Graph, r *analysis.Result, n *needs) cty.Value {
 	attrs := map[string]cty.Value{}
+	m := newMemo()
 	if n.want(fabSwitches) {
-		attrs[fabSwitches] = switchesValue(g, r)
+		attrs[fabSwitches] = switchesValue(g, r, m)
 	}
 	if n.want(fabTiers) {
 		attrs[fabTiers] = tiersValue(r)
 	}
 	if n.want(fabEndpoints) {
-		attrs[fabEndpoints] = endpointsValue(g)
+		attrs[fabEndpoints] = endpointsValue(g, m)
 	}
 	if n.want(fabLinks) {
-		attrs[fabLinks] = linksValue(g)
+		attrs[fabLinks] = linksValue(g, m)
 	}
 	if n.want(fabRacks) {
 		attrs[fabRacks] = racksValue(g)
@@ -146,22 +182,22 @@ func fabricValue(g *fabric.Graph, r *analysis.Result, n *needs) cty.Value {
 	return cty.ObjectVal(attrs)
 }
 
-func switchesValue(g *fabric.Graph, r *analysis.Result) cty.Value {
+func switchesValue(g *fabric.Graph, r *analysis.Result, m *memo) cty.Value {
 	vals := make([]cty.Value, len(r.PerSwitch))
 	for i, s := range r.PerSwitch {
 		rack := cty.UnknownVal(cty.String)
 		model := cty.UnknownVal(cty.String)
 		if g != nil {
-			rack, model = str(""), str("")
+			rack, model = m.s(""), m.s("")
 			if d, ok := g.Lookup(s.Name); ok {
-				rack, model = str(g.Devices[d].Rack), str(g.Devices[d].Model)
+				rack, model = m.s(g.Devices[d].Rack), m.s(g.Devices[d].Model)
 			}
 		}
 		vals[i] = cty.ObjectVal(map[string]cty.Value{
-			"name": str(s.Name), "model": model, "role": str(s.Role), "tier": str(s.Tier), "group": str(s.Group),
-			"rack": rack, "level": inum(s.Level), "ports": inum(s.Ports), "used_ports": inum(s.UsedPorts),
-			"free_ports": inum(s.FreePorts), "down_gbps": fnum(s.DownGbps), "up_gbps": fnum(s.UpGbps),
-			"lateral_gbps": fnum(s.LateralGbps), "oversubscription": fnum(s.Oversubscription),
+			"name": str(s.Name), "model": model, "role": m.s(s.Role), "tier": m.s(s.Tier), "group": m.s(s.Group),
+			"rack": rack, "level": m.i(s.Level), "ports": m.i(s.Ports), "used_ports": m.i(s.UsedPorts),
+			"free_ports": m.i(s.FreePorts), "down_gbps": m.f(s.DownGbps), "up_gbps": m.f(s.UpGbps),
+			"lateral_gbps": m.f(s.LateralGbps), "oversubscription": m.f(s.Oversubscription),
 		})
 	}
 	return listOf(switchType, vals)
@@ -225,7 +261,7 @@ func tiersValue(r *analysis.Result) cty.Value {
 	return cty.MapVal(vals)
 }
 
-func endpointsValue(g *fabric.Graph) cty.Value {
+func endpointsValue(g *fabric.Graph, m *memo) cty.Value {
 	if g == nil {
 		return cty.UnknownVal(cty.List(endpointType))
 	}
@@ -239,14 +275,14 @@ func endpointsValue(g *fabric.Graph) cty.Value {
 			sw = g.Devices[g.Links[links[0]].Other(e)].Name
 		}
 		vals[i] = cty.ObjectVal(map[string]cty.Value{
-			"name": str(d.Name), "node": str(d.Node), "rail": inum(d.Rail), "rack": str(d.Rack),
-			"switch": str(sw), "links": inum(len(links)),
+			"name": str(d.Name), "node": m.s(d.Node), "rail": m.i(d.Rail), "rack": m.s(d.Rack),
+			"switch": m.s(sw), "links": m.i(len(links)),
 		})
 	}
 	return listOf(endpointType, vals)
 }
 
-func linksValue(g *fabric.Graph) cty.Value {
+func linksValue(g *fabric.Graph, m *memo) cty.Value {
 	if g == nil {
 		return cty.UnknownVal(cty.List(linkType))
 	}
@@ -258,9 +294,9 @@ func linksValue(g *fabric.Graph) cty.Value {
 			kind = g.Spec.Cables[l.Cable].Kind
 		}
 		vals[i] = cty.ObjectVal(map[string]cty.Value{
-			"a": str(g.Devices[l.A].Name), "a_port": inum(l.PortA), "b": str(g.Devices[l.B].Name),
-			"b_port": inum(l.PortB), "rate_gbps": fnum(l.RateGbps), "length_m": fnum(l.LengthM),
-			"estimated": cty.BoolVal(l.Estimated), "kind": str(kind),
+			"a": m.s(g.Devices[l.A].Name), "a_port": m.i(l.PortA), "b": m.s(g.Devices[l.B].Name),
+			"b_port": m.i(l.PortB), "rate_gbps": m.f(l.RateGbps), "length_m": m.f(l.LengthM),
+			"estimated": cty.BoolVal(l.Estimated), "kind": m.s(kind),
 		})
 	}
 	return listOf(linkType, vals)

@@ -240,7 +240,7 @@ func side(endpoints int, switches []string) string {
 	if len(switches) == 0 {
 		return s
 	}
-	return fmt.Sprintf("%s and %s (%s)", s, plural(len(switches), "switch", "switches"), names(switches))
+	return fmt.Sprintf("%s behind %s (%s)", s, plural(len(switches), "switch", "switches"), names(switches))
 }
 
 // bisection: the policy asks for a proved ratio. When even the witness cut is below the limit the
@@ -271,12 +271,12 @@ func (c *checker) bisection() {
 	upper := c.r.BisectionUpperGbps / full
 	if below(upper, lim.Value) {
 		c.add(RuleBisection, Error, m, req, witness,
-			"bisection ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s",
+			"ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s",
 			m, gbps(c.r.BisectionLowerGbps), gbps(full), lim.Source, num(lim.Value, 3), need, cutDesc)
 		return
 	}
 	c.add(RuleBisection, Error, m, req, witness,
-		"bisection ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s",
+		"a ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s",
 		num(lim.Value, 3), m, gbps(c.r.BisectionLowerGbps), gbps(full), num(upper, 3), gbps(c.r.BisectionUpperGbps),
 		lim.Source, num(lim.Value, 3), need, cutDesc)
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -42,7 +43,7 @@ func functions() map[string]function.Function {
 			"concat":   stdlib.ConcatFunc,
 			"distinct": stdlib.DistinctFunc,
 			"flatten":  stdlib.FlattenFunc,
-			"coalesce": stdlib.CoalesceFunc,
+			"coalesce": coalesceFunc,
 			"range":    stdlib.RangeFunc,
 			"sort":     stdlib.SortFunc,
 			"format":   stdlib.FormatFunc,
@@ -72,23 +73,44 @@ func FunctionNames() []string {
 	return out
 }
 
+// elements checks that v is a list, set or tuple and returns its elements. The functions below
+// take any of them as is: converting a 5,000-element tuple from a for expression to a list first
+// costs more (type unification) than the whole fold.
+func elements(v cty.Value) ([]cty.Value, error) {
+	ty := v.Type()
+	if !(ty.IsListType() || ty.IsSetType() || ty.IsTupleType()) {
+		return nil, fmt.Errorf("argument must be a list, a set or a tuple, not %s", ty.FriendlyName())
+	}
+	if v.IsNull() {
+		return nil, errors.New("argument must not be null")
+	}
+	return v.AsValueSlice(), nil
+}
+
 // boolFold is alltrue/anytrue as Terraform has them: an unknown element makes the result
-// unknown (never a guess), a null element counts as false.
+// unknown (never a guess), a null element counts as false, and elements must be bools (or
+// strings "true"/"false", as Terraform converts them).
 func boolFold(all bool) function.Function {
 	return function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool), AllowUnknown: true}},
+		Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowDynamicType: true}},
 		Type:   function.StaticReturnType(cty.Bool),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			l := args[0]
-			if !l.IsKnown() {
+			if !args[0].IsKnown() {
 				return cty.UnknownVal(cty.Bool), nil
 			}
-			if l.IsNull() {
-				return cty.NilVal, errors.New("argument must not be null")
+			elems, err := elements(args[0])
+			if err != nil {
+				return cty.NilVal, err
 			}
 			unknown := false
-			for it := l.ElementIterator(); it.Next(); {
-				_, v := it.Element()
+			for i, v := range elems {
+				if v.Type() != cty.Bool {
+					c, err := convert.Convert(v, cty.Bool)
+					if err != nil {
+						return cty.NilVal, fmt.Errorf("element %d: %s", i, err)
+					}
+					v = c
+				}
 				switch {
 				case !v.IsKnown():
 					unknown = true
@@ -118,23 +140,26 @@ var (
 // sumFunc adds a list of numbers. Unlike Terraform's, the sum of an empty list is 0: a rule
 // summing the ports of a filtered, empty set of switches should compare, not fail.
 var sumFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Number), AllowUnknown: true}},
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowDynamicType: true}},
 	Type:   function.StaticReturnType(cty.Number),
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		l := args[0]
-		if !l.IsWhollyKnown() {
+		if !args[0].IsWhollyKnown() {
 			return cty.UnknownVal(cty.Number), nil
 		}
-		if l.IsNull() {
-			return cty.NilVal, errors.New("argument must not be null")
+		elems, err := elements(args[0])
+		if err != nil {
+			return cty.NilVal, err
 		}
 		total := cty.Zero
-		for it := l.ElementIterator(); it.Next(); {
-			_, v := it.Element()
+		for i, v := range elems {
 			if v.IsNull() {
 				return cty.NilVal, errors.New("argument must not contain null values")
 			}
-			total = total.Add(v)
+			n, err := convert.Convert(v, cty.Number)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("element %d: %s", i, err)
+			}
+			total = total.Add(n)
 		}
 		return total, nil
 	},
@@ -180,3 +205,39 @@ func typeConv(want cty.Type) function.Function {
 		},
 	})
 }
+
+// coalesceFunc is Terraform's coalesce: the first argument that is neither null nor an empty
+// string. go-cty's stops at "", which would surprise a Terraform user.
+var coalesceFunc = function.New(&function.Spec{
+	VarParam: &function.Parameter{Name: "vals", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowDynamicType: true, AllowNull: true},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		types := make([]cty.Type, len(args))
+		for i, v := range args {
+			types[i] = v.Type()
+		}
+		ty, _ := convert.UnifyUnsafe(types)
+		if ty == cty.NilType {
+			return cty.NilType, errors.New("all arguments must have the same type")
+		}
+		return ty, nil
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		for _, v := range args {
+			if !v.IsKnown() {
+				return cty.UnknownVal(retType), nil
+			}
+			if v.IsNull() {
+				continue
+			}
+			c, err := convert.Convert(v, retType)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			if c.Type() == cty.String && c.AsString() == "" {
+				continue
+			}
+			return c, nil
+		}
+		return cty.NilVal, errors.New("no non-null, non-empty-string arguments")
+	},
+})

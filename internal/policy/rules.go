@@ -271,6 +271,9 @@ func evalRule(ctx *hcl.EvalContext, r *Rule) (v Violation, failed bool) {
 	if failing, total, ok := falseElements(ctx, r.condition); ok && len(failing) > 0 {
 		witness = fmt.Sprintf("%s (%d of %d)", names(failing), len(failing), total)
 		detail = fmt.Sprintf(" Failing: %d of %d: %s.", len(failing), total, names(failing))
+		if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, "?") {
+			detail = "." + detail
+		}
 	}
 	return fail(r.Severity, "false", witness, "%s%s%s", msg, detail, note)
 }
@@ -305,7 +308,7 @@ func falseElements(ctx *hcl.EvalContext, cond hcl.Expression) (failing []string,
 		return nil, 0, false
 	}
 	coll, diags := f.CollExpr.Value(ctx)
-	if diags.HasErrors() || !coll.IsWhollyKnown() || coll.IsNull() || !coll.CanIterateElements() {
+	if diags.HasErrors() || !coll.IsKnown() || coll.IsNull() || !coll.CanIterateElements() {
 		return nil, 0, false
 	}
 	for it := coll.ElementIterator(); it.Next(); {
