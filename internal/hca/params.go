@@ -351,12 +351,25 @@ func nearest(s string, names []string, n int) []string {
 		d    int
 	}
 	var cs []cand
+	best := limit + 1
 	for _, name := range names {
 		if dist := levenshtein(s, name); dist <= limit {
 			cs = append(cs, cand{name, dist})
-		} else if len(s) >= 6 && strings.Contains(name, s) {
+			best = min(best, dist)
+		} else if len(name) >= 6 && len(s) >= 6 && (strings.HasPrefix(s, name) || strings.HasPrefix(name, s)) {
+			// SRIOV_ENABLE for SRIOV_EN: too far by edits, plainly meant.
 			cs = append(cs, cand{name, limit + 1})
 		}
+	}
+	// Offer only the closest: LINK_TYP_P1 suggests LINK_TYPE_P1, not _P2 too.
+	if best <= limit {
+		kept := cs[:0]
+		for _, c := range cs {
+			if c.d == best {
+				kept = append(kept, c)
+			}
+		}
+		cs = kept
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
@@ -505,8 +518,9 @@ func (s Spec) Parse(value string) (Value, error) {
 		return Value{}, &ParamError{Param: s.Name, Value: value, Kind: InvalidValue, Reason: reason, Valid: s.ValidValues()}
 	}
 	if s.IsArray() {
-		return bad(fmt.Sprintf("%s is an array of %d elements; set elements as %s[0] to %s[%d]",
-			s.Name, s.ArrayLen, s.Name, s.Name, s.ArrayLen-1))
+		return Value{}, &ParamError{Param: s.Name, Value: value, Kind: InvalidValue,
+			Reason: fmt.Sprintf("%s is an array of %d elements; set them one by one as %s[0] to %s[%d]",
+				s.Name, s.ArrayLen, s.Name, s.Name, s.ArrayLen-1)}
 	}
 	v := strings.TrimSpace(value)
 	// The printed form NAME(number) is accepted so that query output can be

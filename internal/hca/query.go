@@ -149,7 +149,11 @@ func ParseQueryAll(out string) ([]*Config, error) {
 			continue
 		case headerField(get, line):
 		default:
-			if p, ok := paramLine(line, get().Columns); ok {
+			var cols []string
+			if cur != nil {
+				cols = cur.Columns
+			}
+			if p, ok := paramLine(line, cols); ok {
 				c := get()
 				if _, dup := c.Params[p.Name]; !dup {
 					c.Order = append(c.Order, p.Name)
