@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -48,13 +49,17 @@ func recomputeCut(g *fabric.Graph, c Cut) (gbps float64, links, nA int) {
 	for _, n := range c.MovedEndpoints {
 		moved[n] = true
 	}
-	// Endpoint side: an HCA port is named by the HCA (single-port HCAs, all in these tests).
-	side := func(d int32, other int32) bool {
+	// Endpoint side: an HCA port is named by the HCA, with ":port" on multi-port HCAs.
+	side := func(d, other int32, port int) bool {
 		if g.Devices[d].Kind == fabric.KindSwitch {
 			return onA[d]
 		}
 		a := onA[other]
-		if moved[g.Devices[d].Name] {
+		name := g.Devices[d].Name
+		if g.Devices[d].Ports > 1 {
+			name += ":" + strconv.Itoa(port)
+		}
+		if moved[name] {
 			a = !a
 		}
 		return a
@@ -63,7 +68,7 @@ func recomputeCut(g *fabric.Graph, c Cut) (gbps float64, links, nA int) {
 		if l.A == l.B {
 			continue
 		}
-		sa, sb := side(l.A, l.B), side(l.B, l.A)
+		sa, sb := side(l.A, l.B, l.PortA), side(l.B, l.A, l.PortB)
 		if g.Devices[l.A].Kind == fabric.KindHCA && sa {
 			nA++
 		}

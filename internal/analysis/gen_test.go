@@ -60,6 +60,9 @@ type treeParams struct {
 	leafUp       int // uplinks per leaf, round-robin over the pod's spines
 	cores        int // 0 for two tiers
 	spineUp      int // uplinks per spine, round-robin over its core group
+	// shuffle, when set, deals each pod's spine uplinks to the cores in a random order (every
+	// core keeps its number of links to each pod), so that no two cores are twins.
+	shuffle *rand.Rand
 }
 
 // fatTree builds the tree. Spine j of every pod connects to core group j (cores/podSpines cores),
@@ -90,10 +93,17 @@ func fatTree(p treeParams) *fabric.Spec {
 			}
 		}
 		if p.cores > 0 {
-			for j, s := range spines {
+			var slots []int
+			for j := range spines {
 				for u := 0; u < p.spineUp; u++ {
-					b.cable(s, cores[j*cg+u%cg])
+					slots = append(slots, j*cg+u%cg)
 				}
+			}
+			if p.shuffle != nil {
+				p.shuffle.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
+			}
+			for i, c := range slots {
+				b.cable(spines[i/p.spineUp], cores[c])
 			}
 		}
 	}

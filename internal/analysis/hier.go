@@ -25,32 +25,34 @@ type hier struct {
 	seen     []uint32
 	stamp    uint32
 	byRatio  bool // fill the most constrained pieces (least capacity out per endpoint) first
+	strict   bool // finish: side A only with more capacity to A than to everything else
 }
 
-func newHier(t *topo, byRatio bool) *hier {
+func newHier(t *topo, byRatio, strict bool) *hier {
 	n := t.n()
-	h := &hier{t: t, side: make([]uint8, n), assigned: make([]bool, n), mark: make([]uint32, n), seen: make([]uint32, n), byRatio: byRatio}
+	h := &hier{t: t, side: make([]uint8, n), assigned: make([]bool, n), mark: make([]uint32, n), seen: make([]uint32, n), byRatio: byRatio, strict: strict}
 	for i := range h.side {
 		h.side[i] = sideB
 	}
 	return h
 }
 
-// treeCut is the candidate for the whole fabric: pods below the top level.
-func (t *topo) treeCut(byRatio bool) []uint8 {
-	h := newHier(t, byRatio)
+// treeCut is the candidate for the whole fabric: the pieces below level top (the pods when top
+// is the top level, single leaves when it is 2).
+func (t *topo) treeCut(top int32, byRatio, strict bool) []uint8 {
+	h := newHier(t, byRatio, strict)
 	all := make([]int32, t.n())
 	for i := range all {
 		all[i] = int32(i)
 	}
-	h.fill(all, int32(t.maxLevel), t.half)
+	h.fill(all, top, t.half)
 	h.finish()
 	return h.side
 }
 
 // groupCut is the candidate for dragonfly+: whole groups first, a group split by its leaves.
 func (t *topo) groupCut(byRatio bool) []uint8 {
-	h := newHier(t, byRatio)
+	h := newHier(t, byRatio, false)
 	index := map[string]int{}
 	var cs []comp
 	for s := range t.dev {
@@ -202,7 +204,8 @@ func (h *hier) comps(scope []int32, L int32) []comp {
 
 // finish fixes every switch with endpoints that fill did not take on side B, then places the
 // rest, lowest level first, on the side where they have more capacity to switches already
-// placed (B on a tie).
+// placed (B on a tie); strict counts the switches not yet placed as B, which keeps the level
+// above a cut on side B (the cut then runs below it).
 func (h *hier) finish() {
 	t := h.t
 	for s := range t.dev {
@@ -229,12 +232,10 @@ func (h *hier) finish() {
 	for _, x := range order {
 		var a, b float64
 		for k := t.start[x]; k < t.start[x+1]; k++ {
-			if y := t.nbr[k]; h.assigned[y] {
-				if h.side[y] == sideA {
-					a += t.cap[k]
-				} else {
-					b += t.cap[k]
-				}
+			if y := t.nbr[k]; h.assigned[y] && h.side[y] == sideA {
+				a += t.cap[k]
+			} else if h.assigned[y] || h.strict {
+				b += t.cap[k]
 			}
 		}
 		if a > b {

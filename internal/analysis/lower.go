@@ -68,40 +68,63 @@ type lowerResult struct {
 	link  int32   // the binding link (index into g.Links), -1 when theta is 1 or 0
 }
 
-// lowerBound computes theta over the top tier, and, on small fabrics where that is below 1, also
-// over every switch (another valid choice of M; the better of two sound bounds is sound).
+// lowerWorkBudget bounds the extra searches (in adjacency entries visited) spent on other
+// choices of M once the top tier has proved theta < 1.
+const lowerWorkBudget = 4e8
+
+// lowerBound computes theta with M = the top tier and, when that proves less than 1 and the
+// budget allows, with M = each lower tier and M = every switch: each choice is a valid routing,
+// so the best of them is a sound bound. The top tier is right for fat trees; a lower tier or all
+// switches can be better when the top tier is thin or lopsided (a spine lost, a core that hangs
+// off one spine).
 func lowerBound(t *topo) lowerResult {
 	res := lowerResult{link: -1}
 	if len(t.eps) < 2 {
 		return res
 	}
-	var top []int32
-	for s := range t.dev {
-		if t.level[s] >= 1 && int(t.level[s]) == t.maxLevel {
-			top = append(top, int32(s))
-		}
-	}
-	res.theta, res.link = t.vlbTheta(top)
-	if res.theta < 1 && t.n() <= 512 && t.maxLevel > 1 {
-		var all []int32
+	tier := func(keep func(lv int32) bool) []int32 {
+		var out []int32
 		for s := range t.dev {
-			if t.level[s] >= 1 {
-				all = append(all, int32(s))
+			if lv := t.level[s]; lv >= 1 && keep(lv) {
+				out = append(out, int32(s))
 			}
 		}
-		if th, l := t.vlbTheta(all); th > res.theta {
+		return out
+	}
+	choices := [][]int32{tier(func(lv int32) bool { return int(lv) == t.maxLevel })}
+	for L := t.maxLevel - 1; L >= 2; L-- {
+		choices = append(choices, tier(func(lv int32) bool { return lv == int32(L) }))
+	}
+	if t.maxLevel > 1 {
+		choices = append(choices, tier(func(int32) bool { return true }))
+	}
+	work := 0.0
+	for i, M := range choices {
+		classes := t.twinClasses(M, func(s int32) bool { return t.epN[s] == 0 })
+		if i > 0 {
+			if res.theta >= 1 {
+				break
+			}
+			work += float64(len(classes)) * float64(len(t.nbr)+t.n())
+			if work > lowerWorkBudget {
+				break
+			}
+		}
+		if th, l := t.vlbTheta(M, classes); i == 0 || th > res.theta {
 			res.theta, res.link = th, l
 		}
 	}
-	res.gbps = snapDown(res.theta * t.smallestHalf())
+	res.theta = snapTheta(res.theta)
+	res.gbps = res.theta * t.smallestHalf()
 	return res
 }
 
-// snapDown rounds a bound computed in floating point to a micro-Gb/s grid, forgiving a relative
-// rounding error of 1e-12 (a sum of thousands of shares of a rate loses a few ulps): 12799.99...96
-// is reported as the 12800 it stands for. Nothing physical is that precise.
-func snapDown(x float64) float64 {
-	return math.Floor(x*1e6*(1+1e-12)) / 1e6
+// snapTheta rounds theta down to a grid of 1e-9 after forgiving an absolute floating-point error
+// of 1e-12: a link's load is a sum of thousands of shares and can come out a few ulps high, which
+// would turn the exact 1 of a 4 x 4 x 4 torus into 0.9999999999999997. The forgiven error is far
+// below any physical meaning (1e-12 of a port is 0.4 mb/s).
+func snapTheta(theta float64) float64 {
+	return math.Floor(theta*1e9+1e-3) / 1e9
 }
 
 // smallestHalf is D, the sum of the floor(N/2) smallest endpoint rates.
@@ -120,7 +143,7 @@ func (t *topo) smallestHalf() float64 {
 
 // vlbTheta returns theta for VLB through the intermediates M, and the binding link. It is 0 when
 // some endpoint cannot reach some intermediate (then no bound is proved).
-func (t *topo) vlbTheta(M []int32) (float64, int32) {
+func (t *topo) vlbTheta(M []int32, classes [][]int32) (float64, int32) {
 	if len(M) == 0 {
 		return 0, -1
 	}
@@ -143,13 +166,12 @@ func (t *topo) vlbTheta(M []int32) (float64, int32) {
 		pi[m] /= total
 	}
 
-	p1 := make([]float64, 2*len(t.g.Links)) // phase-1 load per directed link: 2l is A->B, 2l+1 is B->A
+	p1 := make([]float64, len(t.nbr)) // phase-1 load per adjacency entry, i.e. per directed link
 	dist := make([]int32, n)
 	flow := make([]float64, n)
 	inClass := make([]bool, n)
 	rsum := make([]float64, n) // per member: the rate sum of the current switch's links to it
-	var queue []int32
-	classes := t.twinClasses(M, func(s int32) bool { return t.epN[s] == 0 })
+	var sp shortestPaths
 	for _, c := range classes {
 		r := c[0]
 		w := 0.0
@@ -157,7 +179,7 @@ func (t *topo) vlbTheta(M []int32) (float64, int32) {
 			w += pi[m]
 			inClass[m] = true
 		}
-		queue = t.bfs(r, dist, queue)
+		sp.run(t, r, dist)
 		for s := range flow {
 			flow[s] = 0
 			if t.epN[s] > 0 {
@@ -167,8 +189,8 @@ func (t *topo) vlbTheta(M []int32) (float64, int32) {
 				flow[s] = w * t.epGbps[s]
 			}
 		}
-		for qi := len(queue) - 1; qi >= 1; qi-- { // farthest first; queue[0] is r
-			x := queue[qi]
+		for qi := len(sp.queue) - 1; qi >= 1; qi-- { // farthest first; queue[0] is r
+			x := sp.queue[qi]
 			f := flow[x]
 			if f == 0 {
 				continue
@@ -177,19 +199,15 @@ func (t *topo) vlbTheta(M []int32) (float64, int32) {
 				t.lastHopToClass(x, f/w, pi, inClass, rsum, p1)
 				continue
 			}
-			want := dist[x] - 1
+			next := sp.next[sp.nextStart[qi]:sp.nextStart[qi+1]]
 			sum := 0.0
-			for k := t.start[x]; k < t.start[x+1]; k++ {
-				if dist[t.nbr[k]] == want {
-					sum += t.cap[k]
-				}
+			for _, k := range next {
+				sum += t.cap[k]
 			}
-			for k := t.start[x]; k < t.start[x+1]; k++ {
-				if y := t.nbr[k]; dist[y] == want {
-					share := f * t.cap[k] / sum
-					p1[t.dirIndex(x, k)] += share
-					flow[y] += share
-				}
+			for _, k := range next {
+				share := f * t.cap[k] / sum
+				p1[k] += share
+				flow[t.nbr[k]] += share
 			}
 		}
 		for _, m := range c {
@@ -197,13 +215,17 @@ func (t *topo) vlbTheta(M []int32) (float64, int32) {
 		}
 	}
 
+	// Load(u->v) = P1(u->v) + P1(v->u): phase 2 mirrors phase 1.
+	load := make([]float64, len(t.g.Links))
+	for k, l := range p1 {
+		load[t.lnk[k]] += l
+	}
 	theta, link := 1.0, int32(-1)
-	for li := range t.g.Links {
-		load := p1[2*li] + p1[2*li+1]
-		if load == 0 {
+	for li, ld := range load {
+		if ld == 0 {
 			continue
 		}
-		if q := t.g.Links[li].RateGbps / load; q < theta {
+		if q := t.g.Links[li].RateGbps / ld; q < theta {
 			theta, link = q, int32(li)
 		}
 	}
@@ -220,7 +242,7 @@ func (t *topo) lastHopToClass(x int32, unit float64, pi []float64, inClass []boo
 	}
 	for k := t.start[x]; k < t.start[x+1]; k++ {
 		if y := t.nbr[k]; inClass[y] {
-			p1[t.dirIndex(x, k)] += unit * pi[y] * t.cap[k] / rsum[y]
+			p1[k] += unit * pi[y] * t.cap[k] / rsum[y]
 		}
 	}
 	for k := t.start[x]; k < t.start[x+1]; k++ {
@@ -228,12 +250,37 @@ func (t *topo) lastHopToClass(x int32, unit float64, pi []float64, inClass []boo
 	}
 }
 
-// dirIndex is the index in a per-directed-link array of the adjacency entry k of switch x, used
-// in the direction away from x.
-func (t *topo) dirIndex(x int32, k int32) int32 {
-	li := t.lnk[k]
-	if t.g.Links[li].A == t.dev[x] {
-		return 2 * li
+// shortestPaths is a breadth-first search that also records, for every switch, its adjacency
+// entries towards the source (to a neighbour one step closer): the ECMP next hops, gathered in
+// the same pass so that pushing flow back costs only those entries.
+type shortestPaths struct {
+	queue     []int32 // switches in the order reached
+	nextStart []int32 // next hops of queue[i] are next[nextStart[i]:nextStart[i+1]]
+	next      []int32 // adjacency entries
+}
+
+func (sp *shortestPaths) run(t *topo, src int32, dist []int32) {
+	for i := range dist {
+		dist[i] = -1
 	}
-	return 2*li + 1
+	sp.queue = append(sp.queue[:0], src)
+	sp.nextStart = sp.nextStart[:0]
+	sp.next = sp.next[:0]
+	dist[src] = 0
+	for head := 0; head < len(sp.queue); head++ {
+		x := sp.queue[head]
+		sp.nextStart = append(sp.nextStart, int32(len(sp.next)))
+		dx := dist[x]
+		for k := t.start[x]; k < t.start[x+1]; k++ {
+			y := t.nbr[k]
+			switch dy := dist[y]; {
+			case dy < 0:
+				dist[y] = dx + 1
+				sp.queue = append(sp.queue, y)
+			case dy == dx-1:
+				sp.next = append(sp.next, k)
+			}
+		}
+	}
+	sp.nextStart = append(sp.nextStart, int32(len(sp.next)))
 }

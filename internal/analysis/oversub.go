@@ -37,9 +37,8 @@ func oversubscription(t *topo, r *Result) {
 			l := &g.Links[li]
 			o := l.Other(d)
 			sl.UsedPorts++
-			if o == d { // a loop takes two ports of the same switch
-				sl.UsedPorts++
-				sl.LateralGbps += l.RateGbps
+			if o == d { // a loop is listed once per end: two ports, one link
+				sl.LateralGbps += l.RateGbps / 2
 				continue
 			}
 			od := &g.Devices[o]

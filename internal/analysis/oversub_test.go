@@ -1,0 +1,70 @@
+package analysis
+
+import (
+	"testing"
+)
+
+// Down, up and lateral capacity; ports used by a loop; a switch without links up has no ratio.
+func TestOversubscriptionPerSwitch(t *testing.T) {
+	b := newSpecBuilder()
+	b.sw("leaf1", "", "")
+	b.sw("leaf2", "", "")
+	b.sw("spine1", "", "")
+	for i := 0; i < 6; i++ {
+		b.cable(b.hca(), "leaf1")
+	}
+	b.cable(b.hca(), "leaf2")
+	b.cable("leaf1", "spine1")
+	b.cable("leaf1", "spine1")
+	b.cable("leaf1", "leaf2") // lateral
+	b.cable("leaf2", "spine1")
+	b.cable("spine1", "spine1") // a loop takes two ports
+	_, r := analyze(t, &b.spec)
+	by := map[string]SwitchLoad{}
+	for _, s := range r.PerSwitch {
+		by[s.Name] = s
+	}
+	l1, l2, sp := by["leaf1"], by["leaf2"], by["spine1"]
+	if l1.DownGbps != 6*B || l1.UpGbps != 2*B || l1.LateralGbps != B || l1.Oversubscription != 3 || l1.UsedPorts != 9 || l1.FreePorts != 55 || l1.Tier != "leaf" || l1.Level != 1 {
+		t.Errorf("leaf1 %+v", l1)
+	}
+	if l2.Oversubscription != 1 {
+		t.Errorf("leaf2 %+v", l2)
+	}
+	if sp.DownGbps != 3*B || sp.UpGbps != 0 || sp.LateralGbps != B || sp.UsedPorts != 5 || sp.Oversubscription != 0 || sp.Role != "spine" {
+		t.Errorf("spine1 %+v", sp)
+	}
+	if r.Oversubscription["leaf"] != 3 || r.Worst["leaf"].Name != "leaf1" || len(r.Oversubscription) != 1 || r.MaxOversubscription != 3 {
+		t.Errorf("tiers %v worst %v", r.Oversubscription, r.Worst)
+	}
+}
+
+// Three tiers: the spine tier gets its own ratio and witness.
+func TestOversubscriptionSpineTier(t *testing.T) {
+	// Spines 32 down, 16 up: 2:1 above a non-blocking leaf tier.
+	_, r := analyze(t, fatTree(treeParams{pods: 2, podLeaves: 4, podSpines: 4, hostsPerLeaf: 32, leafUp: 32, cores: 4, spineUp: 16}))
+	if r.Oversubscription["leaf"] != 1 || r.Oversubscription["spine"] != 2 || r.MaxOversubscription != 2 || r.Worst["spine"].Name != "spine0001" {
+		t.Errorf("tiers %v, spine witness %q", r.Oversubscription, r.Worst["spine"].Name)
+	}
+	// 256 endpoints, each pod of 128 has 4 x 16 links up: the pod split crosses 64 links.
+	if r.BisectionUpperGbps != 64*B || r.BisectionLowerGbps != 64*B {
+		t.Errorf("lower %g upper %g, want %g", r.BisectionLowerGbps, r.BisectionUpperGbps, 64*B)
+	}
+}
+
+// Dragonfly+ groups: endpoint capacity over global capacity, per group, worst first in order.
+func TestOversubscriptionGroups(t *testing.T) {
+	_, r := analyze(t, dragonflyPlus(5, 2, 3))
+	// 2 leaves x 3 endpoints = 6 per group; 4 global links each.
+	if got := r.Oversubscription[TierGroup]; got != 6.0/4 {
+		t.Errorf("group ratio %g, want 1.5", got)
+	}
+	w := r.Worst[TierGroup]
+	if w.Name != "g00" || w.Group != "g00" || w.Ports != 4*64 || w.UsedPorts != 2*(3+2)+2*2+4 || w.LateralGbps != 8*B {
+		t.Errorf("witness %+v", w)
+	}
+	// Leaves: 3 down, 2 up.
+	if r.Oversubscription["leaf"] != 1.5 {
+		t.Errorf("leaf ratio %g", r.Oversubscription["leaf"])
+	}
+}
