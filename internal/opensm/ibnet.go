@@ -1,0 +1,338 @@
+package opensm
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// LaneSpeed names the InfiniBand signalling rate of a 4x port of the given rate, as
+// ibnetdiscover prints it (4xNDR is a 400 Gb/s port). Unknown rates return "".
+func LaneSpeed(rateGbps float64) string {
+	switch rateGbps {
+	case 800:
+		return "XDR"
+	case 400:
+		return "NDR"
+	case 200:
+		return "HDR"
+	case 100:
+		return "EDR"
+	case 56:
+		return "FDR"
+	case 40:
+		return "QDR"
+	case 20:
+		return "DDR"
+	case 10:
+		return "SDR"
+	}
+	return ""
+}
+
+// SimSpeed is the speed ibsim 0.10 is given for a real one: it cannot parse NDR (nor XDR), so
+// those are written as HDR, the fastest it knows; the link then shows up as 4xHDR.
+func SimSpeed(speed string) string {
+	switch speed {
+	case "NDR", "XDR", "":
+		return "HDR"
+	}
+	return speed
+}
+
+// nodeGUIDs returns, for every device, the node GUID ExpectedTopology gives it: the declared
+// switch GUID; for an HCA, the declared port GUID - 1, because ibsim derives a CA's port GUIDs as
+// node GUID + port number and the simulated port GUIDs must equal the declared ones. Devices
+// without a usable GUID get a derived stand-in.
+func nodeGUIDs(g *fabric.Graph) []GUID {
+	guids, _ := DeviceGUIDs(g)
+	out := make([]GUID, len(g.Devices))
+	for i := range g.Devices {
+		d := &g.Devices[i]
+		v := guids[i]
+		if v == 0 || (d.Kind == fabric.KindHCA && v == 1) {
+			v = derivedGUID(d.Name, d.Kind)
+		}
+		if d.Kind == fabric.KindHCA {
+			v--
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// simID is the node id of a device in the expected topology: a switch by name, an HCA by its
+// NodeDescription ("gpu001 mlx5_0"). ibsim uses the id as the NodeDescription.
+func simID(g *fabric.Graph, d int32) string {
+	if g.Devices[d].Kind == fabric.KindHCA {
+		return HCADescription(g, d)
+	}
+	return g.Devices[d].Name
+}
+
+// ExpectedTopology writes the declared fabric in ibnetdiscover format, the net-file format ibsim
+// reads (`ibsim -s file`): a `switchguid=`/`caguid=` line pins each node's GUID, a
+// `Switch <ports> "<name>"` or `Ca <ports> "<host> <device>"` header starts it, and one
+// `[port] "peer"[peerport] # lid 0 4xHDR` line per cabled port follows. Every link is written
+// from both ends, with the same speed at both ends (ibsim refuses mismatched enabled speeds).
+// Devices appear in graph order (switches, then HCAs), ports in ascending order.
+func ExpectedTopology(g *fabric.Graph) string {
+	nguid := nodeGUIDs(g)
+	type portLine struct {
+		port int
+		text string
+	}
+	ports := make([][]portLine, len(g.Devices))
+	for _, l := range g.Links {
+		speed := "4x" + SimSpeed(LaneSpeed(l.RateGbps))
+		ends := [2]struct {
+			d    int32
+			p    int
+			peer int32
+			pp   int
+		}{{l.A, l.PortA, l.B, l.PortB}, {l.B, l.PortB, l.A, l.PortA}}
+		for _, e := range ends {
+			ports[e.d] = append(ports[e.d], portLine{e.p, fmt.Sprintf("[%d]\t\"%s\"[%d]\t\t# lid 0 %s", e.p, simID(g, e.peer), e.pp, speed)})
+		}
+	}
+	var b strings.Builder
+	b.WriteString("# Expected topology, written by terraform-provider-gpucluster from the declared fabric.\n")
+	b.WriteString("# ibnetdiscover format; ibsim loads it as is (ibsim -s <file>).\n")
+	b.WriteString("# 400G (NDR) links are written as 4xHDR because ibsim 0.10 cannot parse NDR.\n")
+	b.WriteString("# HCA node GUIDs are the declared port GUID - 1: ibsim gives port p the GUID node+p.\n")
+	for i := range g.Devices {
+		d := &g.Devices[i]
+		if len(ports[i]) == 0 {
+			continue
+		}
+		sort.Slice(ports[i], func(a, c int) bool { return ports[i][a].port < ports[i][c].port })
+		b.WriteString("\n")
+		if d.Kind == fabric.KindSwitch {
+			fmt.Fprintf(&b, "switchguid=%s\nSwitch\t%d \"%s\"\n", nguid[i], d.Ports, simID(g, int32(i)))
+		} else {
+			fmt.Fprintf(&b, "caguid=%s\nCa\t%d \"%s\"\n", nguid[i], d.Ports, simID(g, int32(i)))
+		}
+		for _, p := range ports[i] {
+			b.WriteString(p.text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Node kinds in ibnetdiscover output.
+const (
+	NodeSwitch = "Switch"
+	NodeCA     = "Ca"
+	NodeRouter = "Rt"
+)
+
+// DiscoveredNode is a node of a discovered fabric.
+type DiscoveredNode struct {
+	Kind  string // NodeSwitch, NodeCA or NodeRouter
+	ID    string // the quoted id: "S-0002c90000000001" from ibnetdiscover, a name in a net file
+	GUID  GUID   // node GUID
+	Desc  string // NodeDescription ("leaf01", "gpu001 mlx5_0")
+	Ports int    // number of ports
+	LID   int    // switch port 0 LID, or the LID of the CA's first listed port; 0 if unknown
+	// PortGUIDs of CA and router ports, as listed; switch ports all carry the node GUID.
+	PortGUIDs map[int]GUID
+}
+
+// PortRef is a port of a discovered node (Node indexes Discovered.Nodes).
+type PortRef struct {
+	Node int
+	Port int
+}
+
+// DiscoveredLink is a cable seen by ibnetdiscover, once, whichever end listed it first.
+type DiscoveredLink struct {
+	A, B  PortRef
+	Width string // "4x"
+	Speed string // "NDR", "HDR", ...
+}
+
+// Discovered is a parsed ibnetdiscover output (or net file).
+type Discovered struct {
+	Nodes []DiscoveredNode
+	Links []DiscoveredLink
+}
+
+// PortGUID returns the GUID of a port: the node GUID for a switch, the listed port GUID for a
+// CA, or node GUID + port when the text did not list it (a net file, where ibsim's rule holds).
+func (t *Discovered) PortGUID(r PortRef) GUID {
+	n := &t.Nodes[r.Node]
+	if n.Kind == NodeSwitch {
+		return n.GUID
+	}
+	if g, ok := n.PortGUIDs[r.Port]; ok {
+		return g
+	}
+	return n.GUID + GUID(r.Port)
+}
+
+var (
+	reHeader   = regexp.MustCompile(`^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"(.*)$`)
+	rePortLine = regexp.MustCompile(`^\[(\d+)\](?:\(([0-9A-Fa-fx]+)\))?\s*"([^"]*)"\[(\d+)\](?:\(([0-9A-Fa-fx]+)\))?(.*)$`)
+	reQuoted   = regexp.MustCompile(`"([^"]*)"`)
+	reSpeed    = regexp.MustCompile(`^(\d+x)([A-Za-z0-9?]+)$`)
+	reLID      = regexp.MustCompile(`\blid (\d+)`)
+)
+
+// ParseTopology reads ibnetdiscover output (infiniband-diags) or an ibsim net file such as
+// ExpectedTopology writes. Node GUIDs come from the switchguid=/caguid= lines, or from the
+// "S-<guid>"/"H-<guid>" ids; descriptions from the quoted text after '#', or the id. Each link
+// appears from both ends in ibnetdiscover output and is kept once. Lines it cannot read are
+// reported, with their numbers, in the error; what could be read is returned all the same.
+func ParseTopology(text string) (*Discovered, error) {
+	t := &Discovered{}
+	var errs []string
+	var pending GUID
+	cur := -1
+	type half struct {
+		from   PortRef
+		peerID string
+		peerP  int
+		width  string
+		speed  string
+	}
+	var halves []half
+	byID := map[string]int{}
+	for n, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+			if line == "" {
+				cur = -1
+			}
+			continue
+		case strings.HasPrefix(line, "switchguid=") || strings.HasPrefix(line, "caguid=") ||
+			strings.HasPrefix(line, "hcaguids=") || strings.HasPrefix(line, "rtguid="):
+			_, v, _ := strings.Cut(line, "=")
+			if i := strings.IndexByte(v, '('); i >= 0 {
+				v = v[:i]
+			}
+			g, err := ParseGUID(strings.TrimSpace(v))
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("line %d: %v", n+1, err))
+			}
+			pending = g
+			continue
+		case strings.HasPrefix(line, "vendid=") || strings.HasPrefix(line, "devid=") || strings.HasPrefix(line, "sysimgguid="):
+			continue
+		}
+		if m := reHeader.FindStringSubmatch(line); m != nil {
+			kind := m[1]
+			if kind == "Hca" {
+				kind = NodeCA
+			}
+			ports, _ := strconv.Atoi(m[2])
+			node := DiscoveredNode{Kind: kind, ID: m[3], Ports: ports, Desc: m[3], PortGUIDs: map[int]GUID{}}
+			if rest := m[4]; strings.Contains(rest, "#") {
+				_, c, _ := strings.Cut(rest, "#")
+				if q := reQuoted.FindStringSubmatch(c); q != nil {
+					node.Desc = q[1]
+					c = strings.Replace(c, q[0], "", 1)
+				}
+				if l := reLID.FindStringSubmatch(c); l != nil {
+					node.LID, _ = strconv.Atoi(l[1])
+				}
+			}
+			node.GUID = pending
+			if node.GUID == 0 {
+				node.GUID = guidFromID(node.ID)
+			}
+			if node.GUID == 0 {
+				errs = append(errs, fmt.Sprintf("line %d: node %q has no GUID (no switchguid=/caguid= line before it)", n+1, node.ID))
+			}
+			pending = 0
+			if _, dup := byID[node.ID]; dup {
+				errs = append(errs, fmt.Sprintf("line %d: node id %q appears twice", n+1, node.ID))
+			}
+			byID[node.ID] = len(t.Nodes)
+			t.Nodes = append(t.Nodes, node)
+			cur = len(t.Nodes) - 1
+			continue
+		}
+		if m := rePortLine.FindStringSubmatch(line); m != nil && cur >= 0 {
+			port, _ := strconv.Atoi(m[1])
+			peerP, _ := strconv.Atoi(m[4])
+			node := &t.Nodes[cur]
+			if m[2] != "" {
+				if g, err := ParseGUID(hex0x(m[2])); err == nil {
+					node.PortGUIDs[port] = g
+				}
+			}
+			h := half{from: PortRef{cur, port}, peerID: m[3], peerP: peerP}
+			comment := m[6]
+			if _, c, ok := strings.Cut(comment, "#"); ok {
+				comment = c
+				fields := strings.Fields(reQuoted.ReplaceAllString(comment, " "))
+				for i := len(fields) - 1; i >= 0; i-- {
+					if s := reSpeed.FindStringSubmatch(fields[i]); s != nil {
+						h.width, h.speed = s[1], s[2]
+						break
+					}
+				}
+				if node.Kind != NodeSwitch && node.LID == 0 {
+					if l := reLID.FindStringSubmatch(comment); l != nil {
+						node.LID, _ = strconv.Atoi(l[1])
+					}
+				}
+			}
+			halves = append(halves, h)
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, truncate(line, 80)))
+	}
+	seen := map[[2]PortRef]bool{}
+	for _, h := range halves {
+		peer, ok := byID[h.peerID]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("%s port %d links to %q, which is not in the text", t.Nodes[h.from.Node].ID, h.from.Port, h.peerID))
+			continue
+		}
+		a, b := h.from, PortRef{peer, h.peerP}
+		if b.Node < a.Node || (b.Node == a.Node && b.Port < a.Port) {
+			a, b = b, a
+		}
+		key := [2]PortRef{a, b}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		t.Links = append(t.Links, DiscoveredLink{A: a, B: b, Width: h.width, Speed: h.speed})
+	}
+	if len(errs) > 0 {
+		return t, fmt.Errorf("ibnetdiscover text: %s", strings.Join(errs, "; "))
+	}
+	return t, nil
+}
+
+func hex0x(s string) string {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		return s
+	}
+	return "0x" + s
+}
+
+// guidFromID reads the GUID out of ibnetdiscover's node ids "S-0002c90000000001",
+// "H-0000000000a00000", "R-...".
+func guidFromID(id string) GUID {
+	if len(id) > 2 && id[1] == '-' && strings.ContainsRune("SHR", rune(id[0])) {
+		if g, err := ParseGUID("0x" + id[2:]); err == nil {
+			return g
+		}
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

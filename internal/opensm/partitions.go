@@ -1,0 +1,428 @@
+package opensm
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Membership of a port in a partition.
+const (
+	Full    = "full"
+	Limited = "limited"
+)
+
+// Port-list keywords OpenSM accepts in place of a port GUID (osm_prtn_config.c
+// partition_add_port).
+var Keywords = []string{"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"}
+
+// DefaultPKey is the default partition that OpenSM always has; the provider always writes it.
+const DefaultPKey = 0x7fff
+
+// Member is a port of a partition: a port GUID, or one of Keywords.
+type Member struct {
+	GUID       GUID   // zero when Keyword is set
+	Keyword    string // one of Keywords, or ""
+	Membership string // Full or Limited
+}
+
+func (m Member) port() string {
+	if m.Keyword != "" {
+		return m.Keyword
+	}
+	return m.GUID.String()
+}
+
+// Partition is one partition of partitions.conf.
+type Partition struct {
+	Name  string
+	PKey  uint16 // the 15-bit P_Key: 0x0001-0x7ffe (0x7fff is Default)
+	IPoIB bool   // create the IPoIB broadcast group
+	// MTU in bytes of the IPoIB broadcast group (256-4096); 0 leaves OpenSM's default (2048).
+	MTU int
+	// RateGbps of the IPoIB broadcast group; 0 leaves OpenSM's default (10 Gb/s). Members
+	// slower than this cannot join the group.
+	RateGbps float64
+	SL       int // service level 0-15; OpenSM ignores it unless qos is TRUE
+	Members  []Member
+	// MGroups are "mgid=..." lines read back from a file, kept verbatim so a file the provider
+	// did not write round-trips; the provider itself never writes any.
+	MGroups []string
+}
+
+// IBTA enumerations used by OpenSM's mtu= and rate= flags (include/iba/ib_types.h:
+// IB_MTU_LEN_*, IB_PATH_RECORD_RATE_*).
+var mtuEnum = map[int]int{256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
+
+var rateEnum = map[float64]int{
+	2.5: 2, 10: 3, 30: 4, 5: 5, 20: 6, 40: 7, 60: 8, 80: 9, 120: 10, 14: 11, 56: 12, 112: 13,
+	168: 14, 25: 15, 100: 16, 200: 17, 300: 18, 28: 19, 50: 20, 400: 21, 600: 22,
+}
+
+// MTUEnum returns the IBTA MTU enumeration for a size in bytes (2048 -> 4, 4096 -> 5).
+func MTUEnum(bytes int) (int, bool) { e, ok := mtuEnum[bytes]; return e, ok }
+
+// RateEnum returns the IBTA path-record rate enumeration for a rate in Gb/s (400 -> 21).
+func RateEnum(gbps float64) (int, bool) { e, ok := rateEnum[gbps]; return e, ok }
+
+func mtuFromEnum(e int) (int, bool) {
+	for b, v := range mtuEnum {
+		if v == e {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
+func rateFromEnum(e int) (float64, bool) {
+	for g, v := range rateEnum {
+		if v == e {
+			return g, true
+		}
+	}
+	return 0, false
+}
+
+func rateList() string {
+	return "2.5, 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600"
+}
+
+// partitionName is what the provider lets through as a partition name. OpenSM's header parser
+// splits on ',', '=', ':' and ';', cuts at '#', trims blanks, and takes a name that starts with a
+// digit for a P_Key (partition_create); the name lives in a fixed-size array of osm_prtn_t, so it
+// is also kept short.
+var partitionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]{0,30}$`)
+
+// validatePartitions checks what OpenSM would drop, merge or ignore silently. qos tells whether
+// the opensm.conf enables QoS, without which OpenSM overrides every partition SL with 0.
+func validatePartitions(parts []Partition, qos bool) Errors {
+	var errs Errors
+	names := map[string]int{}
+	pkeys := map[uint16]int{}
+	for i, p := range parts {
+		f := fmt.Sprintf("partitions[%d]", i)
+		switch {
+		case p.Name == "":
+			errs.add(f+".name", "", "a partition needs a name")
+		case strings.EqualFold(p.Name, "Default"):
+			errs.add(f+".name", "", "\"Default\" is the default partition (P_Key 0x7fff) that the provider always writes; choose another name")
+		case !partitionName.MatchString(p.Name):
+			errs.add(f+".name", "", fmt.Sprintf("partition name %q must start with a letter or '_' and hold at most 31 letters, digits, '_', '.' or '-': OpenSM splits names on ',', '=', ':', ';', '#' and reads a leading digit as a P_Key", p.Name))
+		default:
+			if j, dup := names[p.Name]; dup {
+				errs.add(f+".name", "", fmt.Sprintf("partition name %q is already used by partitions[%d]", p.Name, j))
+			} else {
+				names[p.Name] = i
+			}
+		}
+		switch {
+		case p.PKey == 0 || p.PKey > 0x7ffe:
+			errs.add(f+".pkey", "", fmt.Sprintf("P_Key 0x%04x is out of range: use 0x0001-0x7ffe (0x7fff is the default partition; OpenSM uses only the low 15 bits)", p.PKey))
+		default:
+			if j, dup := pkeys[p.PKey]; dup {
+				errs.add(f+".pkey", "", fmt.Sprintf("P_Key 0x%04x is already used by partitions[%d]; OpenSM would merge the two and keep the first name", p.PKey, j))
+			} else {
+				pkeys[p.PKey] = i
+			}
+		}
+		if p.MTU != 0 {
+			if _, ok := mtuEnum[p.MTU]; !ok {
+				errs.add(f+".mtu", "", fmt.Sprintf("MTU %d is not an InfiniBand MTU: use 256, 512, 1024, 2048 or 4096", p.MTU))
+			}
+		}
+		if p.RateGbps != 0 {
+			if _, ok := rateEnum[p.RateGbps]; !ok {
+				errs.add(f+".rate", "", fmt.Sprintf("rate %g Gb/s has no IBTA rate code OpenSM 3.3 knows: use one of %s", p.RateGbps, rateList()))
+			}
+		}
+		if (p.MTU != 0 || p.RateGbps != 0) && !p.IPoIB {
+			errs.add(f+".ipoib", "", "mtu and rate set the IPoIB broadcast group, which OpenSM creates only with ipoib = true")
+		}
+		switch {
+		case p.SL < 0 || p.SL > 15:
+			errs.add(f+".sl", "", fmt.Sprintf("SL %d is out of range 0-15", p.SL))
+		case p.SL != 0 && !qos:
+			errs.add(f+".sl", "qos", fmt.Sprintf("SL %d needs QoS: without the option qos = TRUE OpenSM overrides every partition SL with 0 (osm_prtn_config.c partition_create)", p.SL))
+		}
+		seen := map[string]int{}
+		for j, m := range p.Members {
+			mf := fmt.Sprintf("%s.members[%d]", f, j)
+			switch {
+			case m.Keyword != "" && m.GUID != 0:
+				errs.add(mf+".guid", "", "a member is either a GUID or a keyword, not both")
+			case m.Keyword != "":
+				if !isKeyword(m.Keyword) {
+					errs.add(mf+".guid", "", fmt.Sprintf("%q is not an OpenSM port keyword (%s)", m.Keyword, strings.Join(Keywords, ", ")))
+				}
+			case m.GUID == 0:
+				errs.add(mf+".guid", "", "a member needs a port GUID or one of "+strings.Join(Keywords, ", "))
+			}
+			if m.Membership != Full && m.Membership != Limited {
+				errs.add(mf+".membership", "", fmt.Sprintf("membership %q must be %q or %q", m.Membership, Full, Limited))
+			}
+			key := m.port()
+			if k, dup := seen[key]; dup {
+				errs.add(mf+".guid", "", fmt.Sprintf("%s is already a member (members[%d])", key, k))
+			} else {
+				seen[key] = j
+			}
+		}
+	}
+	return errs
+}
+
+func isKeyword(s string) bool {
+	for _, k := range Keywords {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// renderPartitions writes partitions.conf. Default comes first; each member goes on its own line
+// because OpenSM reads the file with a 4096-byte line buffer (osm_prtn_config_parse_file), and a
+// partition definition may continue over lines until its ';'.
+func renderPartitions(def Partition, parts []Partition) string {
+	var b strings.Builder
+	b.WriteString("# OpenSM partition configuration (opensm(8), PARTITION CONFIGURATION).\n")
+	b.WriteString("# Written by terraform-provider-gpucluster: edits are overwritten on the next apply.\n")
+	writePartition(&b, def)
+	for _, p := range parts {
+		writePartition(&b, p)
+	}
+	return b.String()
+}
+
+func writePartition(b *strings.Builder, p Partition) {
+	fmt.Fprintf(b, "%s=0x%04x", p.Name, p.PKey)
+	if p.IPoIB {
+		b.WriteString(",ipoib")
+	}
+	if e, ok := mtuEnum[p.MTU]; ok {
+		fmt.Fprintf(b, ",mtu=%d", e)
+	}
+	if e, ok := rateEnum[p.RateGbps]; ok {
+		fmt.Fprintf(b, ",rate=%d", e)
+	}
+	if p.SL != 0 {
+		fmt.Fprintf(b, ",sl=%d", p.SL)
+	}
+	b.WriteString(" :")
+	entries := make([]string, 0, len(p.Members)+len(p.MGroups))
+	for _, g := range p.MGroups {
+		entries = append(entries, g)
+	}
+	for _, m := range p.Members {
+		entries = append(entries, m.port()+"="+m.Membership)
+	}
+	if len(entries) <= 2 && len(p.MGroups) == 0 {
+		// Short definitions stay on one line, as in the man page.
+		if len(entries) > 0 {
+			b.WriteString(" " + strings.Join(entries, ", "))
+		}
+		b.WriteString(" ;\n")
+		return
+	}
+	for i, e := range entries {
+		b.WriteString("\n\t" + e)
+		switch {
+		case i == len(entries)-1:
+			b.WriteString(" ;\n")
+		case strings.HasPrefix(e, "mgid="):
+			// an mgid entry consumes the rest of its line: no separating comma
+		default:
+			b.WriteString(",")
+		}
+	}
+}
+
+// ParsePartitions reads a partitions.conf the way OpenSM 3.3 does (osm_prtn_config.c), including
+// the default partition, and reports as errors both what OpenSM rejects ("PARSE ERROR", after
+// which it drops every partition but Default) and what it silently ignores or guesses (unknown
+// flags, unknown membership words, a name it takes for a P_Key, GUIDs without 0x, a missing ';').
+// Abbreviations OpenSM accepts by prefix ("limi", "ipo") are read as OpenSM reads them. The
+// returned partitions are complete as far as they could be read.
+func ParsePartitions(text string) ([]Partition, error) {
+	var (
+		out  []Partition
+		errs Errors
+		cur  *Partition
+	)
+	fail := func(line int, format string, args ...any) {
+		errs.add(fmt.Sprintf("partitions.conf:%d", line), "", fmt.Sprintf(format, args...))
+	}
+	lines := strings.Split(text, "\n")
+	lastLine := 0
+	for n, raw := range lines {
+		lineno := n + 1
+		line := raw
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for {
+			if strings.TrimSpace(line) == "" {
+				break
+			}
+			lastLine = lineno
+			stmt, rest, ended := strings.Cut(line, ";")
+			if cur == nil {
+				head, body, ok := strings.Cut(stmt, ":")
+				if !ok {
+					fail(lineno, "no partition definition found (a definition is name=pkey,flags : ports ;)")
+					break
+				}
+				p, perr := parseHeader(head)
+				if perr != "" {
+					fail(lineno, "%s", perr)
+				}
+				out = append(out, p)
+				cur = &out[len(out)-1]
+				stmt = body
+			}
+			parsePorts(cur, stmt, lineno, fail)
+			if !ended {
+				break
+			}
+			cur = nil
+			line = rest
+		}
+	}
+	if cur != nil {
+		fail(lastLine, "partition %q is not closed with ';'", cur.Name)
+	}
+	return out, errs.Err()
+}
+
+func parseHeader(head string) (Partition, string) {
+	var p Partition
+	fields := strings.Split(head, ",")
+	name, id, hasID := strings.Cut(fields[0], "=")
+	name, id = strings.TrimSpace(name), strings.TrimSpace(id)
+	var problems []string
+	if !hasID && name != "" && name[0] >= '0' && name[0] <= '9' {
+		id, name = name, ""
+		problems = append(problems, "a definition without a name: OpenSM reads the leading number as the P_Key")
+	}
+	p.Name = name
+	if id == "" {
+		problems = append(problems, fmt.Sprintf("partition %q has no P_Key; OpenSM would generate one", name))
+	} else if v, err := strconv.ParseUint(id, 0, 16); err != nil {
+		problems = append(problems, fmt.Sprintf("bad P_Key %q", id))
+	} else {
+		p.PKey = uint16(v) & 0x7fff
+	}
+	for _, f := range fields[1:] {
+		flag, val, _ := strings.Cut(f, "=")
+		flag, val = strings.TrimSpace(flag), strings.TrimSpace(val)
+		if flag == "" {
+			problems = append(problems, "bad partition flags (empty flag)")
+			continue
+		}
+		if msg := applyHeaderFlag(&p, flag, val); msg != "" {
+			problems = append(problems, msg)
+		}
+	}
+	return p, strings.Join(problems, "; ")
+}
+
+// prefixOf mirrors OpenSM's strncmp(flag, word, strlen(flag)): flag is a prefix of word.
+func prefixOf(flag, word string) bool { return flag != "" && strings.HasPrefix(word, flag) }
+
+func applyHeaderFlag(p *Partition, flag, val string) string {
+	num := func() (int, bool) {
+		v, err := strconv.ParseUint(val, 0, 32)
+		return int(v), err == nil
+	}
+	// Same order as parse_group_flag, then partition_add_flag.
+	switch {
+	case prefixOf(flag, "mtu"):
+		e, ok := num()
+		if b, known := mtuFromEnum(e); ok && known {
+			p.MTU = b
+			return ""
+		}
+		return fmt.Sprintf("mtu=%q is not an IBTA MTU code (1-5); OpenSM skips it", val)
+	case prefixOf(flag, "rate"):
+		e, ok := num()
+		if g, known := rateFromEnum(e); ok && known {
+			p.RateGbps = g
+			return ""
+		}
+		return fmt.Sprintf("rate=%q is not an IBTA rate code; OpenSM skips it", val)
+	case prefixOf(flag, "scope"), prefixOf(flag, "Q_Key"), prefixOf(flag, "TClass"), prefixOf(flag, "FlowLabel"):
+		return fmt.Sprintf("flag %q is not managed by the provider", flag)
+	case prefixOf(flag, "sl"):
+		e, ok := num()
+		if !ok || e > 15 {
+			return fmt.Sprintf("sl=%q must be 0-15; OpenSM skips it", val)
+		}
+		p.SL = e
+		return ""
+	case prefixOf(flag, "ipoib"):
+		p.IPoIB = true
+		return ""
+	case prefixOf(flag, "defmember"), prefixOf(flag, "indx0"):
+		return fmt.Sprintf("flag %q is not managed by the provider: give each member its membership", flag)
+	}
+	return fmt.Sprintf("unrecognized partition flag %q: OpenSM ignores it with only a verbose log line", flag)
+}
+
+func parsePorts(p *Partition, body string, lineno int, fail func(int, string, ...any)) {
+	entries := strings.Split(body, ",")
+	for i := 0; i < len(entries); i++ {
+		e := strings.TrimSpace(entries[i])
+		if e == "" {
+			continue
+		}
+		name, flag, hasFlag := strings.Cut(e, "=")
+		name, flag = strings.TrimSpace(name), strings.TrimSpace(flag)
+		if name == "mgid" {
+			// An mgid entry takes the rest of the line as its flags (mgroup_create).
+			rest := append([]string{e}, entries[i+1:]...)
+			for j := range rest {
+				rest[j] = strings.TrimSpace(rest[j])
+			}
+			p.MGroups = append(p.MGroups, strings.Join(rest, ","))
+			return
+		}
+		m := Member{Membership: Limited}
+		if hasFlag {
+			switch {
+			case prefixOf(flag, Full):
+				m.Membership = Full
+			case prefixOf(flag, Limited):
+			case prefixOf(flag, "both"):
+				fail(lineno, "membership \"both\" of %s needs allow_both_pkeys and is not managed by the provider", name)
+			default:
+				fail(lineno, "unrecognized membership %q of %s: OpenSM assumes limited", flag, name)
+			}
+		}
+		if kw := keywordByPrefix(name); kw != "" {
+			m.Keyword = kw
+		} else if prefixOf(name, "NONE") {
+			continue
+		} else if !strings.HasPrefix(name, "0x") && !strings.HasPrefix(name, "0X") {
+			fail(lineno, "bad PortGUID %q: write port GUIDs as 0x-prefixed hex (OpenSM reads them with strtoull base 0)", name)
+			continue
+		} else if g, err := ParseGUID(name); err != nil {
+			fail(lineno, "bad PortGUID %q: %v", name, err)
+			continue
+		} else {
+			m.GUID = g
+		}
+		p.Members = append(p.Members, m)
+	}
+}
+
+// keywordByPrefix mirrors partition_add_port: the keywords are tried in order and a name matches
+// the first keyword it is a prefix of ("A" is ALL, "ALL_" is ALL_CAS, "S" is SELF).
+func keywordByPrefix(name string) string {
+	for _, k := range Keywords {
+		if prefixOf(name, k) {
+			return k
+		}
+	}
+	return ""
+}
