@@ -26,4 +26,39 @@
 //     65,536-endpoint fabric are large).
 //   - Pure: no I/O and no Terraform imports; the provider reads policy files and hands their
 //     bytes to ParseRules.
+//
+// # Messages
+//
+// Every message starts with the rule's name. Built-in rules read
+//
+//	oversubscription: tier leaf is 1.33:1 at leaf03 (32 x 400 Gb/s down, 24 x 400 Gb/s up); training-large allows at most 1:1
+//
+// naming all offending switches of a tier (count and the first five) when there are several, and
+// quoting where the limit came from (the preset, or the attribute that overrode it, such as
+// policy.max_oversubscription) so the user knows what to change. Custom rules read
+// "NAME (FILE:LINE): ERROR_MESSAGE", followed, for a condition of the form
+// alltrue([for x in LIST : ...]), by the elements that fail ("Failing: 2 of 8: spine03, spine07.").
+//
+// # Custom rules
+//
+// A policy file holds `rule "NAME" { condition, error_message, severity }` blocks (ParseRules).
+// Conditions see two variables:
+//
+//	fabric.switches   list of {name, model, role, tier, group, rack, level, ports, used_ports,
+//	                  free_ports, down_gbps, up_gbps, lateral_gbps, oversubscription}
+//	fabric.tiers      map by tier name of {name, level, switches, ports, used_ports, free_ports,
+//	                  oversubscription, worst, top}
+//	fabric.endpoints  list of {name, node, rail, rack, switch, links}
+//	fabric.links      list of {a, a_port, b, b_port, rate_gbps, length_m, estimated, kind}
+//	fabric.racks      list of {name, row, position, units, power_kw, switches, nodes}
+//	analysis          the `analysis` attribute of gpucluster_fabric without `violations`:
+//	                  endpoints, switches, links, tiers, port_rate_gbps, full_bisection_gbps,
+//	                  bisection_lower_gbps, bisection_upper_gbps, bisection_ratio,
+//	                  oversubscription (map), max_oversubscription, max_switch_hops,
+//	                  allreduce_seconds ({ring, hierarchical}, null without a workload)
+//
+// Missing strings are "" and an unset rail is -1, so comparisons never meet null. The functions
+// are those of FunctionNames, with Terraform's names and behaviour (alltrue, anytrue, sum, length,
+// min, max, contains, keys, values, lookup, abs, ceil, floor, format, join, concat, distinct,
+// flatten, coalesce, can, try, ...), except that sum([]) is 0.
 package policy

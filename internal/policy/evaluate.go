@@ -161,8 +161,24 @@ func (c *checker) rateOf(name string) float64 {
 	return c.r.PortRateGbps
 }
 
-// load describes a switch's capacity: "32 x 400 Gb/s down, 24 x 400 Gb/s up".
+// isGroup tells the witness of the dragonfly group tier (the analysis reports a whole group in
+// it, named after the group) from a switch.
+func isGroup(s *analysis.SwitchLoad) bool { return s.Tier == TierGroup && s.Role == TierGroup }
+
+// what names a witness: "leaf03" or "group a".
+func what(s *analysis.SwitchLoad) string {
+	if isGroup(s) {
+		return "group " + s.Name
+	}
+	return s.Name
+}
+
+// load describes a switch's capacity: "32 x 400 Gb/s down, 24 x 400 Gb/s up"; a group's, its
+// endpoint capacity against the global links that leave it.
 func (c *checker) load(s analysis.SwitchLoad) string {
+	if isGroup(&s) {
+		return ports(s.DownGbps, c.r.PortRateGbps) + " from endpoints, " + ports(s.UpGbps, c.r.PortRateGbps) + " of global links"
+	}
 	rate := c.rateOf(s.Name)
 	d := ports(s.DownGbps, rate) + " down, " + ports(s.UpGbps, rate) + " up"
 	if s.LateralGbps > 0 {
@@ -209,8 +225,8 @@ func (c *checker) oversubscription() {
 		}
 		at, witness := "", "tier "+t
 		if worst != nil {
-			at = fmt.Sprintf(" at %s (%s)", worst.Name, c.load(*worst))
-			witness = worst.Name
+			at = fmt.Sprintf(" at %s (%s)", what(worst), c.load(*worst))
+			witness = what(worst)
 		}
 		m, req := ratio(measured, lim.Value), ratio(lim.Value, lim.Value)
 		switch {

@@ -140,8 +140,9 @@ func dragonfly(groupRatio float64, hops int) analysis.Result {
 		}
 	}
 	r.Oversubscription["group"] = groupRatio
-	r.Worst["group"] = analysis.SwitchLoad{Name: "group a", Tier: "group", DownGbps: 128 * rate, UpGbps: 128 / groupRatio * rate,
-		Oversubscription: groupRatio}
+	// As analysis reports it: the group's name in Name and Group, Role "group".
+	r.Worst["group"] = analysis.SwitchLoad{Name: "a", Role: "group", Tier: "group", Group: "a", DownGbps: 128 * rate,
+		UpGbps: 128 / groupRatio * rate, LateralGbps: 64 * rate, Oversubscription: groupRatio}
 	r.MaxSwitchHops = hops
 	r.HopsWitness = [2]string{"gpu001/mlx5_0", "gpu032/mlx5_7"}
 	return r
@@ -152,11 +153,14 @@ func TestDragonflyPlus(t *testing.T) {
 	t.Run("2:1 groups, 3 hops pass", func(t *testing.T) {
 		only(t, Evaluate(nil, dragonfly(2, 3), p, nil))
 	})
-	t.Run("3:1 group fails with the group as witness", func(t *testing.T) {
+	t.Run("4:1 group fails with the group as witness", func(t *testing.T) {
 		v := only(t, Evaluate(nil, dragonfly(4, 3), p, nil), "oversubscription/error")[0]
-		want := "oversubscription: tier group is 4:1 at group a (128 x 400 Gb/s down, 32 x 400 Gb/s up); dragonfly-plus allows at most 2:1"
+		want := "oversubscription: tier group is 4:1 at group a (128 x 400 Gb/s from endpoints, 32 x 400 Gb/s of global links); dragonfly-plus allows at most 2:1"
 		if v.Message != want {
 			t.Errorf("message\n got %s\nwant %s", v.Message, want)
+		}
+		if v.Witness != "group a" || v.Measured != "4:1" || v.Required != "at most 2:1" {
+			t.Errorf("parts = %q %q %q", v.Measured, v.Required, v.Witness)
 		}
 	})
 	t.Run("5 hops fail with the endpoints", func(t *testing.T) {

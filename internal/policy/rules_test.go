@@ -344,3 +344,34 @@ func TestFnumNaNIsNull(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+// An empty analysis (no switches, a NaN ratio) never panics and never passes a rule that reads
+// the missing number.
+func TestEmptyAnalysis(t *testing.T) {
+	rules := mustParse(t, headroomRule+`
+rule "ratio" {
+  condition     = analysis.bisection_ratio >= 1
+  error_message = "full bisection"
+}`)
+	r := analysis.Result{BisectionRatio: 0.0 / zero()}
+	vs := only(t, Evaluate(nil, r, Policy{Preset: PresetTrainingLarge}, rules), "ratio/error")
+	contains(t, vs[0].Message, "ratio (policy/fabric.hcl:6): condition could not be evaluated", "policy/fabric.hcl:7", "must not be null")
+}
+
+func FuzzParseRules(f *testing.F) {
+	f.Add([]byte(headroomRule))
+	f.Add([]byte("rule \"a\" {\n  condition = try(fabric.x, 1) > 0\n  error_message = \"${1}\"\n  severity = \"warning\"\n}\n"))
+	f.Add([]byte("rule {}"))
+	r := twoTier(4, 2, 8, 8)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rules, err := ParseRules("f.hcl", src)
+		if err != nil {
+			return
+		}
+		for _, v := range Evaluate(nil, r, Policy{}, rules) {
+			if v.Message == "" || v.Rule == "" {
+				t.Fatalf("empty violation %+v", v)
+			}
+		}
+	})
+}
