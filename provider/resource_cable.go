@@ -90,8 +90,8 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One logical 400G InfiniBand link between two ports: switch to switch, or switch to HCA. " +
 			"`kind` and `length_m` are optional: left unset, the fabric estimates the run from the rack positions and " +
-			"picks the cheapest kind that reaches. A twin-port cable or transceiver that carries two links is counted " +
-			"per link here and paired in the bill of materials.\n\n" +
+			"picks the cheapest kind that reaches. Declare one cable per link even where a twin-port cable or " +
+			"transceiver carries two.\n\n" +
 			"The cable is known by its `label`, `<a.device>:<a.port> <-> <b.device>:<b.port>` in the order written, e.g. " +
 			"`leaf01:33 <-> gpu001/mlx5_0:1`, which is also its `id` and its import name.",
 		Attributes: map[string]schema.Attribute{
@@ -104,7 +104,7 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"kind": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Cable kind: `dac` (passive copper, up to 2-3 m), `acc` (active copper, up to 5 m), " +
-					"`aoc` (active optical), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
+					"`aoc` (active optical, up to 30 m), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
 					"(single-mode fiber, up to 500 m). Unset: the fabric picks the cheapest kind that reaches.",
 				Validators: []validator.String{stringvalidator.OneOf(catalog.CableKinds...)},
 			},

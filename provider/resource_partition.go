@@ -120,7 +120,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 							Computed: true,
 							Default:  stringdefault.StaticString("full"),
 							MarkdownDescription: "`full` (talks to every member) or `limited` (talks to full members only). " +
-								"Defaults to `full`. OpenSM itself defaults to limited; the provider always writes it out.",
+								"Defaults to `full` (in partitions.conf an omitted membership means limited).",
 							Validators: []validator.String{stringvalidator.OneOf("full", "limited")},
 						},
 					},

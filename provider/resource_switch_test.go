@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -51,6 +53,36 @@ func TestAccSwitch(t *testing.T) {
 				ImportStateVerify: true,
 			},
 		},
+	})
+}
+
+// TestAccSwitchCatalogFile checks that the model check and `ports` use the provider's catalog,
+// catalog_files included, and not only the built-in one.
+func TestAccSwitchCatalogFile(t *testing.T) {
+	requireAcc(t)
+	file := filepath.Join(t.TempDir(), "lab.hcl")
+	if err := os.WriteFile(file, []byte(`switch_model "QM8700" {
+  ports          = 40
+  port_rate_gbps = 200
+}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `provider "gpucluster" {
+  catalog_files = ["` + filepath.ToSlash(file) + `"]
+}
+resource "gpucluster_switch" "s" {
+  name       = "lab-leaf01"
+  model      = "QM8700"
+  rack       = "lab"
+  position_u = 1
+  guid       = "0x0002c903000c0001"
+}`,
+			Check: resource.TestCheckResourceAttr("gpucluster_switch.s", "ports", "40"),
+		}},
 	})
 }
 
