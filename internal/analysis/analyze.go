@@ -27,6 +27,10 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 
 	lo := lowerBound(t)
 	r.BisectionLowerGbps = lo.gbps
+	if lo.link >= 0 && lo.theta < 1 {
+		l := &g.Links[lo.link]
+		r.BottleneckLink = [2]string{g.Devices[l.A].Name, g.Devices[l.B].Name}
+	}
 	r.Cut = upperBound(t)
 	r.BisectionUpperGbps = r.Cut.CapacityGbps
 	switch {

@@ -107,8 +107,8 @@ func TestTwoTier512NonBlocking(t *testing.T) {
 	if r.MaxSwitchHops != 2 {
 		t.Errorf("hops %d, want 2 (leaf-spine-leaf), witness %v", r.MaxSwitchHops, r.HopsWitness)
 	}
-	if r.PortRateGbps != B {
-		t.Errorf("port rate %g", r.PortRateGbps)
+	if r.PortRateGbps != B || r.BottleneckLink != [2]string{} {
+		t.Errorf("port rate %g, bottleneck %v", r.PortRateGbps, r.BottleneckLink)
 	}
 	for _, s := range r.PerSwitch {
 		if s.Role == "spine" && (s.UsedPorts != 64 || s.FreePorts != 0 || s.DownGbps != 64*B) {
@@ -166,10 +166,11 @@ func TestHalfCabledExpansion(t *testing.T) {
 	full := fatTree(treeParams{pods: 1, podLeaves: 16, podSpines: 8, hostsPerLeaf: 32, leafUp: 32})
 	seen := map[string]int{}
 	spec := dropCables(full, func(c fabric.Cable) bool {
-		// New leaves are leaf0009..leaf0016; drop every other uplink of theirs.
+		// New leaves are leaf0009..leaf0016; their uplinks go round-robin over the 8 spines, so
+		// dropping the 2nd and 4th round leaves 2 links to every spine.
 		if c.A.Device >= "leaf0009" && c.A.Device <= "leaf0016" && c.B.Device[:5] == "spine" {
 			seen[c.A.Device]++
-			return seen[c.A.Device]%2 == 0
+			return (seen[c.A.Device]-1)/8%2 == 1
 		}
 		return false
 	})
@@ -178,8 +179,31 @@ func TestHalfCabledExpansion(t *testing.T) {
 	if r.BisectionLowerGbps != 51200 || r.BisectionUpperGbps != 51200 {
 		t.Errorf("lower %g upper %g, want 51200 both (8 new leaves x 16 uplinks)", r.BisectionLowerGbps, r.BisectionUpperGbps)
 	}
+	if r.BottleneckLink[0] < "leaf0009" || r.BottleneckLink[1][:5] != "spine" {
+		t.Errorf("bottleneck %v, want an uplink of a new leaf", r.BottleneckLink)
+	}
 	if r.Oversubscription["leaf"] != 2 || r.Worst["leaf"].Name != "leaf0009" {
 		t.Errorf("leaf oversubscription %g at %q, want 2 at leaf0009", r.Oversubscription["leaf"], r.Worst["leaf"].Name)
+	}
+}
+
+// Half-cabled and lopsided: the new SU's leaves have 16 uplinks, all to the odd spines (4 links
+// each), so their traffic to the even spines must come down through an old leaf. Sound, and
+// the lower bound comes from the routing's load on the old leaves' uplinks.
+func TestHalfCabledLopsided(t *testing.T) {
+	full := fatTree(treeParams{pods: 1, podLeaves: 16, podSpines: 8, hostsPerLeaf: 32, leafUp: 32})
+	seen := map[string]int{}
+	spec := dropCables(full, func(c fabric.Cable) bool {
+		if c.A.Device >= "leaf0009" && c.A.Device <= "leaf0016" && c.B.Device[:5] == "spine" {
+			seen[c.A.Device]++
+			return seen[c.A.Device]%2 == 0
+		}
+		return false
+	})
+	_, r := analyze(t, spec)
+	t.Logf("lopsided: lower %g upper %g, bottleneck %v, cut %s", r.BisectionLowerGbps, r.BisectionUpperGbps, r.BottleneckLink, r.Cut.Method)
+	if r.BisectionUpperGbps > 51200 {
+		t.Errorf("upper %g, the 8 new leaves alone cross 128 links", r.BisectionUpperGbps)
 	}
 }
 

@@ -109,3 +109,18 @@ func BenchmarkBuild(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTorus is a 16 x 16 x 16 torus with one endpoint a switch: every switch is a leaf and
+// an intermediate, no twins, and the upper bound comes from the sweeps.
+func BenchmarkTorus(b *testing.B) {
+	const k = 16
+	g := mustBuild(b, torus3D(k, 1))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := Analyze(g, nil)
+		if want := 2 * k * k * 400.0; !near(r.BisectionLowerGbps, want) || r.BisectionUpperGbps != want {
+			b.Fatalf("lower %g upper %g, want %g (cut %s)", r.BisectionLowerGbps, r.BisectionUpperGbps, want, r.Cut.Method)
+		}
+	}
+}

@@ -7,4 +7,8 @@
 //   - BisectionLowerGbps <= true bisection <= BisectionUpperGbps, always; the lower bound comes
 //     with the argument in lower.go and the upper bound with a concrete Cut.
 //   - Results are deterministic: the same graph gives the same numbers and the same witnesses.
+//
+// Where things are: analyze.go (Analyze), topo.go (the switch graph the algorithms share),
+// oversub.go, hops.go, lower.go (the proved bound and its argument), upper.go with cut.go,
+// hier.go, sweep.go and fm.go (the witness cut), allreduce.go. Every algorithm cites its source.
 package analysis

@@ -110,7 +110,7 @@ func lowerBound(t *topo) lowerResult {
 				break
 			}
 		}
-		if th, l := t.vlbTheta(M, classes); i == 0 || th > res.theta {
+		if th, l := t.vlbTheta(M, classes); i == 0 || th > res.theta+1e-9 {
 			res.theta, res.link = th, l
 		}
 	}

@@ -26,18 +26,21 @@ func oversubscription(t *topo, r *Result) {
 	g := t.g
 	r.Oversubscription = map[string]float64{}
 	r.Worst = map[string]SwitchLoad{}
-	r.PerSwitch = make([]SwitchLoad, 0, t.n())
-	for _, d := range t.dev {
+	r.PerSwitch = make([]SwitchLoad, 0, g.NumSwitches())
+	for d := range g.Devices {
 		dev := &g.Devices[d]
+		if dev.Kind != fabric.KindSwitch {
+			continue
+		}
 		sl := SwitchLoad{
 			Name: dev.Name, Role: dev.Role, Tier: tierName(dev), Group: dev.Group, Level: dev.Level,
 			Ports: dev.Ports,
 		}
-		for _, li := range g.LinksOf(d) {
+		for _, li := range g.LinksOf(int32(d)) {
 			l := &g.Links[li]
-			o := l.Other(d)
+			o := l.Other(int32(d))
 			sl.UsedPorts++
-			if o == d { // a loop is listed once per end: two ports, one link
+			if o == int32(d) { // a loop is listed once per end: two ports, one link
 				sl.LateralGbps += l.RateGbps / 2
 				continue
 			}
@@ -90,6 +93,10 @@ func groupOversubscription(t *topo, r *Result) {
 		first int
 	}
 	groups := map[string]*acc{}
+	used := make([]int, t.n())
+	for s, d := range t.dev {
+		used[s] = int(g.AdjStart[d+1] - g.AdjStart[d])
+	}
 	for s, d := range t.dev {
 		dev := &g.Devices[d]
 		if dev.Group == "" {
@@ -101,8 +108,8 @@ func groupOversubscription(t *topo, r *Result) {
 			groups[dev.Group] = a
 		}
 		a.sl.Ports += dev.Ports
-		a.sl.UsedPorts += r.PerSwitch[s].UsedPorts
-		a.sl.FreePorts += r.PerSwitch[s].FreePorts
+		a.sl.UsedPorts += used[s]
+		a.sl.FreePorts += dev.Ports - used[s]
 		a.sl.DownGbps += t.epGbps[s]
 		for k := t.start[s]; k < t.start[s+1]; k++ {
 			if g.Devices[t.dev[t.nbr[k]]].Group != dev.Group {

@@ -82,8 +82,8 @@ func TestPropertyNeverPanics(t *testing.T) {
 		if r.MaxSwitchHops < 0 || (r.MaxSwitchHops > 0 && r.MaxSwitchHops > r.Switches) {
 			t.Fatalf("case %d: hops %d with %d switches", i, r.MaxSwitchHops, r.Switches)
 		}
-		if len(r.PerSwitch) != r.Switches {
-			t.Fatalf("case %d: %d per-switch entries for %d switches", i, len(r.PerSwitch), r.Switches)
+		if len(r.PerSwitch) != g.NumSwitches() {
+			t.Fatalf("case %d: %d per-switch entries for %d switches", i, len(r.PerSwitch), g.NumSwitches())
 		}
 		for tier, v := range r.Oversubscription {
 			if math.IsNaN(v) || v < 0 || r.Worst[tier].Tier != tier {

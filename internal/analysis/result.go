@@ -12,6 +12,10 @@ type Result struct {
 	BisectionLowerGbps float64 // proved: no balanced cut of the endpoints is smaller
 	BisectionUpperGbps float64 // capacity of Cut, a balanced cut that exists
 	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps
+	// BottleneckLink names the two ends of the link whose load sets BisectionLowerGbps below the
+	// full bisection under the routing of the proof (lower.go); empty when the bound is full or
+	// when nothing is proved because the fabric is in pieces.
+	BottleneckLink [2]string
 
 	// Oversubscription per tier, keyed by tier name ("leaf", "spine", ..., and "group" when the
 	// switches declare dragonfly groups): the worst down:up capacity ratio of a switch of that
@@ -20,7 +24,8 @@ type Result struct {
 	MaxOversubscription float64
 	// Worst holds, per tier name, the switch with the worst ratio (the witness).
 	Worst map[string]SwitchLoad
-	// PerSwitch holds every switch's ports and ratio, in graph order, for policy rules.
+	// PerSwitch holds every switch's ports and ratio, in graph order, for policy rules; switches
+	// without a cable are included (all ports free, Level -1).
 	PerSwitch []SwitchLoad
 
 	MaxSwitchHops int       // switch-to-switch links on the worst shortest endpoint-to-endpoint path
