@@ -56,7 +56,7 @@ func (t *topo) refineFM(side []uint8) []uint8 {
 		moves = moves[:0]
 		best, bestLen := start, 0
 		for {
-			x := t.pickMove(heaps, side, nA, tol)
+			x := t.pickMove(heaps, nA, tol)
 			if x < 0 {
 				break
 			}
@@ -96,25 +96,23 @@ func (t *topo) refineFM(side []uint8) []uint8 {
 	return side
 }
 
-// pickMove returns the allowed move of highest gain among the tops of the two heaps, or -1.
-func (t *topo) pickMove(heaps [2]*gainHeap, side []uint8, nA, tol int) int32 {
+// pickMove returns the allowed move of highest gain, or -1. Each side offers the best of its
+// first fmLookahead switches (in gain order) whose move keeps the balance; the paper takes the
+// head of the bucket list only, but with switches of very different weights (leaves, and spines
+// with no endpoints) a blocked head should not end the pass.
+func (t *topo) pickMove(heaps [2]*gainHeap, nA, tol int) int32 {
 	x := int32(-1)
-	imb := abs(nA - t.half)
-	limit := tol
-	if imb > limit {
-		limit = imb
-	}
+	limit := max(tol, abs(nA-t.half))
 	for from := 0; from < 2; from++ {
 		h := heaps[from]
-		if len(h.items) == 0 {
-			continue
-		}
-		y := h.items[0]
-		after := nA + int(t.epN[y])
-		if from == int(sideA) {
-			after = nA - int(t.epN[y])
-		}
-		if abs(after-t.half) > limit {
+		y := h.bestAllowed(func(y int32) bool {
+			after := nA + int(t.epN[y])
+			if from == int(sideA) {
+				after = nA - int(t.epN[y])
+			}
+			return abs(after-t.half) <= limit
+		})
+		if y < 0 {
 			continue
 		}
 		if x < 0 || h.gain[y] > h.gain[x] || (h.gain[y] == h.gain[x] && y < x) {
@@ -122,6 +120,43 @@ func (t *topo) pickMove(heaps [2]*gainHeap, side []uint8, nA, tol int) int32 {
 		}
 	}
 	return x
+}
+
+const fmLookahead = 16
+
+// bestAllowed returns the first switch in heap order, among the first fmLookahead, that ok
+// accepts, or -1. It walks the heap's top levels breadth-first by gain without popping.
+func (h *gainHeap) bestAllowed(ok func(int32) bool) int32 {
+	if len(h.items) == 0 {
+		return -1
+	}
+	if ok(h.items[0]) {
+		return h.items[0]
+	}
+	// Small best-first search over heap positions.
+	frontier := []int{0}
+	best := int32(-1)
+	for seen := 0; len(frontier) > 0 && seen < fmLookahead; seen++ {
+		// Pop the frontier position of highest key.
+		bi := 0
+		for i := 1; i < len(frontier); i++ {
+			if h.less(frontier[i], frontier[bi]) {
+				bi = i
+			}
+		}
+		p := frontier[bi]
+		frontier = append(frontier[:bi], frontier[bi+1:]...)
+		if y := h.items[p]; p != 0 && ok(y) {
+			best = y
+			break
+		}
+		for _, c := range []int{2*p + 1, 2*p + 2} {
+			if c < len(h.items) {
+				frontier = append(frontier, c)
+			}
+		}
+	}
+	return best
 }
 
 func abs(x int) int {
