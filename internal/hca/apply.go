@@ -209,7 +209,8 @@ type ApplyResult struct {
 // whose Next Boot value differs from Current (a set always does this, until a
 // reboot or a firmware reset); with opts.Reset a firmware reset follows.
 // Names are not checked against the database first: the device decides, and
-// its refusal comes back as a *ToolError naming the parameter.
+// its refusal comes back as a *ToolError naming the parameter. On error the
+// result still holds what was learnt and the commands that ran.
 func Apply(ctx context.Context, r Runner, tool, device string, desired map[string]string, opts *ApplyOptions) (*ApplyResult, error) {
 	ts, err := toolsFor(tool)
 	if err != nil {
