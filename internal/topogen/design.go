@@ -328,8 +328,8 @@ func (b *builder) tiers(names ...string) {
 // middle of the block rows. Everything is sized by the plan, so a rack's name, row and position
 // never change as the design grows.
 //
-// Rack numbers: central racks first (1..centralRacks), then block b's racks, compute racks first
-// (left to right), then its network racks.
+// Rack numbers: central racks first (1..centralRacks), then block b's racks in row order (left
+// compute racks, network racks, right compute racks), so numbers run along each row.
 type layout struct {
 	blocks        int // planned blocks
 	slots         int // node slots per block
@@ -401,18 +401,18 @@ func (l *layout) rackAt(n int) (row, pos int) {
 		return l.centralRow(), l.centralStart + n - 1
 	}
 	i := n - l.centralRacks - 1
-	b, k := i/l.racksPerBlock(), i%l.racksPerBlock()
-	row = l.blockRow(b)
-	switch {
-	case k < l.left:
-		pos = k + 1
-	case k < l.computeRacks:
-		pos = k + l.netRacks + 1
-	default: // network rack
-		pos = l.left + (k - l.computeRacks) + 1
-	}
-	return row, pos
+	return l.blockRow(i / l.racksPerBlock()), i%l.racksPerBlock() + 1
 }
+
+// computePos is the row position of compute rack ci of a block; networkPos of network rack ni.
+func (l *layout) computePos(ci int) int {
+	if ci < l.left {
+		return ci + 1
+	}
+	return ci + l.netRacks + 1
+}
+
+func (l *layout) networkPos(ni int) int { return l.left + ni + 1 }
 
 // rack makes rack number n if needed, puts it in group g, and returns its name.
 func (b *builder) rack(g *groupSet, n int) string {
@@ -432,7 +432,7 @@ func (b *builder) rack(g *groupSet, n int) string {
 // nodeSlot places slot s of block blk: compute rack s/nodesPerRack, stacked from U1 up.
 func (b *builder) nodeSlot(g *groupSet, blk, s int) (rack string, u int) {
 	l := b.lay
-	n := l.centralRacks + blk*l.racksPerBlock() + s/l.nodesPerRack + 1
+	n := l.centralRacks + blk*l.racksPerBlock() + l.computePos(s/l.nodesPerRack)
 	return b.rack(g, n), 1 + (s%l.nodesPerRack)*l.nodeUnits
 }
 
@@ -444,7 +444,7 @@ func (l *layout) topU(j int) int {
 // blockSwitch places switch j of block blk in the block's network racks.
 func (b *builder) blockSwitch(g *groupSet, blk, j int) (rack string, u int) {
 	l := b.lay
-	n := l.centralRacks + blk*l.racksPerBlock() + l.computeRacks + j/l.perRack + 1
+	n := l.centralRacks + blk*l.racksPerBlock() + l.networkPos(j/l.perRack)
 	return b.rack(g, n), l.topU(j)
 }
 

@@ -1,0 +1,130 @@
+package bom
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CSVHeader is the cabling plan's header row.
+var CSVHeader = []string{"label", "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "kind", "length_m", "sku", "bundle"}
+
+// CSV renders the cabling plan, one row per cable (logical link) after a header, as RFC 4180
+// text (encoding/csv) a technician can print or load in a spreadsheet. An unknown length is an
+// empty field.
+func (b BOM) CSV() (string, error) { return RowsCSV(b.Plan) }
+
+// RowsCSV renders any list of plan rows (Delta's Plan or Removed) like CSV.
+func RowsCSV(rows []Row) (string, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(CSVHeader); err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		length := ""
+		if r.LengthM > 0 {
+			length = strconv.FormatFloat(r.LengthM, 'f', -1, 64)
+		}
+		rec := []string{
+			r.Label,
+			r.A.Device, strconv.Itoa(r.A.Port), r.A.Rack, unit(r.A.PositionU),
+			r.B.Device, strconv.Itoa(r.B.Port), r.B.Rack, unit(r.B.PositionU),
+			r.Kind, length, r.SKU, r.Bundle,
+		}
+		if err := w.Write(rec); err != nil {
+			return "", err
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+func unit(u int) string {
+	if u == 0 {
+		return ""
+	}
+	return strconv.Itoa(u)
+}
+
+// JSON renders the BOM (items, total_cost, unpriced, counts, warnings) as indented JSON; unit
+// prices and costs of unpriced items are null. The cabling plan is in CSV.
+func (b BOM) JSON() ([]byte, error) {
+	if b.Items == nil {
+		b.Items = []Item{}
+	}
+	if b.Unpriced == nil {
+		b.Unpriced = []string{}
+	}
+	if b.Warnings == nil {
+		b.Warnings = []string{}
+	}
+	return json.MarshalIndent(b, "", "  ")
+}
+
+// Markdown renders the BOM as a table with the priced total, the unpriced SKUs and the
+// warnings. Quantities and costs of a Delta are signed.
+func (b BOM) Markdown() string {
+	var s strings.Builder
+	s.WriteString("| Category | SKU | Description | Quantity | Unit price (USD) | Cost (USD) |\n")
+	s.WriteString("|---|---|---|---:|---:|---:|\n")
+	for _, it := range b.Items {
+		price, cost := "unpriced", "unpriced"
+		if it.UnitPrice != nil {
+			price = money(*it.UnitPrice)
+		}
+		if it.Cost != nil {
+			cost = money(*it.Cost)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %d | %s | %s |\n", it.Category, mdEscape(it.SKU), mdEscape(it.Description), it.Quantity, price, cost)
+	}
+	fmt.Fprintf(&s, "\n**Total of priced items:** USD %s\n", money(b.TotalCost))
+	if len(b.Unpriced) > 0 {
+		q := make([]string, len(b.Unpriced))
+		for i, u := range b.Unpriced {
+			q[i] = "`" + u + "`"
+		}
+		fmt.Fprintf(&s, "\n**Unpriced** (no sourced price in the catalog; not in the total): %s\n", strings.Join(q, ", "))
+	}
+	c := b.Counts
+	fmt.Fprintf(&s, "\n%d switches, %d nodes, %d HCAs; %d links on %d cables; transceivers: %d switch, %d node, %d single-port.\n",
+		c.Switches, c.Nodes, c.HCAs, c.Links, c.Cables, c.SwitchTransceivers, c.NodeTransceivers, c.HCATransceivers)
+	if len(b.Warnings) > 0 {
+		s.WriteString("\n**Warnings**\n\n")
+		for _, w := range b.Warnings {
+			fmt.Fprintf(&s, "- %s\n", mdEscape(w))
+		}
+	}
+	return s.String()
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// money formats USD with thousands separators and cents: 4,080,000.00, -85,000.00.
+func money(v float64) string {
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	whole, frac := s[:len(s)-3], s[len(s)-3:]
+	var out []byte
+	for i, c := range []byte(whole) {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c)
+	}
+	if neg {
+		return "-" + string(out) + frac
+	}
+	return string(out) + frac
+}
