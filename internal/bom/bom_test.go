@@ -473,3 +473,41 @@ func BenchmarkBOMSuperPOD64SU(b *testing.B) {
 		}
 	}
 }
+
+// Every generated kind gets a clean BOM: no warnings, one row per link, every row with a SKU and
+// a length, and a transceiver count within the cages the optical links can use.
+func TestEveryKind(t *testing.T) {
+	for _, p := range []topogen.Params{
+		{Kind: topogen.KindFatTree, Nodes: 300, Oversubscription: 3},
+		{Kind: topogen.KindFatTree, Nodes: 20, NodeModel: "HGX-H100"},
+		{Kind: topogen.KindRailOptimized, ScalableUnits: 16, PlannedScalableUnits: 16, Nodes: 40},
+		{Kind: topogen.KindDragonflyPlus, Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 8},
+		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 3, 4}},
+	} {
+		d := design(t, p)
+		g, _ := fabric.Build(d.Spec(), cat)
+		b, err := ForDesign(d, g, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Warnings) > 0 {
+			t.Errorf("%s: warnings %v", p.Kind, b.Warnings)
+		}
+		if len(b.Plan) != len(g.Links)+len(d.Appliances) || b.Counts.Links != len(b.Plan) {
+			t.Errorf("%s: %d rows for %d links", p.Kind, len(b.Plan), len(g.Links))
+		}
+		optical := 0
+		for _, r := range b.Plan {
+			if r.SKU == "" || r.LengthM == 0 {
+				t.Fatalf("%s: row %+v", p.Kind, r)
+			}
+			if r.Kind == catalog.KindFiberMM || r.Kind == catalog.KindFiberSM {
+				optical++
+			}
+		}
+		if n := b.Counts.SwitchTransceivers + b.Counts.NodeTransceivers + b.Counts.HCATransceivers; n > 2*optical || (optical > 0 && n < optical) {
+			t.Errorf("%s: %d transceivers for %d optical links", p.Kind, n, optical)
+		}
+		checkPrices(t, b)
+	}
+}

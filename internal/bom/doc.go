@@ -14,7 +14,9 @@
 //     splitter to two ConnectX-7), so it is only chosen when both logical links of an OSFP cage
 //     go to the same far cage (straight) or to two single-port HCAs (splitter); otherwise the
 //     cage needs a transceiver and two fibers (the rail-optimized case, RA-11333-001: "All
-//     networking components are multi-mode fiber").
+//     networking components are multi-mode fiber"). A DGX H100 cage straight to a switch cage
+//     takes the switch-switch product line (MCP4Y10 comes with a flat-top -FLT end for DGX H100,
+//     FACTS 3; the catalog lists the line once).
 //   - Transceivers (FACTS 3, BOM rule): one twin-port module per switch OSFP cage with at least
 //     one optical link (ports 2c-1 and 2c share cage c), so per switch = cages used; one
 //     flat-top twin-port module per cage of a node with twin-port cages (DGX H100: one per two

@@ -31,6 +31,11 @@ const (
 // "leaf01:33" or "gpu001/mlx5_0:1") and hold exactly the objects the gpucluster_* resources take,
 // so a map can feed for_each directly; the List slices hold the same objects in a stable order
 // (Spec builds a fabric.Spec from them). Growing the input within the plan only adds entries.
+//
+// Zero values mean "unset", as in fabric.Spec: a cable's Kind "" leaves the kind to the BOM
+// planner (unless Params.CableKind is set) and its LengthM 0 lets fabric.Build estimate the run
+// from rack positions; an HCA's Rail -1 means no rail (every kind but rail-optimized). The
+// provider maps them to null.
 type Design struct {
 	Kind  string
 	Tiers int // switch tiers: 1-3 for trees, 2 for dragonfly-plus (plus global links), 1 for torus-3d
