@@ -66,7 +66,7 @@ func TestAccRackInvalid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: re(c.want)}},
+				Steps:                    []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: re(c.want)}},
 			})
 		})
 	}

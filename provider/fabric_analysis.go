@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+)
+
+// The computed `analysis` object has the fixed shape of DESIGN.md.
+
+var allreduceAttrTypes = map[string]attr.Type{"ring": types.Float64Type, "hierarchical": types.Float64Type}
+
+var analysisAttrTypes = map[string]attr.Type{
+	"endpoints":            types.Int64Type,
+	"switches":             types.Int64Type,
+	"links":                types.Int64Type,
+	"tiers":                types.Int64Type,
+	"port_rate_gbps":       types.Float64Type,
+	"full_bisection_gbps":  types.Float64Type,
+	"bisection_lower_gbps": types.Float64Type,
+	"bisection_upper_gbps": types.Float64Type,
+	"bisection_ratio":      types.Float64Type,
+	"oversubscription":     types.MapType{ElemType: types.Float64Type},
+	"max_oversubscription": types.Float64Type,
+	"max_switch_hops":      types.Int64Type,
+	"allreduce_seconds":    types.ObjectType{AttrTypes: allreduceAttrTypes},
+	"violations":           types.ListType{ElemType: types.StringType},
+}
+
+func analysisSchema() schema.SingleNestedAttribute {
+	num := func(d string) schema.Float64Attribute {
+		return schema.Float64Attribute{Computed: true, MarkdownDescription: d}
+	}
+	count := func(d string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: d}
+	}
+	return schema.SingleNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "What the plan proves about the fabric. Bandwidths are Gb/s in one direction. " +
+			"`bisection_lower_gbps` is proved (no balanced cut of the endpoints is smaller: the hose-model throughput of " +
+			"Valiant load balancing through the top tier); `bisection_upper_gbps` is the capacity of a balanced cut that " +
+			"exists. On symmetric fat trees and even-sided tori the two meet; a gap means the fabric is irregular " +
+			"(half cabled, a failed spine) and the truth lies between.",
+		Attributes: map[string]schema.Attribute{
+			"endpoints":            count("HCA ports attached to the fabric."),
+			"switches":             count("Switches with at least one link."),
+			"links":                count("Links."),
+			"tiers":                count("Switch tiers (2 for leaf-spine)."),
+			"port_rate_gbps":       num("Endpoint port rate."),
+			"full_bisection_gbps":  num("Endpoints / 2 x port rate."),
+			"bisection_lower_gbps": num("Proved lower bound on the bisection bandwidth."),
+			"bisection_upper_gbps": num("Capacity of a balanced cut that exists (the witness)."),
+			"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps`."),
+			"oversubscription": schema.MapAttribute{
+				Computed: true, ElementType: types.Float64Type,
+				MarkdownDescription: "Worst down:up capacity ratio per tier, e.g. `{ leaf = 1.0, spine = 1.0 }`.",
+			},
+			"max_oversubscription": num("Worst ratio over all tiers."),
+			"max_switch_hops":      count("Switch-to-switch links on the worst shortest endpoint path (2-tier fat tree: 2)."),
+			"allreduce_seconds": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Estimated gradient all-reduce time, `null` without `workload`.",
+				Attributes: map[string]schema.Attribute{
+					"ring":         num("Flat ring over all GPUs."),
+					"hierarchical": num("NVLink inside nodes, rail-aligned rings across them."),
+				},
+			},
+			"violations": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Policy violations and warnings, one line each (errors also fail the plan).",
+			},
+		},
+	}
+}
+
+func analysisValue(r analysis.Result, violations []string) types.Object {
+	over := map[string]attr.Value{}
+	for k, v := range r.Oversubscription {
+		over[k] = types.Float64Value(v)
+	}
+	ar := types.ObjectNull(allreduceAttrTypes)
+	if r.AllReduce != nil {
+		ar = types.ObjectValueMust(allreduceAttrTypes, map[string]attr.Value{
+			"ring": types.Float64Value(r.AllReduce.RingSeconds), "hierarchical": types.Float64Value(r.AllReduce.HierarchicalSeconds),
+		})
+	}
+	vs := make([]attr.Value, len(violations))
+	for i, v := range violations {
+		vs[i] = types.StringValue(v)
+	}
+	return types.ObjectValueMust(analysisAttrTypes, map[string]attr.Value{
+		"endpoints":            types.Int64Value(int64(r.Endpoints)),
+		"switches":             types.Int64Value(int64(r.Switches)),
+		"links":                types.Int64Value(int64(r.Links)),
+		"tiers":                types.Int64Value(int64(r.Tiers)),
+		"port_rate_gbps":       types.Float64Value(r.PortRateGbps),
+		"full_bisection_gbps":  types.Float64Value(r.FullBisectionGbps),
+		"bisection_lower_gbps": types.Float64Value(r.BisectionLowerGbps),
+		"bisection_upper_gbps": types.Float64Value(r.BisectionUpperGbps),
+		"bisection_ratio":      types.Float64Value(r.BisectionRatio),
+		"oversubscription":     types.MapValueMust(types.Float64Type, over),
+		"max_oversubscription": types.Float64Value(r.MaxOversubscription),
+		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
+		"allreduce_seconds":    ar,
+		"violations":           types.ListValueMust(types.StringType, vs),
+	})
+}

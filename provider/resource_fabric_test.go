@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// cluster512 is the 512-GPU two-tier fabric of the fabric issue: 64 DGX-H100, 16 leaves with 32
+// node links each, 8 spines, every leaf with `up` uplinks spread evenly over the spines (4 links
+// to each spine when up = 32). The lists are plain objects, as the generator produces them.
+func cluster512(up int, preset string, extra string) string {
+	return fmt.Sprintf(`
+locals {
+  up     = %d
+  leaves = [for l in range(16) : format("leaf%%02d", l + 1)]
+  spines = [for s in range(8) : format("spine%%02d", s + 1)]
+  nodes  = [for n in range(64) : format("gpu%%03d", n + 1)]
+  hcas = flatten([for n, node in local.nodes : [for r in range(8) : {
+    name = "${node}/mlx5_${r}", node = node, device = "mlx5_${r}", rail = r
+    port_guid = format("0x%%016x", 720896 + n * 8 + r)
+  }]])
+  node_cables = [for i, h in local.hcas : {
+    a = { device = local.leaves[floor(i / 32)], port = i %% 32 + 1 }
+    b = { device = h.name, port = 1 }
+  }]
+  spine_cables = flatten([for l, leaf in local.leaves : [for u in range(local.up) : {
+    a = { device = leaf, port = 33 + u }
+    b = { device = local.spines[u %% 8], port = l * 4 + floor(u / 8) + 1 }
+  }]])
+}
+
+resource "gpucluster_fabric" "f" {
+  name     = "compute"
+  switches = concat([for s in local.leaves : { name = s }], [for s in local.spines : { name = s }])
+  nodes    = [for n in local.nodes : { name = n }]
+  hcas     = local.hcas
+  cables   = concat(local.node_cables, local.spine_cables)
+  policy   = { preset = %q }
+  %s
+}
+`, up, preset, extra)
+}
+
+func TestAccFabric512(t *testing.T) {
+	requireAcc(t)
+	const f = "gpucluster_fabric.f"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: cluster512(32, "training-large", `workload = { parameters = 70e9, gradient_bytes_per_param = 1 }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(f, "analysis.endpoints", "512"),
+					resource.TestCheckResourceAttr(f, "analysis.switches", "24"),
+					resource.TestCheckResourceAttr(f, "analysis.links", "1024"),
+					resource.TestCheckResourceAttr(f, "analysis.tiers", "2"),
+					resource.TestCheckResourceAttr(f, "analysis.full_bisection_gbps", "102400"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_lower_gbps", "102400"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_upper_gbps", "102400"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_ratio", "1"),
+					resource.TestCheckResourceAttr(f, "analysis.oversubscription.leaf", "1"),
+					resource.TestCheckResourceAttr(f, "analysis.max_oversubscription", "1"),
+					resource.TestCheckResourceAttr(f, "analysis.max_switch_hops", "2"),
+					resource.TestCheckResourceAttrSet(f, "analysis.allreduce_seconds.ring"),
+					resource.TestCheckResourceAttrSet(f, "analysis.allreduce_seconds.hierarchical"),
+				),
+			},
+			{
+				// A quarter of every leaf's uplinks cut: 32 down, 24 up.
+				Config:      cluster512(24, "training-large", ""),
+				PlanOnly:    true,
+				ExpectError: re("tier leaf is 1.33:1"),
+			},
+			{
+				Config:      cluster512(24, "training-large", ""),
+				PlanOnly:    true,
+				ExpectError: re("leaf01"),
+			},
+			{
+				Config: cluster512(24, "inference", ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(f, "analysis.bisection_lower_gbps", "76800"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_upper_gbps", "76800"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_ratio", "0.75"),
+				),
+			},
+		},
+	})
+}
+
+// TestAccFabricStructure fails the plan on wiring no single resource can see, on the attribute
+// path of the offending element, and passes once it is fixed.
+func TestAccFabricStructure(t *testing.T) {
+	requireAcc(t)
+	base := func(cables string) string {
+		return `
+resource "gpucluster_fabric" "f" {
+  name     = "tiny"
+  racks    = [{ name = "r1", row = 1, position = 1, power_kw = 12 }]
+  switches = [{ name = "leaf01", rack = "r1", position_u = 40 }]
+  nodes    = [{ name = "gpu001", rack = "r1", position_u = 2 }]
+  hcas     = [{ node = "gpu001", device = "mlx5_0" }, { node = "gpu001", device = "mlx5_1" }]
+  cables   = ` + cables + `
+}`
+	}
+	ok := `[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
+              { a = { device = "leaf01", port = 2 }, b = { device = "gpu001/mlx5_1", port = 1 } }]`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: base(`[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
+              { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_1", port = 1 } }]`),
+				PlanOnly:    true,
+				ExpectError: re("leaf01 port 1 is already used by cables[0]"),
+			},
+			{
+				Config:      base(`[{ a = { device = "leaf01", port = 65 }, b = { device = "gpu001/mlx5_0", port = 1 } }]`),
+				PlanOnly:    true,
+				ExpectError: re("a QM9700 has ports 1-64"),
+			},
+			{
+				Config:      base(`[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu002/mlx5_0", port = 1 } }]`),
+				PlanOnly:    true,
+				ExpectError: re(`"gpu002/mlx5_0", which is neither a switch nor an HCA`),
+			},
+			{
+				Config: base(`[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 }, kind = "fiber-mm", length_m = 70 },
+              { a = { device = "leaf01", port = 2 }, b = { device = "gpu001/mlx5_1", port = 1 } }]`),
+				PlanOnly:    true,
+				ExpectError: re("needs 70.0 m (declared) but fiber-mm reaches at most 50 m"),
+			},
+			{
+				Config:      base(`[{ a = { device = "leaf01" }, b = { device = "gpu001/mlx5_0", port = 1 } }]`),
+				PlanOnly:    true,
+				ExpectError: re("port is required for every element of this list"),
+			},
+			{
+				Config: base(ok),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpucluster_fabric.f", "analysis.endpoints", "2"),
+					resource.TestCheckResourceAttr("gpucluster_fabric.f", "analysis.tiers", "1"),
+				),
+			},
+		},
+	})
+}
