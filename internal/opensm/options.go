@@ -40,7 +40,8 @@ var optionTable = map[string]optInfo{
 	"sweep_interval": {kU32, true}, "max_wire_smps": {kU32, true}, "max_wire_smps2": {kU32, true},
 	"max_smps_timeout": {kU32, true}, "console": {kString, false}, "console_port": {kU16, false},
 	"transaction_timeout": {kU32, false}, "transaction_retries": {kU32, false},
-	"max_msg_fifo_timeout": {kU32, true}, "sm_priority": {kU8, true}, "lmc": {kU8, false},
+	"long_transaction_timeout": {kU32, false}, // not in the opt_tbl read; can_update taken as 0
+	"max_msg_fifo_timeout":     {kU32, true}, "sm_priority": {kU8, true}, "lmc": {kU8, false},
 	"lmc_esp0": {kBool, false}, "max_op_vls": {kU8, true}, "force_link_speed": {kU8, true},
 	"force_link_speed_ext": {kU8, true}, "force_link_width": {kU8, true}, "fdr10": {kU8, true},
 	"reassign_lids": {kBool, true}, "ignore_other_sm": {kBool, true}, "single_thread": {kBool, false},
