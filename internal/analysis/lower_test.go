@@ -112,3 +112,16 @@ func TestVLBDisconnected(t *testing.T) {
 		t.Errorf("lower %g upper %g, want 0 and 0 (each piece is a side)", r.BisectionLowerGbps, r.BisectionUpperGbps)
 	}
 }
+
+// With the top tier thinned (forced here by small budgets) the bound stays sound; how much it
+// loses is logged.
+func TestVLBThinnedStaysSound(t *testing.T) {
+	defer func(v float64) { lowerTopBudget = v }(lowerTopBudget)
+	for _, budget := range []float64{1, 1e5} {
+		lowerTopBudget = budget
+		for _, spec := range []*fabric.Spec{torus3D(6, 1), fatTree(treeParams{pods: 4, podLeaves: 4, podSpines: 4, hostsPerLeaf: 8, leafUp: 8, cores: 8, spineUp: 8})} {
+			_, r := analyze(t, spec)
+			t.Logf("budget %g: lower %g upper %g", budget, r.BisectionLowerGbps, r.BisectionUpperGbps)
+		}
+	}
+}
