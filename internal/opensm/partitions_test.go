@@ -98,21 +98,21 @@ Other=0x7fff,ipoib:
 
 func TestParsePartitionsErrors(t *testing.T) {
 	cases := map[string]string{
-		"Default=0x7fff : ALL=full ;\nx=0x1 : 0x12=fool ;":            "unrecognized membership",
-		"x=0x1,ipoib,bogus=3 : ALL=full ;":                             "unrecognized partition flag",
-		"x=0x1 : 0002c903=full ;":                                      "0x-prefixed",
-		"x=0x1 : 0xzz=full ;":                                          "bad PortGUID",
-		"x=0x1 : ALL=full":                                             "not closed",
-		"just words ;":                                                 "no partition definition",
-		"12 : ALL=full ;":                                              "leading number as the P_Key",
-		"x : ALL=full ;":                                               "no P_Key",
-		"x=0x1,mtu=9 : ALL=full ;":                                     "not an IBTA MTU code",
-		"x=0x1,rate=99 : ALL=full ;":                                   "not an IBTA rate code",
-		"x=0x1,defmember=full : 0x1 ;":                                 "not managed",
-		"x=0x1 : 0x1=both ;":                                           "allow_both_pkeys",
-		"x=0x1,sl=16 : ALL ;":                                          "0-15",
-		"x=0x1, : ALL ;":                                               "empty flag",
-		"x=0x10000 : ALL ;":                                            "bad P_Key",
+		"Default=0x7fff : ALL=full ;\nx=0x1 : 0x12=fool ;": "unrecognized membership",
+		"x=0x1,ipoib,bogus=3 : ALL=full ;":                 "unrecognized partition flag",
+		"x=0x1 : 0002c903=full ;":                          "0x-prefixed",
+		"x=0x1 : 0xzz=full ;":                              "bad PortGUID",
+		"x=0x1 : ALL=full":                                 "not closed",
+		"just words ;":                                     "no partition definition",
+		"12 : ALL=full ;":                                  "leading number as the P_Key",
+		"x : ALL=full ;":                                   "no P_Key",
+		"x=0x1,mtu=9 : ALL=full ;":                         "not an IBTA MTU code",
+		"x=0x1,rate=99 : ALL=full ;":                       "not an IBTA rate code",
+		"x=0x1,defmember=full : 0x1 ;":                     "not managed",
+		"x=0x1 : 0x1=both ;":                               "allow_both_pkeys",
+		"x=0x1,sl=16 : ALL ;":                              "0-15",
+		"x=0x1, : ALL ;":                                   "empty flag",
+		"x=0x10000 : ALL ;":                                "bad P_Key",
 		"Default=0x7fff : ALL=full ;\ny=0x2 : ALL ;\nz=0x3 : ALL=fu ;": "", // prefixes are fine
 	}
 	for text, want := range cases {
