@@ -124,3 +124,28 @@ resource "gpucluster_partition" "compute" {
     { guid = "SELF" },
   ]
 }
+
+# The whole fabric, judged at plan time: the same objects as above, assembled into one graph.
+resource "gpucluster_fabric" "compute" {
+  name       = "compute"
+  racks      = values(gpucluster_rack.all)
+  switches   = concat(values(gpucluster_switch.leaf), [gpucluster_switch.spine01])
+  nodes      = values(gpucluster_node.all)
+  hcas       = values(gpucluster_hca.all)
+  cables     = concat(values(gpucluster_cable.node), values(gpucluster_cable.uplink))
+  partitions = [gpucluster_partition.compute]
+
+  policy = {
+    preset = "training-large"
+  }
+
+  # A 70B-parameter model with BF16 gradients: how long one all-reduce takes on this fabric.
+  workload = {
+    parameters               = 70e9
+    gradient_bytes_per_param = 2
+  }
+}
+
+output "analysis" {
+  value = gpucluster_fabric.compute.analysis
+}
