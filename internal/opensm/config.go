@@ -22,6 +22,17 @@ const (
 // that is not there yet.
 var FileNames = []string{FilePartitions, FileRootGUIDs, FileCNGUIDs, FileNodeNameMap, FileOpenSMConf}
 
+// FileAttributes names each file's attribute in the computed `opensm` object of
+// gpucluster_fabric (DESIGN.md: opensm = { opensm_conf, partitions_conf, root_guids, cn_guids,
+// node_name_map }).
+var FileAttributes = map[string]string{
+	FileOpenSMConf:  "opensm_conf",
+	FilePartitions:  "partitions_conf",
+	FileRootGUIDs:   "root_guids",
+	FileCNGUIDs:     "cn_guids",
+	FileNodeNameMap: "node_name_map",
+}
+
 // Files is a rendered file set: file name (one of FileNames) to exact content.
 type Files map[string]string
 

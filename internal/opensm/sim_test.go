@@ -37,7 +37,7 @@ func simFatTree(t *testing.T) (*fabric.Graph, *testrig.IBSim) {
 		compute = append(compute, fabric.Member{HCA: spec.HCAs[h].Name, Membership: Full})
 	}
 	spec.Partitions = []fabric.Partition{
-		{Name: "compute", PKey: "0x0001", IPoIB: true, MTU: 4096, RateGbps: 200, Members: compute},
+		{Name: "compute", PKey: "0x0001", IPoIB: true, MTU: 4096, RateGbps: 400, Members: compute},
 		{Name: "storage", PKey: "0x0002", Members: []fabric.Member{
 			{HCA: spec.HCAs[40].Name, Membership: Limited},
 			{GUID: "SELF", Membership: Full},
@@ -263,6 +263,14 @@ func TestPartitionChangeBySIGHUP(t *testing.T) {
 	v := ParseLog(readLogIfAny(dir)[offset:])
 	if err := v.Check(Expect{Engine: "ftree", Roots: 2}); err != nil {
 		t.Fatalf("heavy sweep after SIGHUP: %v", err)
+	}
+	// The SA of the running OpenSM agrees: HCA 50's P_Key table record holds 0x8001.
+	r, err := sim.Run(t, smHost, 20*time.Second, "saquery", "--smkey", "1", "PKTR", fmt.Sprint(lid))
+	if err != nil {
+		t.Fatalf("saquery: %v", err)
+	}
+	if !strings.Contains(r.Stdout, "0x8001") {
+		t.Fatalf("saquery PKTR %d lacks 0x8001:\n%s", lid, r.Stdout)
 	}
 }
 
