@@ -126,14 +126,29 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			s.protocol, s.b = proto, b
 			log.V(1).Info("BMC session open", "protocol", proto, "took", time.Since(start).String())
 			if len(abandoned) > 0 {
-				// An earlier attempt still runs; it cleans up after itself (see openProtocol).
-				log.V(1).Info("an earlier protocol attempt is still ending")
+				// An earlier attempt still runs (it logs itself out, see openProtocol): the
+				// lock and the slot wait for it too.
+				s.release = func() {
+					go func() {
+						for _, d := range abandoned {
+							<-d
+						}
+						release()
+					}()
+				}
 			}
 			return s, nil
 		}
 		log.V(1).Info("BMC protocol failed", "protocol", proto, "error", err.Error())
 		errs = append(errs, err)
 		if ctx.Err() != nil {
+			break
+		}
+		// Fall back only when this protocol is absent or broken. After refused credentials or
+		// an untrusted certificate, trying IPMI would be a downgrade (someone in the middle of
+		// the TLS connection could force it, and IPMI's RAKP exposes a password hash) and would
+		// mostly wait out the timeout on a BMC that has IPMI off.
+		if errors.Is(err, ErrAuth) || errors.Is(err, ErrTLS) {
 			break
 		}
 	}
