@@ -26,3 +26,16 @@ func TestParsePerfQuery(t *testing.T) {
 		t.Fatalf("errors: %v", err)
 	}
 }
+
+func FuzzParsePerfQuery(f *testing.F) {
+	f.Add("# Port counters: Lid 2 port 1 (CapMask: 0x1300)\nSymbolErrorCounter:..............7\n")
+	f.Add("# Port extended counters: Lid 99999999999999999999 port 1\nx:....0xffffffffffffffffff\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		pcs, _ := ParsePerfQuery(s)
+		for _, pc := range pcs {
+			if pc.Counters == nil {
+				t.Fatal("nil counters")
+			}
+		}
+	})
+}
