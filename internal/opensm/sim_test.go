@@ -278,3 +278,25 @@ func readLogIfAny(dir string) string {
 	b, _ := os.ReadFile(filepath.Join(dir, "opensm.log"))
 	return string(b)
 }
+
+// TestSimulatedFatTree1024 is the same pipeline at SuperPOD scale: 32 leaves, 16 spines,
+// 1024 HCAs (128 DGX H100), radix 64.
+func TestSimulatedFatTree1024(t *testing.T) {
+	g := buildGraph(t, fatTreeSpec(32, 16, 32))
+	began := time.Now()
+	sim := testrig.StartIBSim(t, ExpectedTopology(g))
+	t.Logf("ibsim ready in %s", time.Since(began).Round(time.Millisecond))
+	cfg, _ := renderInto(t, g, sim.Dir, GraphOptions{})
+	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("opensm: %v", err)
+	}
+	t.Logf("opensm -o: %s", r.Elapsed.Round(time.Millisecond))
+	v := ParseLog(r.Stdout + readLog(t, sim.Dir))
+	if err := v.Check(Expect{Engine: "ftree", Roots: 16, Leaves: 32, OptionFile: cfg.Paths.Path(FileOpenSMConf)}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := DriftWith(g, discover(t, sim), DriftOptions{Simulated: true}); !rep.Clean() {
+		t.Fatalf("drift:\n%s", rep)
+	}
+}
