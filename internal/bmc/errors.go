@@ -130,11 +130,18 @@ func containsString(list []string, s string) bool {
 var (
 	multiErrHeader = regexp.MustCompile(`\d+ errors? occurred:`)
 	spaces         = regexp.MustCompile(`\s+`)
+	// Text that bmclib and ipmitool add around every failure and that says nothing.
+	noise = strings.NewReplacer(
+		"no Opener implementations found", "",
+		"provider: gofish: ", "", "provider: ipmitool: ", "",
+		"Loading IANA PEN Registry...", "", "; > ", "; ", "Error: ", "",
+	)
 )
 
-// tidy turns bmclib's multi-line multierror text into one line and drops repeats.
+// tidy turns bmclib's multi-line multierror text into one line and drops noise and repeats.
 func tidy(s string) string {
 	s = multiErrHeader.ReplaceAllString(s, "")
+	s = noise.Replace(s)
 	s = strings.ReplaceAll(s, "\n\t* ", "; ")
 	s = strings.ReplaceAll(s, "\t* ", "")
 	var parts []string

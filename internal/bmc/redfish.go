@@ -16,6 +16,7 @@ import (
 	rfprovider "github.com/bmc-toolbox/bmclib/v2/providers/redfish"
 	"github.com/go-logr/logr"
 	"github.com/stmcginnis/gofish"
+	"github.com/stmcginnis/gofish/common"
 	rf "github.com/stmcginnis/gofish/redfish"
 )
 
@@ -164,7 +165,13 @@ func (b *redfishBackend) read(ctx context.Context) (State, error) {
 	}
 
 	users, err := b.cl.ReadUsers(ctx)
-	if err != nil {
+	switch {
+	case httpStatus(err) == http.StatusForbidden:
+		// An Operator account may not read the account service on some BMCs: the rest of the
+		// state is still worth having, and Users stays nil ("unknown").
+		b.log.V(1).Info("cannot read BMC accounts with this account's role")
+		return st, nil
+	case err != nil:
 		return st, err
 	}
 	st.Users = map[string]string{}
@@ -174,6 +181,15 @@ func (b *redfishBackend) read(ctx context.Context) (State, error) {
 		}
 	}
 	return st, nil
+}
+
+// httpStatus is the HTTP status of a Redfish error, or 0.
+func httpStatus(err error) int {
+	var rfErr *common.Error
+	if errors.As(err, &rfErr) {
+		return rfErr.HTTPReturnedStatusCode
+	}
+	return 0
 }
 
 // rfBootNames maps Redfish BootSourceOverrideTarget values to bmclib's device names.
@@ -375,6 +391,9 @@ func (b *redfishBackend) readBIOS(gf *gofish.APIClient, sys *rf.ComputerSystem) 
 	}
 	var cur rfBIOS
 	etag, err := getJSON(gf, link.Bios.ODataID, &cur)
+	if httpStatus(err) == http.StatusNotFound {
+		return nil, nil // linked but absent: treat as no BIOS resource
+	}
 	if err != nil {
 		return nil, err
 	}
