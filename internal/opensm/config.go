@@ -145,6 +145,9 @@ func (c *Config) Validate() Errors {
 			errs.add("routing_engine", "qos", fmt.Sprintf("routing engine %s keeps routes deadlock-free with virtual lanes, which needs QoS: set the option qos = TRUE (opensm(8): lash, dfsssp and torus-2QoS want -Q)", e))
 		}
 	}
+	if hasEngine(engines, "torus-2QoS") && strings.TrimSpace(c.Options["torus_config"]) == "" {
+		errs.add("options.torus_config", "torus_config", "routing engine torus-2QoS needs its torus description (torus-2QoS.conf(5): torus or mesh sizes and the xp/yp/zp seed links); without it OpenSM logs ERR 4E11 and falls back to minhop. Set options.torus_config to the path of that file on the SM host")
+	}
 	checkGUIDList(&errs, "roots", c.Roots)
 	checkGUIDList(&errs, "compute_nodes", c.ComputeNodes)
 	seen := map[GUID]int{}

@@ -50,6 +50,7 @@ func TestRenderValidationErrors(t *testing.T) {
 		{"lower-case boolean", func(c *Config) { c.Options["qos"] = "true" }, "options.qos", "qos", "TRUE or FALSE"},
 		{"bad engine", func(c *Config) { c.RoutingEngine = "fat-tree" }, "routing_engine", "routing_engine", "unknown routing engine"},
 		{"engine needing qos", func(c *Config) { c.RoutingEngine = "torus-2QoS" }, "routing_engine", "qos", "needs QoS"},
+		{"torus without its description", func(c *Config) { c.RoutingEngine = "torus-2QoS,no_fallback" }, "options.torus_config", "torus_config", "ERR 4E11"},
 		{"pkey zero", func(c *Config) { c.Partitions[0].PKey = 0 }, "partitions[0].pkey", "", "out of range"},
 		{"pkey default", func(c *Config) { c.Partitions[0].PKey = 0x7fff }, "partitions[0].pkey", "", "out of range"},
 		{"duplicate pkey", func(c *Config) {

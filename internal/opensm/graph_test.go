@@ -104,6 +104,12 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		if cfg.Options["qos"] != "TRUE" || len(cfg.Roots) != 0 || len(cfg.ComputeNodes) != 0 {
 			t.Fatalf("torus config: qos %q, %d roots, %d CNs", cfg.Options["qos"], len(cfg.Roots), len(cfg.ComputeNodes))
 		}
+		// OpenSM cannot route a torus with torus-2QoS without its torus description.
+		_, err = Render(cfg)
+		if fe := fieldErrors(t, err)["options.torus_config"]; fe == nil || !strings.Contains(fe.Message, "falls back to minhop") {
+			t.Fatalf("torus without torus_config: %v", err)
+		}
+		cfg.Options["torus_config"] = "/etc/opensm/torus-2QoS.conf"
 		if _, err := Render(cfg); err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,8 @@ type Verdict struct {
 	// Routed is true when the last routing run configured the tables.
 	Routed bool
 	// Failed lists the engines that gave up in the last routing run before Engine took over
-	// ("ftree: cannot build lid matrices"): a fallback when Routed.
+	// ("ftree: cannot build lid matrices", "torus-2QoS: cannot build fwd tables",
+	// osm_ucast_mgr.c ucast_mgr_route): a fallback when Routed.
 	Failed []string
 	// Roots and Leaves are ftree's count of rank-0 switches and of leaf switches in its last
 	// report; -1 when ftree reported none.
@@ -46,7 +47,7 @@ var (
 	reUnknownOpt  = regexp.MustCompile(`Unrecognized token:\s*"([^"]*)"`)
 	reOptionError = regexp.MustCompile(`-E- Parsing error in field (.*)$`)
 	reConfigured  = regexp.MustCompile(`(\S+) tables configured`)
-	reCannotBuild = regexp.MustCompile(`(\S+): cannot build lid matrices`)
+	reCannotBuild = regexp.MustCompile(`(\S+): cannot build (?:lid matrices|fwd tables)`)
 	reRoots       = regexp.MustCompile(`has (\d+) switches at rank 0 \(roots\)`)
 	reLeafs       = regexp.MustCompile(`\((\d+) of them leafs\)`)
 	reLevel       = regexp.MustCompile(`\] 0x([0-9a-fA-F]{2}) -> (.*)$`)

@@ -16,7 +16,8 @@ func readTestdata(t testing.TB, name string) string {
 	return string(b)
 }
 
-// The logs in testdata were written by OpenSM 3.3.23 on ibsim (2 leaves, 1 spine, 4 HCAs).
+// The logs in testdata were written by OpenSM 3.3.23 on ibsim: 2 leaves, 1 spine and 4 HCAs,
+// except opensm-torus-noconfig.log (a 3x3 2D torus of switches, one HCA each).
 func TestParseLogCapturedRuns(t *testing.T) {
 	cases := []struct {
 		file    string
@@ -34,6 +35,7 @@ func TestParseLogCapturedRuns(t *testing.T) {
 		{"opensm-updn.log", Expect{Engine: "updn"}, "updn", "", ""},
 		{"opensm-bogus-engine.log", Expect{}, "minhop", "", "cannot find or setup routing engine 'bogus'"},
 		{"opensm-nofallback.log", Expect{Engine: "ftree"}, "", "ftree", "no routing engine configured the switch tables; failed: ftree"},
+		{"opensm-torus-noconfig.log", Expect{Engine: "torus-2QoS"}, "minhop", "torus-2QoS", "tables configured by minhop after torus-2QoS failed (fallback)"},
 		{"opensm-badpartitions.log", Expect{Engine: "minhop"}, "minhop", "", "could not parse partitions.conf"},
 	}
 	for _, c := range cases {
