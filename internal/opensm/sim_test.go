@@ -300,3 +300,44 @@ func TestSimulatedFatTree1024(t *testing.T) {
 		t.Fatalf("drift:\n%s", rep)
 	}
 }
+
+// TestSimulatedDragonflyUpdn routes a dragonfly+ (3 groups of 2 spines and 2 leaves, spines
+// linked across groups) with the engine FromGraph picks for it, updn, and the top tier as roots.
+func TestSimulatedDragonflyUpdn(t *testing.T) {
+	var sw []fabric.Switch
+	hcas := map[string]int{}
+	var links [][2]fabric.End
+	for gi := 1; gi <= 3; gi++ {
+		for s := 1; s <= 2; s++ {
+			sw = append(sw, fabric.Switch{Name: fmt.Sprintf("g%ds%d", gi, s), Group: fmt.Sprintf("g%d", gi)})
+		}
+		for l := 1; l <= 2; l++ {
+			leaf := fmt.Sprintf("g%dl%d", gi, l)
+			sw = append(sw, fabric.Switch{Name: leaf, Group: fmt.Sprintf("g%d", gi)})
+			hcas[leaf] = 2
+			for s := 1; s <= 2; s++ {
+				links = append(links, [2]fabric.End{e(leaf, 20+s), e(fmt.Sprintf("g%ds%d", gi, s), l)})
+			}
+		}
+	}
+	for a := 1; a <= 3; a++ {
+		for b := a + 1; b <= 3; b++ {
+			for s := 1; s <= 2; s++ {
+				links = append(links, [2]fabric.End{e(fmt.Sprintf("g%ds%d", a, s), 30+b), e(fmt.Sprintf("g%ds%d", b, s), 30+a)})
+			}
+		}
+	}
+	g := buildGraph(t, smallSpec(sw, hcas, links))
+	sim := testrig.StartIBSim(t, ExpectedTopology(g))
+	cfg, _ := renderInto(t, g, sim.Dir, GraphOptions{})
+	if cfg.RoutingEngine != "updn" || len(cfg.Roots) != 6 {
+		t.Fatalf("FromGraph: %s with %d roots, want updn with the 6 spines", cfg.RoutingEngine, len(cfg.Roots))
+	}
+	r, err := sim.RunOpenSMOnce(t, "n000 mlx5_0", cfg.Paths.Path(FileOpenSMConf), time.Minute)
+	if err != nil {
+		t.Fatalf("opensm: %v", err)
+	}
+	if err := ParseLog(r.Stdout + readLog(t, sim.Dir)).Check(Expect{Engine: "updn", OptionFile: cfg.Paths.Path(FileOpenSMConf)}); err != nil {
+		t.Fatal(err)
+	}
+}
