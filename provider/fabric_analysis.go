@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"math"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -83,7 +85,7 @@ func analysisValue(r analysis.Result, violations []string) types.Object {
 	ar := types.ObjectNull(allreduceAttrTypes)
 	if r.AllReduce != nil {
 		ar = types.ObjectValueMust(allreduceAttrTypes, map[string]attr.Value{
-			"ring": types.Float64Value(r.AllReduce.RingSeconds), "hierarchical": types.Float64Value(r.AllReduce.HierarchicalSeconds),
+			"ring": finite(r.AllReduce.RingSeconds), "hierarchical": finite(r.AllReduce.HierarchicalSeconds),
 		})
 	}
 	vs := make([]attr.Value, len(violations))
@@ -99,11 +101,20 @@ func analysisValue(r analysis.Result, violations []string) types.Object {
 		"full_bisection_gbps":  types.Float64Value(r.FullBisectionGbps),
 		"bisection_lower_gbps": types.Float64Value(r.BisectionLowerGbps),
 		"bisection_upper_gbps": types.Float64Value(r.BisectionUpperGbps),
-		"bisection_ratio":      types.Float64Value(r.BisectionRatio),
+		"bisection_ratio":      finite(r.BisectionRatio),
 		"oversubscription":     types.MapValueMust(types.Float64Type, over),
 		"max_oversubscription": types.Float64Value(r.MaxOversubscription),
 		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
 		"allreduce_seconds":    ar,
 		"violations":           types.ListValueMust(types.StringType, vs),
 	})
+}
+
+// finite maps the infinities and NaNs of a fabric that proves no bandwidth to null: the plan's
+// JSON and the state cannot hold them, and null reads as "no finite answer".
+func finite(v float64) types.Float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return types.Float64Null()
+	}
+	return types.Float64Value(v)
 }

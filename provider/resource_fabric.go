@@ -10,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
@@ -44,6 +46,8 @@ type fabricModel struct {
 	PolicyFiles types.List   `tfsdk:"policy_files"`
 	Workload    types.Object `tfsdk:"workload"`
 	Analysis    types.Object `tfsdk:"analysis"`
+	BOM         types.Object `tfsdk:"bom"`
+	BOMDelta    types.Object `tfsdk:"bom_delta"`
 }
 
 func (r *fabricResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -74,6 +78,11 @@ func (r *fabricResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	}
 	attrs["workload"] = workloadSchema()
 	attrs["analysis"] = analysisSchema()
+	attrs["bom"] = bomSchema("Bill of materials of the whole fabric: switches, nodes, HCAs, cables by kind and standard " +
+		"length, transceivers and fibers, priced from the catalog.")
+	attrs["bom_delta"] = bomSchema("What this plan adds to (positive quantities) or frees from (negative) the fabric in " +
+		"the prior state: the purchase order of an expansion. On create it equals `bom`; a plan that leaves the bill " +
+		"of materials unchanged keeps the delta of the last change, so an unchanged fabric plans no diff.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The whole fabric. At plan time it assembles the racks, switches, nodes, HCAs, cables and " +
 			"partitions into one graph, checks it across resources (ports used twice, reach, rack budgets, " +
@@ -98,21 +107,59 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	out.delta(ctx, r.data, req.State)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("analysis"), out.analysis)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bom"), out.bomObj)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bom_delta"), out.deltaObj)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), m.Name)...)
 }
 
 // fabricPlan is what planFabric computes for the plan.
 type fabricPlan struct {
 	analysis types.Object
+	bomObj   types.Object
+	deltaObj types.Object
+	bom      *bom.BOM      // nil while the plan depends on unknown values
 	graph    *fabric.Graph // nil while the plan depends on unknown values
+}
+
+// delta fills bom_delta against the fabric in the prior state. The prior BOM is rebuilt from
+// the prior state's own lists rather than read back from its `bom` output, so the difference is
+// exact down to the cabling rows; a prior state that no longer builds counts as empty.
+func (p *fabricPlan) delta(ctx context.Context, data *Data, state tfsdk.State) {
+	if p.bom == nil {
+		return
+	}
+	var prior bom.BOM
+	if !state.Raw.IsNull() {
+		var m fabricModel
+		if !state.Get(ctx, &m).HasError() {
+			// Nothing to buy or free: keep the delta of the last change, so a plan of an
+			// unchanged fabric stays empty.
+			if m.BOM.Equal(p.bomObj) && !m.BOMDelta.IsNull() && !m.BOMDelta.IsUnknown() {
+				p.deltaObj = m.BOMDelta
+				return
+			}
+			rd := specReader{}
+			if spec := rd.spec(ctx, &m); !rd.unknown && !rd.diags.HasError() {
+				if g, problems := fabric.Build(spec, data.Catalog); !fabric.HasErrors(problems) {
+					prior = bom.FromGraph(g, data.Catalog)
+				}
+			}
+		}
+	}
+	p.deltaObj = bomValue(bom.Delta(prior, *p.bom))
 }
 
 // planFabric builds, analyses and judges the fabric. While a value it depends on is unknown the
 // computed outputs stay unknown and the checks run again at apply.
 func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	out := fabricPlan{analysis: types.ObjectUnknown(analysisAttrTypes)}
+	out := fabricPlan{
+		analysis: types.ObjectUnknown(analysisAttrTypes),
+		bomObj:   types.ObjectUnknown(bomAttrTypes),
+		deltaObj: types.ObjectUnknown(bomAttrTypes),
+	}
 	rd := specReader{}
 	spec := rd.spec(ctx, m)
 	diags.Append(rd.diags...)
@@ -134,6 +181,8 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	a, violations, d := judgeFabric(ctx, g, m)
 	diags.Append(d...)
 	out.analysis = analysisValue(a, violations)
+	b := bom.FromGraph(g, data.Catalog)
+	out.bom, out.bomObj = &b, bomValue(b)
 	return out, diags
 }
 
@@ -155,7 +204,10 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 	}
 	out, d := planFabric(ctx, r.data, m)
 	diags.Append(d...)
-	m.Analysis = out.analysis
+	m.Analysis, m.BOM = out.analysis, out.bomObj
+	if m.BOMDelta.IsUnknown() {
+		m.BOMDelta = out.bomObj
+	}
 }
 
 func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
