@@ -69,10 +69,16 @@ type Config struct {
 	RoutingEngine string
 	LMC           int               // 0-7
 	Options       map[string]string // further opensm.conf options, validated against opt_tbl
-	// Roots are the root (top-tier) switch GUIDs for ftree and updn (root_guid_file).
-	Roots []GUID
+	// Roots are the root (top-tier) switch GUIDs for ftree, updn and dnup (root_guid_file).
 	// ComputeNodes are the HCA port GUIDs of compute nodes for ftree (cn_guid_file). Port
 	// GUIDs, never node GUIDs: with node GUIDs ftree cannot find the CNs and falls back.
+	//
+	// Both lists are always written to their files; opensm.conf names a file only when an
+	// engine in RoutingEngine reads it. So a change of engine never empties a file that the
+	// running OpenSM still reads: until the restart, the old engine re-reads the file on every
+	// heavy sweep, and ftree with an empty CN file falls back to minhop (seen on ibsim:
+	// "ERR AB27: Compute node guids file has no valid guids").
+	Roots        []GUID
 	ComputeNodes []GUID
 	NodeNames    []NodeName
 	Partitions   []Partition
@@ -220,10 +226,11 @@ func Render(c Config) (Files, error) {
 		fmt.Fprintf(&b, "routing_engine %s\n", c.RoutingEngine)
 	}
 	fmt.Fprintf(&b, "lmc %d\n", c.LMC)
-	if len(c.Roots) > 0 {
+	engines := c.engines()
+	if len(c.Roots) > 0 && hasEngine(engines, "ftree", "updn", "dnup") {
 		fmt.Fprintf(&b, "root_guid_file %s\n", c.Paths.Path(FileRootGUIDs))
 	}
-	if len(c.ComputeNodes) > 0 {
+	if len(c.ComputeNodes) > 0 && hasEngine(engines, "ftree") {
 		fmt.Fprintf(&b, "cn_guid_file %s\n", c.Paths.Path(FileCNGUIDs))
 	}
 	fmt.Fprintf(&b, "partition_config_file %s\n", c.Paths.Path(FilePartitions))

@@ -145,8 +145,8 @@ func DeviceGUIDs(g *fabric.Graph) ([]GUID, Errors) {
 }
 
 // FromGraph derives the OpenSM Config from the fabric graph: the routing engine (DefaultEngine
-// unless given), the roots (the top tier) and compute nodes (every cabled HCA port) for the
-// engines that use them, the node name map (switches by name, HCAs as "<host> <device>") and the
+// unless given), the roots (the top tier) and compute nodes (every cabled HCA port; see
+// Config.Roots for why whatever the engine), the node name map (switches by name, HCAs as "<host> <device>") and the
 // partitions. It returns the Config even when there are errors, so a plan can still show what
 // would be written; Render validates the rest.
 func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
@@ -164,41 +164,42 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 			c.Options["qos"] = "TRUE" // these engines need VLs; see Validate
 		}
 	}
-	if hasEngine(engines, "ftree", "updn", "dnup") {
-		if len(o.Roots) > 0 {
-			for i, s := range o.Roots {
-				v, err := ParseGUID(s)
-				if err != nil {
-					errs.add(fmt.Sprintf("roots[%d]", i), "root_guid_file", err.Error())
-					continue
-				}
-				c.Roots = append(c.Roots, v)
+	// Roots and compute nodes are filled whatever the engine (see Config.Roots); a missing
+	// GUID is an error only for the engines that read the files.
+	usesRoots, usesCNs := hasEngine(engines, "ftree", "updn", "dnup"), hasEngine(engines, "ftree")
+	if len(o.Roots) > 0 {
+		for i, s := range o.Roots {
+			v, err := ParseGUID(s)
+			if err != nil {
+				errs.add(fmt.Sprintf("roots[%d]", i), "root_guid_file", err.Error())
+				continue
 			}
-			errs = append(errs, ValidateRoots(g, c.Roots, hasEngine(engines, "ftree"))...)
-		} else {
-			for _, s := range TopTier(g) {
-				if guids[s] == 0 {
-					if g.Devices[s].GUID == "" {
-						errs.add(deviceField(&g.Devices[s]), "root_guid_file", fmt.Sprintf("top-tier switch %s has no GUID; %s needs the root switches' GUIDs in root_guid_file", g.Devices[s].Name, c.RoutingEngine))
-					}
-					continue
-				}
-				c.Roots = append(c.Roots, guids[s])
-			}
+			c.Roots = append(c.Roots, v)
 		}
-	}
-	if hasEngine(engines, "ftree") {
-		for _, d := range g.Endpoints() {
-			if guids[d] == 0 {
-				if g.Devices[d].GUID == "" {
-					errs.add(deviceField(&g.Devices[d]), "cn_guid_file", fmt.Sprintf("HCA %s has no port GUID; ftree's cn_guid_file must list every compute HCA port or ftree routes it as an I/O node", g.Devices[d].Name))
+		if usesRoots {
+			errs = append(errs, ValidateRoots(g, c.Roots, usesCNs)...)
+		}
+	} else {
+		for _, s := range TopTier(g) {
+			if guids[s] == 0 {
+				if g.Devices[s].GUID == "" && usesRoots {
+					errs.add(deviceField(&g.Devices[s]), "root_guid_file", fmt.Sprintf("top-tier switch %s has no GUID; %s needs the root switches' GUIDs in root_guid_file", g.Devices[s].Name, c.RoutingEngine))
 				}
 				continue
 			}
-			for p := 0; p < g.Devices[d].Ports; p++ {
-				if portCabled(g, d, p+1) {
-					c.ComputeNodes = append(c.ComputeNodes, guids[d]+GUID(p))
-				}
+			c.Roots = append(c.Roots, guids[s])
+		}
+	}
+	for _, d := range g.Endpoints() {
+		if guids[d] == 0 {
+			if g.Devices[d].GUID == "" && usesCNs {
+				errs.add(deviceField(&g.Devices[d]), "cn_guid_file", fmt.Sprintf("HCA %s has no port GUID; ftree's cn_guid_file must list every compute HCA port or ftree routes it as an I/O node", g.Devices[d].Name))
+			}
+			continue
+		}
+		for p := 0; p < g.Devices[d].Ports; p++ {
+			if portCabled(g, d, p+1) {
+				c.ComputeNodes = append(c.ComputeNodes, guids[d]+GUID(p))
 			}
 		}
 	}

@@ -101,8 +101,8 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Options["qos"] != "TRUE" || len(cfg.Roots) != 0 || len(cfg.ComputeNodes) != 0 {
-			t.Fatalf("torus config: qos %q, %d roots, %d CNs", cfg.Options["qos"], len(cfg.Roots), len(cfg.ComputeNodes))
+		if cfg.Options["qos"] != "TRUE" {
+			t.Fatalf("torus config: qos %q", cfg.Options["qos"])
 		}
 		// OpenSM cannot route a torus with torus-2QoS without its torus description.
 		_, err = Render(cfg)
@@ -110,8 +110,13 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 			t.Fatalf("torus without torus_config: %v", err)
 		}
 		cfg.Options["torus_config"] = "/etc/opensm/torus-2QoS.conf"
-		if _, err := Render(cfg); err != nil {
+		f, err := Render(cfg)
+		if err != nil {
 			t.Fatal(err)
+		}
+		// torus-2QoS reads neither GUID file: opensm.conf does not name them.
+		if conf := f[FileOpenSMConf]; strings.Contains(conf, "root_guid_file") || strings.Contains(conf, "cn_guid_file") {
+			t.Fatalf("torus opensm.conf names GUID files:\n%s", conf)
 		}
 	})
 	t.Run("dragonfly roots for updn", func(t *testing.T) {
@@ -119,8 +124,13 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cfg.Roots) != 2 || len(cfg.ComputeNodes) != 0 {
-			t.Fatalf("updn config: %d roots, %d CNs (cn_guid_file is ftree's)", len(cfg.Roots), len(cfg.ComputeNodes))
+		f, err := Render(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := f[FileOpenSMConf]
+		if len(cfg.Roots) != 2 || !strings.Contains(conf, "root_guid_file") || strings.Contains(conf, "cn_guid_file") {
+			t.Fatalf("updn config: %d roots; opensm.conf must name the root file and not the CN file (ftree's):\n%s", len(cfg.Roots), conf)
 		}
 	})
 }
@@ -139,11 +149,17 @@ func TestFromGraphFatTree(t *testing.T) {
 	}
 	// The user's engine wins; CNs are ftree's only.
 	cfg, err = FromGraph(g, GraphOptions{RoutingEngine: "updn", LMC: 2})
-	if err != nil || len(cfg.ComputeNodes) != 0 || len(cfg.Roots) != 2 {
-		t.Fatalf("updn: %v, %d CNs, %d roots", err, len(cfg.ComputeNodes), len(cfg.Roots))
+	if err != nil || len(cfg.Roots) != 2 {
+		t.Fatalf("updn: %v, %d roots", err, len(cfg.Roots))
 	}
-	if _, err := Render(cfg); err != nil {
+	f, err := Render(cfg)
+	if err != nil {
 		t.Fatalf("updn with lmc 2 should render: %v", err)
+	}
+	// The CN list is still written (a running ftree re-reads it until restarted), but
+	// opensm.conf no longer names it.
+	if strings.Contains(f[FileOpenSMConf], "cn_guid_file") || !strings.Contains(f[FileCNGUIDs], hcaGUID(63).String()) {
+		t.Fatalf("updn files:\n%s\n%s", f[FileOpenSMConf], f[FileCNGUIDs])
 	}
 }
 

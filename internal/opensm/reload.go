@@ -17,7 +17,10 @@ const (
 	// osm_subn_rescan_conf_files).
 	ActionSIGHUP
 	// ActionRestart: something OpenSM reads only at start changed (routing_engine, lmc, a
-	// file path, any option whose opt_tbl can_update is 0).
+	// file path, any option whose opt_tbl can_update is 0). Write the files and restart
+	// together: every heavy sweep in between (a SIGHUP, or one a trap starts) re-reads the new
+	// partitions.conf and GUID files under the old options. A SIGHUP after an engine change
+	// was seen on ibsim to keep the old engine.
 	ActionRestart
 )
 

@@ -272,6 +272,33 @@ func TestPartitionChangeBySIGHUP(t *testing.T) {
 	if !strings.Contains(r.Stdout, "0x8001") {
 		t.Fatalf("saquery PKTR %d lacks 0x8001:\n%s", lid, r.Stdout)
 	}
+
+	// A new routing engine is not applied by SIGHUP: Reload asks for a restart, and a SIGHUP
+	// alone leaves OpenSM routing with ftree. (It stays ftree and does not fall back because
+	// the CN file keeps its contents when the engine no longer reads it; see Config.Roots.)
+	cfg2, err := FromGraph(g, GraphOptions{RoutingEngine: "updn", Paths: cfg.Paths, Options: cfg.Options})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2.Partitions = cfg.Partitions
+	updn, err := Render(cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Reload(after, updn); d.Action != ActionRestart || !strings.Contains(strings.Join(d.Reasons, "\n"), "routing_engine changed ftree -> updn") {
+		t.Fatalf("Reload for a new engine = %v %v, want restart", d.Action, d.Reasons)
+	}
+	writeFiles(t, cfg.Paths, updn)
+	offset = len(readLogIfAny(dir))
+	if err := osm.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if !testrig.WaitFor(30*time.Second, func() bool { return strings.Contains(readLogIfAny(dir)[offset:], "tables configured") }) {
+		t.Fatalf("no routing after the second SIGHUP:\n%s", readLogIfAny(dir)[offset:])
+	}
+	if v := ParseLog(readLogIfAny(dir)[offset:]); v.Engine != "ftree" {
+		t.Fatalf("after SIGHUP the engine is %q: OpenSM 3.3 was expected to keep routing with ftree until restarted\n%s", v.Engine, readLogIfAny(dir)[offset:])
+	}
 }
 
 func readLogIfAny(dir string) string {
