@@ -330,7 +330,7 @@ func ValidateRoots(g *fabric.Graph, roots []GUID, ftree bool) Errors {
 // hash of the device name. It is never written to OpenSM's files.
 func derivedGUID(name string, kind fabric.DeviceKind) GUID {
 	h := fnv.New64a()
-	h.Write([]byte(name))
+	_, _ = h.Write([]byte(name)) // hash writes never fail
 	v := h.Sum64()&0x00ffffffffffff00 | 0x0200000000000000
 	if kind == fabric.KindHCA {
 		v |= 0x10 // port GUIDs start at node GUID + 1; leave room below
