@@ -211,9 +211,7 @@ func writePartition(b *strings.Builder, p Partition) {
 	}
 	b.WriteString(" :")
 	entries := make([]string, 0, len(p.Members)+len(p.MGroups))
-	for _, g := range p.MGroups {
-		entries = append(entries, g)
-	}
+	entries = append(entries, p.MGroups...)
 	for _, m := range p.Members {
 		entries = append(entries, m.port()+"="+m.Membership)
 	}
