@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,8 +156,73 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 // Addr is host:port.
 func (s *SSHD) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
-// Stop ends the server and every connection it serves (they share its process group).
-func (s *SSHD) Stop() { s.Proc.Stop() }
+// Stop ends the server, every connection it serves and their sessions.
+func (s *SSHD) Stop() { stopSSHD(s.Proc) }
+
+// stopSSHD ends one sshd run. Process.Stop alone is not enough: sshd puts each connection's
+// handler in a new session (setsid), out of reach of a signal to the listener's process group,
+// and the handlers keep sshd's stderr open, so Process.Stop would wait for them forever while a
+// client is connected. The listener is frozen first so that it accepts nobody new, then its
+// descendants are killed by PID, then the listener.
+func stopSSHD(p *Process) {
+	if p == nil || p.Exited() {
+		return
+	}
+	pid := p.Cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	// Sessions may fork while we look: repeat until no descendant is left.
+	for i := 0; i < 50; i++ {
+		kids := descendants(pid)
+		if len(kids) == 0 {
+			break
+		}
+		for _, k := range kids {
+			_ = syscall.Kill(k, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	p.Stop()
+}
+
+// descendants lists the PIDs below pid in the process tree, from /proc.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		n, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The command name (field 2) is in parentheses and may contain spaces: parse after it.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], n)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
 
 // RestartWithNewHostKey stops this server, gives it a freshly generated host key and starts it
 // again on the same address and port. KnownHostsFile still records the old key, so a client now
@@ -215,12 +281,15 @@ func (s *SSHD) writeConfig(t testing.TB) {
 // (typically: port taken), and the caller may retry.
 func (s *SSHD) start(t testing.TB) bool {
 	t.Helper()
-	s.Proc = Start(t, s.Dir, nil, s.sshdPath, "-D", "-e", "-f", s.cfgFile)
+	p := Start(t, s.Dir, nil, s.sshdPath, "-D", "-e", "-f", s.cfgFile)
+	s.Proc = p
+	// Registered after Start's own cleanup, so it runs first (see stopSSHD).
+	t.Cleanup(func() { stopSSHD(p) })
 	ok := WaitFor(10*time.Second, func() bool {
 		return strings.Contains(s.Proc.Output(), "Server listening on") || s.Proc.Exited()
 	})
 	if !ok {
-		s.Proc.Stop()
+		stopSSHD(s.Proc)
 		t.Fatalf("sshd did not report listening on %s within 10s; output:\n%s", s.Addr(), s.Proc.Output())
 	}
 	if s.Proc.Exited() || !strings.Contains(s.Proc.Output(), "Server listening on") {

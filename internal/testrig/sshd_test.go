@@ -74,13 +74,38 @@ func TestSSHDTwoHostsAndChangedHostKey(t *testing.T) {
 		c.Close()
 	}
 
+	// A client that stays connected, with a command running, must not keep the restart (or the
+	// test's end) waiting: sshd runs each connection in a session of its own.
+	held, err := dialRig(t, a, a.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	sess, err := held.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Start("sleep 60.5"); err != nil {
+		t.Fatal(err)
+	}
+
 	old := a.HostKey
 	port := a.Port
+	start := time.Now()
 	a.RestartWithNewHostKey(t)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("restart with a connected client took %s", d)
+	}
+	if err := sess.Wait(); err == nil {
+		t.Fatalf("the session of the stopped server ended cleanly; want it cut off")
+	}
+	if kids := descendants(a.Proc.Cmd.Process.Pid); len(kids) != 0 {
+		t.Fatalf("the restarted sshd already has children %v; the old connection should be gone", kids)
+	}
 	if a.Port != port || string(a.HostKey.Marshal()) == string(old.Marshal()) {
 		t.Fatalf("restart: port %d->%d, host key changed=%v", port, a.Port, string(a.HostKey.Marshal()) != string(old.Marshal()))
 	}
-	_, err := dialRig(t, a, a.Addr())
+	_, err = dialRig(t, a, a.Addr())
 	var ke *knownhosts.KeyError
 	if !errors.As(err, &ke) || len(ke.Want) == 0 {
 		t.Fatalf("dial after host key change: want a knownhosts mismatch, got %v", err)
