@@ -5,23 +5,30 @@
 // ibnetdiscover format (which ibsim loads as is), parses real ibnetdiscover and perfquery output,
 // and compares what was discovered with what was declared.
 //
-// It is pure Go: no Terraform, no SSH, no processes. The provider fills a Config (usually through
+// It is pure Go: no Terraform, no SSH, no processes. The provider fills a Config (usually with
 // FromGraph), calls Render and hands the resulting Files to internal/remote, which writes them
-// under Paths.ConfigDir and signals OpenSM as Reload says; the log text it reads back goes to
-// ParseLog, whatever way it was obtained.
+// under Paths.ConfigDir (in FileNames order) and tells OpenSM what Reload says; the text it reads
+// back from the host goes to ParseLog and Verdict.Check, whatever way it was obtained.
 //
 // Invariants:
 //   - Rendering is deterministic: the same Config (or Graph) always yields the same bytes, so a
 //     plan shows no spurious diff. Lists are rendered in the order given, maps in key order.
+//   - A rendered set always holds the five FileNames; opensm.conf names the root and CN files
+//     only for the engines that read them, but their lists are always written, so changing the
+//     engine never empties a file the running OpenSM still reads.
 //   - Nothing is rendered that OpenSM would silently ignore, misread or fall back from: Render
 //     refuses, with a FieldError naming the attribute or option, unknown option keys, values OpenSM
 //     would misparse (booleans other than TRUE/FALSE, numbers out of range, '#' which starts a
-//     comment), unknown routing engines, LMC > 0 with ftree or lash, SL without QoS, and
-//     partitions OpenSM's parser would drop (bad pkeys, duplicate pkeys or names, names it takes
-//     for a pkey, members that are not port GUIDs or keywords). Sources: opensm(8),
-//     opensm/osm_subnet.c (opt_tbl), opensm/osm_prtn_config.c, opensm/osm_opensm.c.
+//     comment), unknown routing engines, LMC > 0 with ftree or lash, lash/dfsssp/torus-2QoS
+//     without QoS, torus-2QoS without its torus description, SL without QoS, and partitions
+//     OpenSM's parser would drop or merge (bad or duplicate P_Keys, duplicate names, names it
+//     takes for a P_Key, members that are not port GUIDs or keywords). Sources: opensm(8),
+//     opensm/osm_subnet.c (opt_tbl), osm_prtn_config.c, osm_opensm.c, osm_ucast_mgr.c.
 //   - GUIDs are written as 0x followed by 16 lower-case hex digits everywhere.
 //   - HCA GUIDs in the fabric graph are port GUIDs (the GUID of port 1; port p is GUID+p-1).
 //     The cn_guid_file lists port GUIDs, never node GUIDs: ftree falls back to minhop otherwise.
-//   - Parsers never panic on any input (fuzzed) and report what they could not read.
+//   - Reload is conservative: when OpenSM's behaviour is not known for sure, it asks for a
+//     restart.
+//   - Parsers never panic on any input (fuzzed) and report, with line numbers, what they could
+//     not read, returning everything they could.
 package opensm

@@ -79,7 +79,14 @@ func simID(g *fabric.Graph, d int32) string {
 // `Switch <ports> "<name>"` or `Ca <ports> "<host> <device>"` header starts it, and one
 // `[port] "peer"[peerport] # lid 0 4xHDR` line per cabled port follows. Every link is written
 // from both ends, with the same speed at both ends (ibsim refuses mismatched enabled speeds).
-// Devices appear in graph order (switches, then HCAs), ports in ascending order.
+// Devices appear in graph order (switches, then HCAs), ports in ascending order; uncabled
+// devices are left out, as ibnetdiscover cannot see them.
+//
+// ibsim refuses two nodes with one GUID, so an HCA port GUID must not be another node's GUID + 1
+// (declared GUIDs from a GUID base with a stride of 2 or more never are). Node ids must not hold
+// '"', '#' or '@' (ibsim reserves the last two) and lines stay under ibsim's 256-byte buffer.
+// Devices declared without a GUID get a stable stand-in (0x02..., from a hash of the name) so
+// that the file always loads; DriftWith then matches them by description.
 func ExpectedTopology(g *fabric.Graph) string {
 	nguid := nodeGUIDs(g)
 	type portLine struct {
