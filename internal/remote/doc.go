@@ -21,6 +21,12 @@
 //     ignores SIGHUP and SIGPIPE, so a dropped connection cannot stop it halfway.
 //   - One writer per host: WriteFiles and Restore hold a process-wide lock keyed by host:port,
 //     and callers hold the same lock across a whole push with Client.Lock.
+//   - A command whose context ends is killed on the host with its whole process group (the SSH
+//     "signal" request is not relied on: OpenSSH ignores it for root logins).
 //   - The remote side needs only POSIX sh and the usual utilities (cat, mv, rm, ln, cp, chmod,
-//     wc); no sftp subsystem.
+//     wc); no sftp subsystem. Commands run under /bin/sh whatever the login shell is, but the
+//     login shell starts them, so it must be POSIX-like, and, as for scp, its startup files must
+//     not print to stdout.
+//
+// Dial makes one connection; Pool shares one per host and credential among callers.
 package remote

@@ -134,9 +134,13 @@ func (c *Client) WriteFiles(ctx context.Context, dir string, files map[string]st
 	case 0:
 	case 1:
 		return Backup{}, fmt.Errorf("remote: writing %s in %s on %s failed; every file was left as it was: %s", strings.Join(names, ", "), dir, c.addr, scriptError(stderr))
+	case 2:
+		return Backup{}, fmt.Errorf("remote: writing %s in %s on %s failed AND ROLLBACK WAS INCOMPLETE; the previous versions of the files named below are kept as .<name>.gpc-%s.old in that directory: %s",
+			strings.Join(names, ", "), dir, c.addr, id, scriptError(stderr))
 	default:
-		return Backup{}, fmt.Errorf("remote: writing %s in %s on %s failed AND ROLLBACK WAS INCOMPLETE (exit %d); the previous versions are kept as .%s.gpc-%s.old files in that directory: %s",
-			strings.Join(names, ", "), dir, c.addr, exit, "<name>", id, scriptError(stderr))
+		// Not one of the script's own statuses: the shell itself failed or was killed.
+		return Backup{}, fmt.Errorf("remote: writing %s in %s on %s: the commit script ended with status %d; the outcome is unknown (inspect the directory for .gpc-%s. files): %s",
+			strings.Join(names, ", "), dir, c.addr, exit, id, scriptError(stderr))
 	}
 
 	b := Backup{Addr: c.lockKey, Dir: dir, Files: make([]BackedUpFile, len(ops))}
@@ -181,6 +185,9 @@ func (c *Client) Restore(ctx context.Context, b Backup) error {
 	if len(b.Files) == 0 {
 		return nil
 	}
+	if !path.IsAbs(b.Dir) || strings.ContainsRune(b.Dir, 0) {
+		return fmt.Errorf("remote: Restore: backup directory %q is not an absolute path", b.Dir)
+	}
 	ops := make([]fileOp, len(b.Files))
 	id, err := newID()
 	if err != nil {
@@ -214,8 +221,10 @@ func (c *Client) Restore(ctx context.Context, b Backup) error {
 		return fmt.Errorf("remote: restoring %s on %s: the outcome is unknown: %w", b.Dir, c.addr, err)
 	case exit == 1:
 		return fmt.Errorf("remote: restoring %s on %s failed; nothing was changed: %s", b.Dir, c.addr, scriptError(stderr))
+	case exit == 2:
+		return fmt.Errorf("remote: restoring %s on %s was INCOMPLETE: %s", b.Dir, c.addr, scriptError(stderr))
 	case exit != 0:
-		return fmt.Errorf("remote: restoring %s on %s was INCOMPLETE (exit %d): %s", b.Dir, c.addr, exit, scriptError(stderr))
+		return fmt.Errorf("remote: restoring %s on %s: the restore script ended with status %d; the outcome is unknown: %s", b.Dir, c.addr, exit, scriptError(stderr))
 	}
 	return nil
 }
