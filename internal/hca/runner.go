@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path"
 	"strings"
 )
 
@@ -31,6 +32,11 @@ type toolset struct {
 	config, flint, reset string
 }
 
+// toolsFor returns the programs of the family that tool names: "mlxconfig"
+// (or "") for MFT, "mstconfig" for mstflint. tool may also be an absolute path ending in /mlxconfig or /mstconfig, for
+// an installation outside the PATH of a non-interactive SSH session (MFT
+// under /opt/mellanox, say): the other two programs are then taken from the
+// same directory.
 func toolsFor(tool string) (toolset, error) {
 	switch tool {
 	case ToolMlxconfig, "":
@@ -38,7 +44,17 @@ func toolsFor(tool string) (toolset, error) {
 	case ToolMstconfig:
 		return toolset{"mstconfig", "mstflint", "mstfwreset"}, nil
 	}
-	return toolset{}, fmt.Errorf("hca: unknown tool %q: want %q or %q", tool, ToolMlxconfig, ToolMstconfig)
+	if strings.HasPrefix(tool, "/") {
+		dir, base := path.Split(path.Clean(tool))
+		switch base {
+		case ToolMlxconfig:
+			return toolset{dir + "mlxconfig", dir + "flint", dir + "mlxfwreset"}, nil
+		case ToolMstconfig:
+			return toolset{dir + "mstconfig", dir + "mstflint", dir + "mstfwreset"}, nil
+		}
+	}
+	return toolset{}, fmt.Errorf("hca: unknown tool %q: want %q, %q or an absolute path ending in /%s or /%s",
+		tool, ToolMlxconfig, ToolMstconfig, ToolMlxconfig, ToolMstconfig)
 }
 
 // ShellQuote quotes s for a POSIX shell. Words made only of characters that
