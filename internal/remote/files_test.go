@@ -426,3 +426,36 @@ func TestWriteFilesHoldsOneLockPerHost(t *testing.T) {
 		}
 	}
 }
+
+// Whenever the caller's context ends, WriteFiles either finished (every file new) or changed
+// nothing: cancellation lands in different phases depending on the deadline.
+func TestWriteFilesCancelledIsAllOrNothing(t *testing.T) {
+	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
+	c := dialT(t, s)
+	for _, d := range []time.Duration{time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond, 5 * time.Second} {
+		dir := filepath.Join(s.Dir, "cancel-"+d.String())
+		files := setupFailureDir(t, dir)
+		before := snapshot(t, dir)
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		_, err := c.WriteFiles(ctx, dir, files, 0o644)
+		cancel()
+		after := snapshot(t, dir)
+		t.Logf("deadline %s: err %v", d, err)
+		if err != nil {
+			if diff := diffSnapshots(before, after); diff != "" {
+				t.Fatalf("deadline %s: WriteFiles failed (%v) but changed the directory:\n%s", d, err, diff)
+			}
+			continue
+		}
+		for name, content := range files {
+			if after[name].content != content {
+				t.Fatalf("deadline %s: WriteFiles succeeded but %s = %q", d, name, after[name].content)
+			}
+		}
+		for _, name := range names(after) {
+			if strings.HasPrefix(name, ".") {
+				t.Fatalf("deadline %s: temporary %s left behind", d, name)
+			}
+		}
+	}
+}
