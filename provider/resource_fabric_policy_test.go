@@ -81,7 +81,7 @@ rule "leaf-uplinks" {
 				ExpectError: re("roce-pfc: transport roce (RoCEv2) needs lossless Ethernet, but pfc is false"),
 			},
 			{
-				Config:      policyFabric(8, `workload = { parameters = 70e9 }` + "\n" + `policy = { max_allreduce_seconds = 0.01 }`),
+				Config:      policyFabric(8, `workload = { parameters = 70e9 }`+"\n"+`policy = { max_allreduce_seconds = 0.01 }`),
 				PlanOnly:    true,
 				ExpectError: re("allreduce-time: the estimated gradient all-reduce takes"),
 			},
