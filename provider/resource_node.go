@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -32,8 +33,8 @@ func newNodeResource() resource.Resource { return &nodeResource{} }
 
 type nodeResource struct{ data *Data }
 
-// nodeModel holds the inventory attributes of a node. The BMC, power, boot and BIOS attributes
-// (bmc, power_state, boot_device, bios_settings) belong to a later issue and will join it.
+// nodeModel holds the inventory attributes of a node and, for a node with a BMC, what the
+// provider sets and reads through it (node_bmc.go).
 type nodeModel struct {
 	ID          types.String `tfsdk:"id"`
 	Name        types.String `tfsdk:"name"`
@@ -43,6 +44,14 @@ type nodeModel struct {
 	SSHHost     types.String `tfsdk:"ssh_host"`
 	ComputeHCAs types.Int64  `tfsdk:"compute_hcas"`
 	HCADevices  types.List   `tfsdk:"hca_devices"`
+
+	BMC          types.Object   `tfsdk:"bmc"`
+	PowerState   types.String   `tfsdk:"power_state"`
+	BootDevice   types.Object   `tfsdk:"boot_device"`
+	BMCUsers     types.List     `tfsdk:"bmc_users"`
+	BIOSSettings types.Map      `tfsdk:"bios_settings"`
+	Inventory    types.Object   `tfsdk:"inventory"`
+	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 
 const defaultNodeModel = "DGX-H100"
@@ -65,11 +74,17 @@ func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + "_node"
 }
 
-func (r *nodeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU server such as an NVIDIA DGX H100. The node places the server in a rack and says how " +
 			"many compute HCAs it carries and under which RDMA device names; each of those HCAs is a " +
-			"`gpucluster_hca` named `<node>/<device>` (`gpu001/mlx5_0`).",
+			"`gpucluster_hca` named `<node>/<device>` (`gpu001/mlx5_0`).\n\n" +
+			"With `bmc`, the provider also brings the server up through its baseboard management controller: power, " +
+			"boot override, BMC accounts and BIOS settings, read back at every refresh so that changes made outside " +
+			"Terraform show in the plan. BMC credentials come from the provider's `bmc` block, or from a per-node " +
+			"override that is kept in the state (use an encrypted state backend then). Destroying a node changes " +
+			"nothing on the server: it is neither powered off nor reset, and its BMC accounts stay.",
+		Blocks: map[string]schema.Block{"timeouts": nodeTimeoutsBlock(ctx)},
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -129,6 +144,9 @@ func (r *nodeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			},
 		},
 	}
+	for k, a := range nodeBMCAttributes() {
+		resp.Schema.Attributes[k] = a
+	}
 }
 
 func (r *nodeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -148,6 +166,10 @@ func (r *nodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	m.ID = m.Name
+	r.modifyBMCPlan(ctx, req.State, &m, &cfg, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if cfg.ComputeHCAs.IsNull() {
 		m.ComputeHCAs = types.Int64Unknown()
 	}
@@ -194,32 +216,87 @@ func defaultHCADevices(n int) types.List {
 	return l
 }
 
+// Create records the node and, when it has a BMC, sets it up through the BMC (node_bmc.go).
 func (r *nodeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m nodeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// Read keeps the state as it is: until the BMC attributes arrive, a node is a declaration with
-// nothing remote to refresh.
-func (r *nodeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m nodeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-func (r *nodeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m nodeModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if !m.BMC.IsNull() {
+		timeout, d := m.Timeouts.Create(ctx, defaultNodeCreateTimeout)
+		resp.Diagnostics.Append(d...)
+		users, d := configUsers(ctx, req.Config)
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.bmcApply(ctx, &m, nil, users, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
+// Read refreshes what the BMC reports; a node without a BMC is a declaration with nothing remote
+// to refresh.
+func (r *nodeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m nodeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.BMC.IsNull() {
+		timeout, d := m.Timeouts.Read(ctx, defaultNodeReadTimeout)
+		resp.Diagnostics.Append(d...)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.bmcRead(ctx, &m, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Update changes through the BMC what differs from the state (everything, when the node now
+// points at another BMC), then reads the BMC back. Removing bmc makes the node an inventory
+// record again and changes nothing on the server.
+func (r *nodeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m, prior nodeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.BMC.IsNull() {
+		timeout, d := m.Timeouts.Update(ctx, defaultNodeUpdateTimeout)
+		resp.Diagnostics.Append(d...)
+		users, d := configUsers(ctx, req.Config)
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		p := &prior
+		if !sameBMCTarget(ctx, m.BMC, prior.BMC) {
+			p = nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.bmcApply(ctx, &m, p, users, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Delete forgets the node. It changes nothing on the server: powering off or resetting a machine
+// because a resource left the configuration (a rename, a refactor into modules) would take
+// production hosts down by accident, so that stays an explicit power_state = "off".
 func (r *nodeResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
 const nodeImportSyntax = "NAME,rack=R,position_u=U[,model=M][,ssh_host=H][,compute_hcas=N][,hca_devices=mlx5_0;mlx5_1;...]"
@@ -240,6 +317,7 @@ func (r *nodeResource) ImportState(ctx context.Context, req resource.ImportState
 		Model: types.StringValue(defaultNodeModel), Rack: types.StringValue(kv["rack"]),
 		SSHHost: importString(kv, "ssh_host"),
 	}
+	nullNodeBMCFields(&m)
 	if v, ok := kv["model"]; ok {
 		m.Model = types.StringValue(v)
 	}

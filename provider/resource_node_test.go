@@ -115,6 +115,26 @@ func TestAccNodeInvalid(t *testing.T) {
 		{node(`  compute_hcas = 2
   hca_devices  = ["mlx5_0", "mlx5_1", "mlx5_2"]`),
 			`hca_devices lists 3 devices but the node has 2 compute HCAs (compute_hcas); list one device per compute HCA or set compute_hcas = 3`},
+		// BMC attributes: checked at plan, before any BMC is asked.
+		{node(`  power_state = "on"`), `power_state is set through the node's BMC, but the node has no bmc = { endpoint = ... }`},
+		{node(`  bios_settings = { BootMode = "Uefi" }`), `bios_settings is set through the node's BMC, but the node has no bmc`},
+		{node(`  bmc = { endpoint = "http://10.0.0.5" }`), `Attribute bmc.endpoint must be a BMC host name or address`},
+		{node(`  bmc = { endpoint = "10.0.0.5", protocols = ["redfish", "snmp"] }`), `Attribute bmc.protocols[1] value must be one of`},
+		{node(`  bmc           = { endpoint = "10.0.0.5", protocols = ["ipmi"] }
+  bios_settings = { BootMode = "Uefi" }`), `bios_settings are set through Redfish, but bmc.protocols allows only IPMI`},
+		{node(`  bmc         = { endpoint = "10.0.0.5" }
+  power_state = "reboot"`), `Attribute power_state value must be one of: ["on" "off"]`},
+		{node(`  bmc         = { endpoint = "10.0.0.5" }
+  boot_device = { device = "usb" }`), `Attribute boot_device.device value must be one of`},
+		{node(`  bmc       = { endpoint = "10.0.0.5" }
+  bmc_users = [{ name = "ops", role = "Admin", password = "x" }]`), `Attribute bmc_users[0].role value must be one of`},
+		{node(`  bmc       = { endpoint = "10.0.0.5" }
+  bmc_users = [{ name = "ops", role = "Operator", password = "x" }, { name = "ops", role = "ReadOnly", password = "y" }]`),
+			`bmc_users lists the account "ops" twice`},
+		{node(`  bmc = { endpoint = "10.0.0.5" }
+  timeouts {
+    create = "soon"
+  }`), `"soon" must be a string containing a sequence of decimal numbers`},
 	}
 	var ts []resource.TestStep
 	for _, s := range steps {

@@ -1,0 +1,714 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bmc"
+)
+
+// The BMC side of gpucluster_node: schema, models and the calls into internal/bmc. A node without
+// `bmc` is an inventory record and none of this runs.
+
+// Default timeouts of a node's BMC work. Create and update may power a host on and wait for the
+// BMC to report it; reads are a handful of requests, but may wait for the BMC's lock or one of
+// the process's BMC session slots (internal/bmc bounds both).
+const (
+	defaultNodeCreateTimeout = 20 * time.Minute
+	defaultNodeUpdateTimeout = 20 * time.Minute
+	defaultNodeReadTimeout   = 5 * time.Minute
+)
+
+// Boot devices a node's boot_device may name: bmclib's names that Redfish and IPMI BMCs share.
+var nodeBootDevices = []string{"pxe", "disk", "cdrom", "bios", "none"}
+
+type nodeBMCModel struct {
+	Endpoint    types.String `tfsdk:"endpoint"`
+	Port        types.Int64  `tfsdk:"port"`
+	IPMIPort    types.Int64  `tfsdk:"ipmi_port"`
+	Username    types.String `tfsdk:"username"`
+	Password    types.String `tfsdk:"password"`
+	Protocols   types.List   `tfsdk:"protocols"`
+	TLSCAPEM    types.String `tfsdk:"tls_ca_pem"`
+	InsecureTLS types.Bool   `tfsdk:"insecure_tls"`
+}
+
+var nodeBMCAttrTypes = map[string]attr.Type{
+	"endpoint": types.StringType, "port": types.Int64Type, "ipmi_port": types.Int64Type,
+	"username": types.StringType, "password": types.StringType, "protocols": types.ListType{ElemType: types.StringType},
+	"tls_ca_pem": types.StringType, "insecure_tls": types.BoolType,
+}
+
+type bootDeviceModel struct {
+	Device     types.String `tfsdk:"device"`
+	Persistent types.Bool   `tfsdk:"persistent"`
+	EFI        types.Bool   `tfsdk:"efi"`
+}
+
+var bootDeviceAttrTypes = map[string]attr.Type{"device": types.StringType, "persistent": types.BoolType, "efi": types.BoolType}
+
+type bmcUserModel struct {
+	Name            types.String `tfsdk:"name"`
+	Role            types.String `tfsdk:"role"`
+	Password        types.String `tfsdk:"password"`
+	PasswordVersion types.String `tfsdk:"password_version"`
+}
+
+var bmcUserAttrTypes = map[string]attr.Type{
+	"name": types.StringType, "role": types.StringType, "password": types.StringType, "password_version": types.StringType,
+}
+
+type inventoryModel struct {
+	Protocol     types.String `tfsdk:"protocol"`
+	Vendor       types.String `tfsdk:"vendor"`
+	Model        types.String `tfsdk:"model"`
+	Serial       types.String `tfsdk:"serial"`
+	BMCFirmware  types.String `tfsdk:"bmc_firmware"`
+	BIOSFirmware types.String `tfsdk:"bios_firmware"`
+}
+
+var inventoryAttrTypes = map[string]attr.Type{
+	"protocol": types.StringType, "vendor": types.StringType, "model": types.StringType, "serial": types.StringType,
+	"bmc_firmware": types.StringType, "bios_firmware": types.StringType,
+}
+
+var nodeTimeoutsAttrTypes = map[string]attr.Type{"create": types.StringType, "read": types.StringType, "update": types.StringType}
+
+// bmcEndpointRE accepts a host name, an IPv4 address, a bracketed or bare IPv6 address, with an
+// optional https:// and :port; nothing that could carry a path, credentials or a second word.
+var bmcEndpointRE = regexp.MustCompile(`^(https://)?[A-Za-z0-9._:\[\]-]{1,253}/?$`)
+
+// bmcUserRE: BMC account names hold no blanks, quotes or colons (Redfish and ipmitool alike).
+var bmcUserRE = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,32}$`)
+
+func nodeBMCAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"bmc": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "The node's baseboard management controller. Without it the node is an inventory record " +
+				"and the provider never contacts it. With it, apply sets `power_state`, `boot_device`, `bmc_users` and " +
+				"`bios_settings` through the BMC (Redfish, or IPMI as the fallback, through bmclib), and every refresh " +
+				"reads them back, so that a change made at the console shows as drift in the next plan. One session per " +
+				"BMC at a time and a bounded number of BMC sessions per Terraform run; every BMC call is bounded by " +
+				"`timeouts` (and by 30 s per call).",
+			Attributes: map[string]schema.Attribute{
+				"endpoint": schema.StringAttribute{
+					Required: true,
+					MarkdownDescription: "Host name or address of the BMC, e.g. `10.0.0.5` or `gpu001-bmc.mgmt.example` " +
+						"(`https://host` and `host:port` are accepted too). Plain HTTP is refused: credentials only travel " +
+						"over HTTPS (or IPMI's RMCP+).",
+					Validators: []validator.String{stringvalidator.RegexMatches(bmcEndpointRE,
+						"must be a BMC host name or address, optionally with https:// and :port, e.g. \"10.0.0.5\" or \"gpu001-bmc.mgmt.example\"")},
+				},
+				"port": schema.Int64Attribute{
+					Optional: true,
+					MarkdownDescription: "Redfish HTTPS port (default 443). When `protocols` is `[\"ipmi\"]` only, the IPMI " +
+						"UDP port instead (default 623).",
+					Validators: []validator.Int64{int64validator.Between(1, 65535)},
+				},
+				"ipmi_port": schema.Int64Attribute{
+					Optional:            true,
+					MarkdownDescription: "IPMI UDP port when Redfish is tried first (default 623).",
+					Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+				},
+				"username": schema.StringAttribute{
+					Optional:            true,
+					MarkdownDescription: "BMC account to log in with. Defaults to the provider's `bmc.username`.",
+				},
+				"password": schema.StringAttribute{
+					Optional:  true,
+					Sensitive: true,
+					MarkdownDescription: "Password of `username`. Defaults to the provider's `bmc.password`, which is the " +
+						"better place for it. Every refresh needs it to read the BMC, so when set here it is kept in the state " +
+						"(marked sensitive, never logged nor shown in errors): keep such state in an encrypted backend.",
+				},
+				"protocols": schema.ListAttribute{
+					ElementType: types.StringType,
+					Optional:    true,
+					MarkdownDescription: "Protocols to try, in order of preference: `redfish`, `ipmi`. Default " +
+						"`[\"redfish\", \"ipmi\"]`: IPMI is tried only when Redfish does not answer, never after Redfish refused " +
+						"the credentials or the certificate (that would be a downgrade). BIOS settings need Redfish.",
+					Validators: []validator.List{
+						listvalidator.SizeAtLeast(1),
+						listvalidator.UniqueValues(),
+						listvalidator.ValueStringsAre(stringvalidator.OneOf(bmc.ProtocolRedfish, bmc.ProtocolIPMI)),
+					},
+				},
+				"tls_ca_pem": schema.StringAttribute{
+					Optional: true,
+					MarkdownDescription: "PEM certificates of the CAs that sign the BMC's HTTPS certificate. Unset: the " +
+						"system's CAs. BMC certificates are always verified unless `insecure_tls` is set.",
+				},
+				"insecure_tls": schema.BoolAttribute{
+					Optional: true,
+					MarkdownDescription: "Skip verification of the BMC's HTTPS certificate. Off unless set: an explicit opt-in " +
+						"for BMCs that still carry their factory self-signed certificate; prefer `tls_ca_pem`.",
+				},
+			},
+		},
+		"power_state": schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "`on` or `off`: the host's power as the provider keeps it (a hard power-off: apply must " +
+				"converge). Unset: the provider does not change the power and reports what the BMC says. Needs `bmc`.",
+			Validators: []validator.String{stringvalidator.OneOf("on", "off")},
+		},
+		"boot_device": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "The BMC's boot override. It takes effect at the next boot: the provider does not reboot " +
+				"a running host for it. A one-time override (`persistent = false`) that the host has used up reads back " +
+				"as no override and is not drift; another device set at the console is. Over IPMI only the device is " +
+				"compared, because BMCs differ in keeping IPMI's persistent and EFI flags. Needs `bmc`.",
+			Attributes: map[string]schema.Attribute{
+				"device": schema.StringAttribute{
+					Required:            true,
+					MarkdownDescription: "`pxe`, `disk`, `cdrom`, `bios` (setup) or `none` (clear the override).",
+					Validators:          []validator.String{stringvalidator.OneOf(nodeBootDevices...)},
+				},
+				"persistent": schema.BoolAttribute{
+					Optional:            true,
+					Computed:            true,
+					Default:             booldefault.StaticBool(false),
+					MarkdownDescription: "Every boot (`true`) or only the next one (`false`, the default).",
+				},
+				"efi": schema.BoolAttribute{
+					Optional: true,
+					Computed: true,
+					Default:  booldefault.StaticBool(true),
+					MarkdownDescription: "Boot in UEFI mode (`true`, the default: GPU servers boot UEFI) or Legacy BIOS " +
+						"mode (`false`).",
+				},
+			},
+		},
+		"bmc_users": schema.ListNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "BMC accounts to create or update (enabled, with the role and password). Refresh reads " +
+				"the accounts back: an account that was deleted, disabled or given another role shows as drift. The " +
+				"passwords are write-only: never stored nor read back, so change `password_version` to set a new " +
+				"one. Removing an account from the list leaves it on the BMC. Needs `bmc`.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{
+					Required:            true,
+					MarkdownDescription: "Account name (IPMI allows at most 16 bytes).",
+					Validators: []validator.String{stringvalidator.RegexMatches(bmcUserRE,
+						"must be 1-32 letters, digits, '.', '_', '@' or '-'")},
+				},
+				"role": schema.StringAttribute{
+					Required:            true,
+					MarkdownDescription: "Redfish role: `Administrator`, `Operator`, `ReadOnly` or `None` (IPMI: ADMINISTRATOR, OPERATOR, USER, NO ACCESS).",
+					Validators:          []validator.String{stringvalidator.OneOf(bmc.Roles...)},
+				},
+				"password": schema.StringAttribute{
+					Required:  true,
+					Sensitive: true,
+					WriteOnly: true,
+					MarkdownDescription: "The account's password. Write-only (Terraform 1.11 or later): sent to the BMC when " +
+						"the account is created, its role changes or `password_version` changes, never stored in the state. " +
+						"An ephemeral value (from a secrets manager) fits here.",
+					Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"password_version": schema.StringAttribute{
+					Optional: true,
+					MarkdownDescription: "Any value; changing it sets the password again (the password itself is " +
+						"write-only, so Terraform cannot see it change).",
+				},
+			}},
+		},
+		"bios_settings": schema.MapAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "BIOS attributes by their Redfish names, e.g. `{ ProcHyperthreading = \"Disabled\", " +
+				"NumaNodesPerSocket = \"4\" }`. Values are text; the provider sends each with the type the BMC uses. They " +
+				"apply at the next host reset (the provider does not reboot for them); until then refresh compares the " +
+				"pending values. An attribute the BMC does not have is refused before any change. Needs Redfish.",
+			Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
+		},
+		"inventory": schema.SingleNestedAttribute{
+			Computed: true,
+			MarkdownDescription: "What the BMC reports, read at every refresh (null without `bmc`): the `protocol` it " +
+				"answered with, `vendor`, `model`, `serial`, `bmc_firmware` and `bios_firmware` versions. A firmware " +
+				"update made outside Terraform shows here in the next plan.",
+			Attributes: map[string]schema.Attribute{
+				"protocol":      schema.StringAttribute{Computed: true, MarkdownDescription: "`redfish` or `ipmi`."},
+				"vendor":        schema.StringAttribute{Computed: true, MarkdownDescription: "System manufacturer."},
+				"model":         schema.StringAttribute{Computed: true, MarkdownDescription: "System model as the BMC names it."},
+				"serial":        schema.StringAttribute{Computed: true, MarkdownDescription: "System serial number."},
+				"bmc_firmware":  schema.StringAttribute{Computed: true, MarkdownDescription: "BMC firmware version."},
+				"bios_firmware": schema.StringAttribute{Computed: true, MarkdownDescription: "BIOS (system firmware) version."},
+			},
+		},
+	}
+}
+
+func nodeTimeoutsBlock(ctx context.Context) schema.Block {
+	return timeouts.Block(ctx, timeouts.Opts{
+		Create: true, Read: true, Update: true,
+		CreateDescription: "Bound on creating a node with `bmc` (default 20m): every BMC call, and waiting for the BMC's lock or a session slot.",
+		ReadDescription:   "Bound on reading a node's BMC at refresh (default 5m).",
+		UpdateDescription: "Bound on changing a node through its BMC (default 20m).",
+	})
+}
+
+// nullNodeBMCFields gives the BMC attributes of a model built from scratch (import) typed nulls.
+func nullNodeBMCFields(m *nodeModel) {
+	m.BMC = types.ObjectNull(nodeBMCAttrTypes)
+	m.PowerState = types.StringNull()
+	m.BootDevice = types.ObjectNull(bootDeviceAttrTypes)
+	m.BMCUsers = types.ListNull(types.ObjectType{AttrTypes: bmcUserAttrTypes})
+	m.BIOSSettings = types.MapNull(types.StringType)
+	m.Inventory = types.ObjectNull(inventoryAttrTypes)
+	m.Timeouts = timeouts.Value{Object: types.ObjectNull(nodeTimeoutsAttrTypes)}
+}
+
+// modifyBMCPlan checks that the BMC attributes have a BMC to act on and fills the computed ones:
+// power_state (when not set) and inventory keep what the last refresh read, unless the node now
+// points at another BMC.
+func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, cfg *nodeModel, diags *diag.Diagnostics) {
+	if cfg.BMC.IsNull() {
+		for _, a := range []struct {
+			name string
+			set  bool
+		}{
+			{"power_state", !cfg.PowerState.IsNull()},
+			{"boot_device", !cfg.BootDevice.IsNull()},
+			{"bmc_users", !cfg.BMCUsers.IsNull()},
+			{"bios_settings", !cfg.BIOSSettings.IsNull()},
+		} {
+			if a.set {
+				diags.AddAttributeError(path.Root(a.name), "BMC attribute without bmc",
+					fmt.Sprintf("%s is set through the node's BMC, but the node has no bmc = { endpoint = ... }; add one or remove %s", a.name, a.name))
+			}
+		}
+		m.PowerState = types.StringNull()
+		m.Inventory = types.ObjectNull(inventoryAttrTypes)
+		return
+	}
+
+	if !cfg.BIOSSettings.IsNull() && !m.BMC.IsUnknown() {
+		var b nodeBMCModel
+		diags.Append(m.BMC.As(ctx, &b, objectAsOptions)...)
+		var protos []string
+		if !b.Protocols.IsNull() && !b.Protocols.IsUnknown() {
+			diags.Append(b.Protocols.ElementsAs(ctx, &protos, false)...)
+		}
+		if len(protos) > 0 && !containsStr(protos, bmc.ProtocolRedfish) {
+			diags.AddAttributeError(path.Root("bios_settings"), "BIOS settings need Redfish",
+				"bios_settings are set through Redfish, but bmc.protocols allows only IPMI, which has no BIOS settings; add \"redfish\" to bmc.protocols or remove bios_settings")
+		}
+	}
+	if !m.BMCUsers.IsNull() && !m.BMCUsers.IsUnknown() {
+		var users []bmcUserModel
+		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
+		seen := map[string]bool{}
+		for i, u := range users {
+			if u.Name.IsUnknown() {
+				continue
+			}
+			if seen[u.Name.ValueString()] {
+				diags.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "Duplicate BMC user",
+					fmt.Sprintf("bmc_users lists the account %q twice; list each account once", u.Name.ValueString()))
+			}
+			seen[u.Name.ValueString()] = true
+		}
+	}
+
+	var prior nodeModel
+	samePrior := false
+	if !state.Raw.IsNull() {
+		diags.Append(state.Get(ctx, &prior)...)
+		samePrior = !prior.BMC.IsNull() && sameBMCTarget(ctx, m.BMC, prior.BMC)
+	}
+	if cfg.PowerState.IsNull() {
+		m.PowerState = types.StringUnknown()
+		if samePrior && !prior.PowerState.IsNull() {
+			m.PowerState = prior.PowerState
+		}
+	}
+	m.Inventory = types.ObjectUnknown(inventoryAttrTypes)
+	if samePrior && !prior.Inventory.IsNull() {
+		m.Inventory = prior.Inventory
+	}
+}
+
+// sameBMCTarget reports whether two bmc objects reach the same BMC (credentials and protocol
+// preferences aside).
+func sameBMCTarget(ctx context.Context, a, b types.Object) bool {
+	if a.IsNull() || a.IsUnknown() || b.IsNull() || b.IsUnknown() {
+		return false
+	}
+	var x, y nodeBMCModel
+	if a.As(ctx, &x, objectAsOptions).HasError() || b.As(ctx, &y, objectAsOptions).HasError() {
+		return false
+	}
+	return x.Endpoint.Equal(y.Endpoint) && x.Port.Equal(y.Port) && x.IPMIPort.Equal(y.IPMIPort)
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bmcTarget is one node's BMC as the provider reaches it, and how to talk about it in errors.
+type bmcTarget struct {
+	node string
+	cfg  bmc.Config
+}
+
+// bmcConfig builds the bmc.Config of a node from its bmc attribute and the provider's defaults.
+// opTimeout is the node's timeout for the whole operation: each BMC call gets at most that
+// (and at most bmc.DefaultTimeout), so that a dead BMC fails within the configured timeout.
+func (r *nodeResource) bmcConfig(ctx context.Context, m *nodeModel, opTimeout time.Duration) (*bmcTarget, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var b nodeBMCModel
+	diags.Append(m.BMC.As(ctx, &b, objectAsOptions)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	var defaults BMCDefaults
+	if r.data != nil {
+		defaults = r.data.BMC
+	}
+	name := m.Name.ValueString()
+	cfg := bmc.Config{
+		Endpoint:    b.Endpoint.ValueString(),
+		Port:        int(b.Port.ValueInt64()),
+		IPMIPort:    int(b.IPMIPort.ValueInt64()),
+		Username:    b.Username.ValueString(),
+		Password:    b.Password.ValueString(),
+		TLSCAPEM:    b.TLSCAPEM.ValueString(),
+		InsecureTLS: b.InsecureTLS.ValueBool(),
+		Timeout:     bmc.DefaultTimeout,
+	}
+	if cfg.Username == "" {
+		cfg.Username = defaults.Username
+	}
+	if cfg.Password == "" {
+		cfg.Password = defaults.Password
+	}
+	if !b.Protocols.IsNull() {
+		diags.Append(b.Protocols.ElementsAs(ctx, &cfg.Protocols, false)...)
+	}
+	if opTimeout > 0 && opTimeout < cfg.Timeout {
+		cfg.Timeout = opTimeout
+	}
+	switch {
+	case cfg.Username == "":
+		diags.AddAttributeError(path.Root("bmc").AtName("username"), "No BMC user name",
+			fmt.Sprintf("Node %q has a BMC at %s but no user name to log in with: set bmc.username on the node or username in the provider's bmc = { ... } block.", name, cfg.Endpoint))
+	case cfg.Password == "":
+		diags.AddAttributeError(path.Root("bmc").AtName("password"), "No BMC password",
+			fmt.Sprintf("Node %q has a BMC at %s but no password for %q: set password in the provider's bmc = { ... } block (or bmc.password on the node).", name, cfg.Endpoint, cfg.Username))
+	}
+	cfg.Logger = bmcLogger(ctx)
+	return &bmcTarget{node: name, cfg: cfg}, diags
+}
+
+// bmcLogger sends internal/bmc's logs (bmclib's included, already stripped of passwords there)
+// to Terraform's debug log.
+func bmcLogger(ctx context.Context) logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		tflog.Debug(ctx, strings.TrimSpace(prefix+" "+args))
+	}, funcr.Options{Verbosity: 1})
+}
+
+// maskSecrets makes Terraform's log mask the secrets, should one ever reach it (internal/bmc
+// already redacts them). Empty strings are skipped: masking "" would mangle every line.
+func maskSecrets(ctx context.Context, secrets ...string) context.Context {
+	for _, s := range secrets {
+		if s != "" {
+			ctx = tflog.MaskMessageStrings(ctx, s)
+			ctx = tflog.MaskAllFieldValuesStrings(ctx, s)
+		}
+	}
+	return ctx
+}
+
+// fail adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
+// carries) and what failed, with what to do about it. The BMC package never puts a password in
+// an error.
+func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
+	diags.AddError(fmt.Sprintf("Node %s: cannot %s through its BMC", t.node, what),
+		fmt.Sprintf("Node %q: %s.\n\n%s", t.node, strings.TrimSuffix(err.Error(), "."), bmcHint(err, t.cfg.Timeout)))
+}
+
+func bmcHint(err error, timeout time.Duration) string {
+	switch {
+	case errors.Is(err, bmc.ErrAuth):
+		return "The BMC refused the credentials or the account lacks the privilege: check bmc.username and bmc.password on the node, or the provider's bmc = { username, password }."
+	case errors.Is(err, bmc.ErrTLS):
+		return "The BMC's certificate is not trusted: give the CA that signed it in bmc.tls_ca_pem (or, as an explicit choice, set bmc.insecure_tls = true)."
+	case errors.Is(err, bmc.ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("The BMC did not answer (each call is bounded by %s and by the node's timeouts): check that it is powered and reachable from where Terraform runs, or raise the node's timeouts.", timeout)
+	case errors.Is(err, bmc.ErrNotSupported):
+		return "This BMC, or the protocol it answered with, cannot do this. BIOS settings need Redfish; IPMI knows only pxe, disk, cdrom, bios and none as boot devices."
+	case errors.Is(err, bmc.ErrRejected):
+		return "The BMC answered and refused the request or a value in it; the BMC's message is above."
+	case errors.Is(err, bmc.ErrInvalid):
+		return "The node's BMC settings are not valid; fix the attribute named above."
+	}
+	return "See the BMC's message above."
+}
+
+// unreachable reports errors that say only that the BMC did not answer.
+func unreachable(err error) bool {
+	return errors.Is(err, bmc.ErrUnreachable) && !errors.Is(err, bmc.ErrAuth) && !errors.Is(err, bmc.ErrTLS)
+}
+
+// bmcApply makes the BMC match plan: accounts, BIOS, boot override, power, in that order (the
+// boot override and BIOS settings are in place before a host is powered on), then reads the BMC
+// to fill the computed attributes the plan left unknown. prior is the state to compare with:
+// nil on create or when the node now points at another BMC, when everything is set. cfgUsers
+// holds the accounts from the configuration, whose passwords are write-only and found nowhere
+// else.
+func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfgUsers map[string]bmcUserModel, opTimeout time.Duration) diag.Diagnostics {
+	tgt, diags := r.bmcConfig(ctx, plan, opTimeout)
+	if diags.HasError() {
+		return diags
+	}
+	ctx = maskSecrets(ctx, tgt.cfg.Password)
+	for _, u := range cfgUsers {
+		ctx = maskSecrets(ctx, u.Password.ValueString())
+	}
+	sess, err := bmc.Open(ctx, tgt.cfg)
+	if err != nil {
+		tgt.fail(&diags, "open a session", err)
+		return diags
+	}
+	defer sess.Close()
+
+	// Accounts: new ones, changed roles, new password versions; all of them on a new BMC.
+	var users []bmcUserModel
+	if !plan.BMCUsers.IsNull() {
+		diags.Append(plan.BMCUsers.ElementsAs(ctx, &users, false)...)
+	}
+	priorUsers := map[string]bmcUserModel{}
+	if prior != nil && !prior.BMCUsers.IsNull() {
+		var pu []bmcUserModel
+		diags.Append(prior.BMCUsers.ElementsAs(ctx, &pu, false)...)
+		for _, u := range pu {
+			priorUsers[u.Name.ValueString()] = u
+		}
+	}
+	if diags.HasError() {
+		return diags
+	}
+	for _, u := range users {
+		name := u.Name.ValueString()
+		if p, ok := priorUsers[name]; ok && p.Role.Equal(u.Role) && p.PasswordVersion.Equal(u.PasswordVersion) {
+			continue
+		}
+		pw := cfgUsers[name].Password
+		if pw.IsNull() || pw.IsUnknown() || pw.ValueString() == "" {
+			diags.AddAttributeError(path.Root("bmc_users"), "No password for BMC user",
+				fmt.Sprintf("Node %q: the BMC account %q needs its password in the configuration (it is write-only, so it is never kept in the state).", tgt.node, name))
+			return diags
+		}
+		if err := sess.EnsureUser(ctx, name, u.Role.ValueString(), pw.ValueString()); err != nil {
+			tgt.fail(&diags, fmt.Sprintf("set the BMC account %q", name), err)
+			return diags
+		}
+	}
+
+	if !plan.BIOSSettings.IsNull() {
+		want := map[string]string{}
+		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
+		if diags.HasError() {
+			return diags
+		}
+		if err := sess.SetBIOS(ctx, want); err != nil {
+			tgt.fail(&diags, "set BIOS settings", err)
+			return diags
+		}
+	}
+
+	if !plan.BootDevice.IsNull() && (prior == nil || !plan.BootDevice.Equal(prior.BootDevice)) {
+		var bd bootDeviceModel
+		diags.Append(plan.BootDevice.As(ctx, &bd, objectAsOptions)...)
+		if diags.HasError() {
+			return diags
+		}
+		if err := sess.SetBootDevice(ctx, bd.Device.ValueString(), bd.Persistent.ValueBool(), bd.EFI.ValueBool()); err != nil {
+			tgt.fail(&diags, "set the boot device to "+bd.Device.ValueString(), err)
+			return diags
+		}
+	}
+
+	if !plan.PowerState.IsUnknown() && !plan.PowerState.IsNull() && (prior == nil || !plan.PowerState.Equal(prior.PowerState)) {
+		if err := sess.SetPower(ctx, plan.PowerState.ValueString()); err != nil {
+			tgt.fail(&diags, "power "+plan.PowerState.ValueString(), err)
+			return diags
+		}
+	}
+
+	st, err := sess.Read(ctx)
+	if err != nil {
+		tgt.fail(&diags, "read the state back", err)
+		return diags
+	}
+	if plan.PowerState.IsUnknown() {
+		plan.PowerState = types.StringValue(st.PowerState)
+	}
+	if plan.Inventory.IsUnknown() {
+		plan.Inventory = inventoryValue(st)
+	}
+	return diags
+}
+
+func inventoryValue(st bmc.State) types.Object {
+	v, _ := types.ObjectValue(inventoryAttrTypes, map[string]attr.Value{
+		"protocol": types.StringValue(st.Protocol), "vendor": types.StringValue(st.Vendor),
+		"model": types.StringValue(st.Model), "serial": types.StringValue(st.Serial),
+		"bmc_firmware": types.StringValue(st.BMCFirmware), "bios_firmware": types.StringValue(st.BIOSFirmware),
+	})
+	return v
+}
+
+// bmcRead refreshes m from the BMC: power, the boot override, BIOS settings and accounts that
+// the configuration manages, and the inventory. A BMC that does not answer leaves the state as
+// it is, with a warning: one node's BMC being down must not stop the plan of a whole cluster,
+// and the next apply that needs that BMC fails with the error. Any other failure (credentials,
+// certificate) is an error.
+func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time.Duration) diag.Diagnostics {
+	tgt, diags := r.bmcConfig(ctx, m, opTimeout)
+	if diags.HasError() {
+		// No credentials (the provider's bmc block was removed, say together with this node's
+		// bmc): nothing can be read, and failing would block the very change that removes it.
+		var w diag.Diagnostics
+		for _, d := range diags {
+			w.AddWarning(fmt.Sprintf("Node %s: BMC state not refreshed: %s", m.Name.ValueString(), d.Summary()),
+				d.Detail()+" Until then the plan uses the node's last known BMC state.")
+		}
+		return w
+	}
+	ctx = maskSecrets(ctx, tgt.cfg.Password)
+	sess, err := bmc.Open(ctx, tgt.cfg)
+	var st bmc.State
+	if err == nil {
+		st, err = sess.Read(ctx)
+		sess.Close()
+	}
+	if err != nil {
+		if unreachable(err) {
+			diags.AddWarning(fmt.Sprintf("Node %s: BMC not reachable, state not refreshed", tgt.node),
+				fmt.Sprintf("Node %q: %s.\n\nThe plan uses the node's last known BMC state; drift on this node cannot be seen until its BMC answers, and an apply that changes it will fail.", tgt.node, strings.TrimSuffix(err.Error(), ".")))
+			return diags
+		}
+		tgt.fail(&diags, "read its state", err)
+		return diags
+	}
+
+	m.PowerState = types.StringValue(st.PowerState)
+	m.Inventory = inventoryValue(st)
+
+	if !m.BootDevice.IsNull() {
+		var bd bootDeviceModel
+		diags.Append(m.BootDevice.As(ctx, &bd, objectAsOptions)...)
+		consumed := !bd.Persistent.ValueBool() && st.BootDevice == "none" && bd.Device.ValueString() != "none"
+		if !consumed {
+			bd.Device = types.StringValue(st.BootDevice)
+			if st.Protocol != bmc.ProtocolIPMI && st.BootDevice != "none" {
+				bd.Persistent, bd.EFI = types.BoolValue(st.BootPersistent), types.BoolValue(st.BootEFI)
+			}
+			v, d := types.ObjectValueFrom(ctx, bootDeviceAttrTypes, bd)
+			diags.Append(d...)
+			m.BootDevice = v
+		}
+	}
+
+	if !m.BIOSSettings.IsNull() && st.BIOS != nil {
+		var have map[string]string
+		diags.Append(m.BIOSSettings.ElementsAs(ctx, &have, false)...)
+		out := map[string]string{}
+		for k, v := range have {
+			eff, ok := st.BIOSPending[k]
+			if !ok {
+				eff, ok = st.BIOS[k]
+			}
+			switch {
+			case !ok:
+				// The BMC has no such attribute (any more): left out, so the plan shows it.
+			case sameBIOSValue(v, eff):
+				out[k] = v
+			default:
+				out[k] = eff
+			}
+		}
+		v, d := types.MapValueFrom(ctx, types.StringType, out)
+		diags.Append(d...)
+		m.BIOSSettings = v
+	}
+
+	if !m.BMCUsers.IsNull() && st.Users != nil {
+		var users, kept []bmcUserModel
+		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
+		for _, u := range users {
+			role, ok := st.Users[u.Name.ValueString()]
+			if !ok {
+				continue // deleted or disabled on the BMC: the plan shows it again
+			}
+			u.Role = types.StringValue(role)
+			u.Password = types.StringNull()
+			kept = append(kept, u)
+		}
+		v, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: bmcUserAttrTypes}, kept)
+		if kept == nil {
+			v, d = types.ListValue(types.ObjectType{AttrTypes: bmcUserAttrTypes}, []attr.Value{})
+		}
+		diags.Append(d...)
+		m.BMCUsers = v
+	}
+	return diags
+}
+
+// sameBIOSValue compares BIOS values by meaning: Enabled and enabled, 4 and 4.0 are the same.
+func sameBIOSValue(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x == y
+}
+
+// configUsers reads bmc_users from the configuration, where the write-only passwords are.
+func configUsers(ctx context.Context, cfg tfsdk.Config) (map[string]bmcUserModel, diag.Diagnostics) {
+	var l types.List
+	diags := cfg.GetAttribute(ctx, path.Root("bmc_users"), &l)
+	out := map[string]bmcUserModel{}
+	if diags.HasError() || l.IsNull() || l.IsUnknown() {
+		return out, diags
+	}
+	var users []bmcUserModel
+	diags.Append(l.ElementsAs(ctx, &users, false)...)
+	for _, u := range users {
+		out[u.Name.ValueString()] = u
+	}
+	return out, diags
+}

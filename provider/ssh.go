@@ -1,0 +1,79 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+// sshConfig builds the remote.Config for one host from the provider's `ssh` settings and, in
+// order, any per-resource overrides: a non-empty field of a later override wins. host is what a
+// resource's ssh_host holds: a name or address, optionally with a port as "host:port" or
+// "[v6addr]:port" (a bare IPv6 address has no port). Timeout is left zero (the remote default);
+// callers bound their work with a context.
+//
+// It fails, naming the attribute to set, when the user, the private key or the known_hosts file
+// is missing: host keys are always checked, so there is nothing to fall back on.
+func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config, error) {
+	var s SSHDefaults
+	if data != nil {
+		s = data.SSH
+	}
+	for _, o := range override {
+		if o.User != "" {
+			s.User = o.User
+		}
+		if o.PrivateKey != "" {
+			s.PrivateKey = o.PrivateKey
+		}
+		if o.KnownHostsFile != "" {
+			s.KnownHostsFile = o.KnownHostsFile
+		}
+	}
+	h, port, err := splitSSHHost(host)
+	if err != nil {
+		return remote.Config{}, err
+	}
+	var missing []string
+	if s.User == "" {
+		missing = append(missing, "user")
+	}
+	if strings.TrimSpace(s.PrivateKey) == "" {
+		missing = append(missing, "private_key")
+	}
+	if s.KnownHostsFile == "" {
+		missing = append(missing, "known_hosts_file (host keys are always checked)")
+	}
+	if len(missing) > 0 {
+		return remote.Config{}, fmt.Errorf("no SSH %s for %s: set them in the provider's ssh = { ... } block "+
+			"(or the resource's own ssh override)", strings.Join(missing, ", "), host)
+	}
+	return remote.Config{Host: h, Port: port, User: s.User, PrivateKeyPEM: s.PrivateKey, KnownHostsFile: s.KnownHostsFile}, nil
+}
+
+// splitSSHHost reads "host", "host:port", "[v6]:port" or a bare IPv6 address. Port 0 means 22.
+func splitSSHHost(s string) (host string, port int, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", 0, errors.New("ssh_host is empty")
+	}
+	if strings.HasPrefix(s, "[") || strings.Count(s, ":") == 1 {
+		h, p, err := net.SplitHostPort(s)
+		if err != nil {
+			return "", 0, fmt.Errorf("ssh_host %q: want host, host:port or [ipv6]:port", s)
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return "", 0, fmt.Errorf("ssh_host %q: port %q is not a number from 1 to 65535", s, p)
+		}
+		if h == "" {
+			return "", 0, fmt.Errorf("ssh_host %q has no host", s)
+		}
+		return h, n, nil
+	}
+	return s, 0, nil
+}
