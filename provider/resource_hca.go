@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,8 +33,8 @@ func newHCAResource() resource.Resource { return &hcaResource{} }
 
 type hcaResource struct{ data *Data }
 
-// hcaModel holds the inventory attributes of an HCA. firmware_settings (mlxconfig) belongs to a
-// later issue and will join it.
+// hcaModel holds the inventory attributes of an HCA and, for an HCA with firmware_settings, what
+// the provider sets and reads with mlxconfig on its node (hca_firmware.go).
 type hcaModel struct {
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
@@ -43,6 +44,16 @@ type hcaModel struct {
 	PortGUID  types.String `tfsdk:"port_guid"`
 	Rail      types.Int64  `tfsdk:"rail"`
 	MSTDevice types.String `tfsdk:"mst_device"`
+
+	FirmwareSettings    types.Map      `tfsdk:"firmware_settings"`
+	UncheckedParameters types.Set      `tfsdk:"unchecked_parameters"`
+	SSHHost             types.String   `tfsdk:"ssh_host"`
+	SSH                 types.Object   `tfsdk:"ssh"`
+	Tool                types.String   `tfsdk:"tool"`
+	Reset               types.String   `tfsdk:"reset"`
+	PendingReboot       types.Bool     `tfsdk:"pending_reboot"`
+	FirmwareVersion     types.String   `tfsdk:"firmware_version"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
 const defaultHCAModel = "ConnectX-7-OSFP"
@@ -66,11 +77,15 @@ func (r *hcaResource) Metadata(_ context.Context, req resource.MetadataRequest, 
 	resp.TypeName = req.ProviderTypeName + "_hca"
 }
 
-func (r *hcaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A compute HCA port of a node, such as one of the eight single-port ConnectX-7 adapters of a " +
 			"DGX H100. Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
-			"partition members; its `port_guid` goes into OpenSM's files.",
+			"partition members; its `port_guid` goes into OpenSM's files.\n\n" +
+			"With `firmware_settings`, the provider also configures the adapter's firmware parameters with `mlxconfig` " +
+			"(or mstflint's `mstconfig`), run over SSH on the node named by `ssh_host`, and reads them back at every " +
+			"refresh. Destroying the HCA, or removing `firmware_settings`, changes nothing on the card.",
+		Blocks: map[string]schema.Block{"timeouts": hcaTimeoutsBlock(ctx)},
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -126,6 +141,9 @@ func (r *hcaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			},
 		},
 	}
+	for k, a := range hcaFirmwareAttributes() {
+		resp.Schema.Attributes[k] = a
+	}
 }
 
 func (r *hcaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -159,6 +177,10 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 			return
 		}
 	}
+	modifyFirmwarePlan(ctx, req.State, &m, &cfg, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if !req.State.Raw.IsNull() {
 		var prior hcaModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -169,32 +191,71 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
+// Create records the HCA and, with firmware_settings, configures the card (hca_firmware.go).
 func (r *hcaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m hcaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !m.FirmwareSettings.IsNull() {
+		timeout, d := m.Timeouts.Create(ctx, defaultHCACreateTimeout)
+		resp.Diagnostics.Append(d...)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.firmwareApply(ctx, &m, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// Read keeps the state as it is: until firmware_settings arrive, an HCA is a declaration with
-// nothing remote to refresh.
+// Read queries the card's firmware settings; an HCA without them is a declaration with nothing
+// remote to refresh.
 func (r *hcaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m hcaModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.FirmwareSettings.IsNull() {
+		timeout, d := m.Timeouts.Read(ctx, defaultHCAReadTimeout)
+		resp.Diagnostics.Append(d...)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.firmwareRead(ctx, &m, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
+// Update applies firmware_settings again: hca.Apply sets only what differs from the card, and
+// nothing when nothing does.
 func (r *hcaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var m hcaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !m.FirmwareSettings.IsNull() {
+		timeout, d := m.Timeouts.Update(ctx, defaultHCAUpdateTimeout)
+		resp.Diagnostics.Append(d...)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp.Diagnostics.Append(r.firmwareApply(ctx, &m, timeout)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
+// Delete forgets the HCA and leaves the card's settings as they are: there is no "previous"
+// configuration to return to, and mlxconfig's reset to factory defaults would undo settings that
+// other tools made.
 func (r *hcaResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
 const hcaImportSyntax = "NODE/DEVICE,port_guid=0x...[,model=M][,rail=N][,mst_device=D] or NAME,node=N,device=D,port_guid=0x...[,...]"
@@ -225,6 +286,7 @@ func (r *hcaResource) ImportState(ctx context.Context, req resource.ImportStateR
 		Model: types.StringValue(defaultHCAModel), PortGUID: types.StringValue(kv["port_guid"]),
 		MSTDevice: importString(kv, "mst_device"),
 	}
+	nullHCAFirmwareFields(&m)
 	if v, ok := kv["model"]; ok {
 		m.Model = types.StringValue(v)
 	}

@@ -1,0 +1,460 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+// The firmware side of gpucluster_hca: mlxconfig (or mstconfig) run over SSH on the HCA's node
+// through internal/hca and internal/remote. An HCA without firmware_settings is an inventory
+// record and none of this runs.
+
+const (
+	defaultHCACreateTimeout = 10 * time.Minute
+	defaultHCAUpdateTimeout = 10 * time.Minute
+	defaultHCAReadTimeout   = 5 * time.Minute
+	// hcaSSHTimeout bounds connecting to a node (TCP and SSH handshake) within the operation's
+	// own timeout.
+	hcaSSHTimeout = 30 * time.Second
+)
+
+var (
+	// hcaToolRE: mlxconfig, mstconfig, or an absolute path to either (one shell-safe word).
+	hcaToolRE = regexp.MustCompile(`^(mlxconfig|mstconfig|/([A-Za-z0-9._+-]+/)*(mlxconfig|mstconfig))$`)
+	// hcaSSHHostRE: a host name or address, optionally with :port, or [ipv6]:port.
+	hcaSSHHostRE = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9.:-]{0,252}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5})$`)
+	// mlxconfigNameRE: what mlxconfig takes as a parameter name (NAME, NAME_P1, NAME[3]).
+	mlxconfigNameRE = regexp.MustCompile(`^[A-Za-z0-9_]+(\[[0-9]+\])?$`)
+)
+
+type hcaSSHModel struct {
+	User           types.String `tfsdk:"user"`
+	PrivateKey     types.String `tfsdk:"private_key"`
+	KnownHostsFile types.String `tfsdk:"known_hosts_file"`
+}
+
+var (
+	hcaSSHAttrTypes      = map[string]attr.Type{"user": types.StringType, "private_key": types.StringType, "known_hosts_file": types.StringType}
+	hcaTimeoutsAttrTypes = map[string]attr.Type{"create": types.StringType, "read": types.StringType, "update": types.StringType}
+)
+
+func hcaFirmwareAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"firmware_settings": schema.MapAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "NVConfig parameters of the adapter, as `mlxconfig -d DEV set NAME=value` takes them, e.g. " +
+				"`{ LINK_TYPE_P1 = \"IB\", SRIOV_EN = \"True\", NUM_OF_VFS = \"16\" }`. Values compare by meaning (`IB`, `ib`, " +
+				"`IB(1)` and `1` are one value of `LINK_TYPE_P1`), so the spelling is yours. Every name and value is checked " +
+				"at plan against mstflint's parameter database: an unknown parameter (with a suggestion such as " +
+				"`LINK_TYPE_P1` for `LINK_TYPE`) or a value the parameter does not take is an error, not a warning, because " +
+				"a typo would otherwise reach the card or fail half-way through an apply; a parameter of newer firmware " +
+				"that the database lacks goes in `unchecked_parameters`. Bounds that depend on the card (the largest " +
+				"`NUM_OF_VFS`) are left to the card. Apply runs `query`, then one `set` with only the parameters whose " +
+				"Next Boot value differs, and nothing when none does; every refresh queries them again, so a change made " +
+				"on the node shows as drift. New values take effect at the next reboot or firmware reset (see `reset` and " +
+				"`pending_reboot`). Removing a parameter from the map leaves its value on the card. Needs `ssh_host`.",
+			Validators: []validator.Map{
+				mapvalidator.SizeAtLeast(1),
+				mapvalidator.KeysAre(stringvalidator.RegexMatches(mlxconfigNameRE, "must be an mlxconfig parameter name, e.g. \"LINK_TYPE_P1\"")),
+				mlxconfigSettingsValidator{},
+			},
+		},
+		"unchecked_parameters": schema.SetAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			MarkdownDescription: "Names in `firmware_settings` that the provider's parameter database (mstflint 4.21) does " +
+				"not know but the card's newer firmware does. They skip the plan-time check, and the card judges them at " +
+				"apply (mlxconfig's refusal is reported with the device and the parameter). Names the database knows are " +
+				"checked whatever this says.",
+		},
+		"ssh_host": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Where to run mlxconfig: the HCA's node as SSH reaches it, usually " +
+				"`gpucluster_node.<node>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. The user, key and known_hosts " +
+				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
+				"Required with `firmware_settings`.",
+			Validators: []validator.String{stringvalidator.RegexMatches(hcaSSHHostRE,
+				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\"")},
+		},
+		"ssh": schema.SingleNestedAttribute{
+			Optional: true,
+			MarkdownDescription: "Overrides of the provider's `ssh` settings for this HCA's node; unset fields fall back to " +
+				"the provider's. Every refresh needs them, so they are kept in the state: a `private_key` set here needs an " +
+				"encrypted state backend. Prefer the provider's block.",
+			Attributes: map[string]schema.Attribute{
+				"user":             schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; it must be allowed to run the tool (usually root)."},
+				"private_key":      schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged, kept in the state."},
+				"known_hosts_file": schema.StringAttribute{Optional: true, MarkdownDescription: "OpenSSH known_hosts file holding the node's host key."},
+			},
+		},
+		"tool": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "`mlxconfig` (NVIDIA MFT, with `flint` and `mlxfwreset`; the default) or `mstconfig` " +
+				"(mstflint, with `mstflint` and `mstfwreset`): same arguments, same output. An absolute path such as " +
+				"`/opt/mellanox/mft/bin/mlxconfig` runs the tools from that directory, for installations outside the PATH " +
+				"of a non-interactive SSH session.",
+			Validators: []validator.String{stringvalidator.RegexMatches(hcaToolRE,
+				"must be \"mlxconfig\", \"mstconfig\" or an absolute path ending in /mlxconfig or /mstconfig")},
+		},
+		"reset": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "What to do when parameters wait for a reboot: `none` (the default: `pending_reboot` tells), " +
+				"or an `mlxfwreset` level that loads them at once: `0` (live patch), `3` (driver restart and PCI reset, " +
+				"the usual one; it takes the HCA's links down for seconds), `4` (warm reboot of the node) or `5` (cold " +
+				"reboot). Levels 4 and 5 reboot the node, dropping the SSH session.",
+			Validators: []validator.String{stringvalidator.OneOf("none", "0", "3", "4", "5")},
+		},
+		"pending_reboot": schema.BoolAttribute{
+			Computed: true,
+			MarkdownDescription: "Whether some of `firmware_settings` wait for a reboot or firmware reset: their Next Boot " +
+				"value is not yet the Current one. Null without `firmware_settings`.",
+		},
+		"firmware_version": schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "Firmware version that `flint -d DEV query` reports, e.g. `28.42.1000`. Null without `firmware_settings`.",
+		},
+	}
+}
+
+func hcaTimeoutsBlock(ctx context.Context) schema.Block {
+	return timeouts.Block(ctx, timeouts.Opts{
+		Create: true, Read: true, Update: true,
+		CreateDescription: "Bound on creating an HCA with `firmware_settings` (default 10m): SSH, mlxconfig, and a firmware reset if asked.",
+		ReadDescription:   "Bound on querying the HCA at refresh (default 5m).",
+		UpdateDescription: "Bound on changing the HCA's firmware settings (default 10m).",
+	})
+}
+
+// nullHCAFirmwareFields gives the firmware attributes of a model built from scratch (import)
+// typed nulls.
+func nullHCAFirmwareFields(m *hcaModel) {
+	m.FirmwareSettings = types.MapNull(types.StringType)
+	m.UncheckedParameters = types.SetNull(types.StringType)
+	m.SSHHost, m.Tool, m.Reset = types.StringNull(), types.StringNull(), types.StringNull()
+	m.SSH = types.ObjectNull(hcaSSHAttrTypes)
+	m.PendingReboot = types.BoolNull()
+	m.FirmwareVersion = types.StringNull()
+	m.Timeouts = timeouts.Value{Object: types.ObjectNull(hcaTimeoutsAttrTypes)}
+}
+
+// mlxconfigSettingsValidator checks firmware_settings against the mlxconfig parameter database
+// (internal/hca.Validate): unknown names, with what was probably meant, and invalid values,
+// with what the parameter takes. Names listed in unchecked_parameters and unknown to the
+// database are left to the card.
+type mlxconfigSettingsValidator struct{}
+
+func (mlxconfigSettingsValidator) Description(context.Context) string {
+	return "names and values must be valid mlxconfig parameters"
+}
+
+func (v mlxconfigSettingsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	unchecked := map[string]bool{}
+	var set types.Set
+	if d := req.Config.GetAttribute(ctx, path.Root("unchecked_parameters"), &set); !d.HasError() && !set.IsNull() && !set.IsUnknown() {
+		for _, e := range set.Elements() {
+			if s, ok := e.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
+				unchecked[s.ValueString()] = true
+			}
+		}
+	}
+	settings := map[string]string{}
+	for name, val := range req.ConfigValue.Elements() {
+		s, ok := val.(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() {
+			continue
+		}
+		settings[name] = s.ValueString()
+	}
+	for _, err := range hca.Validate(settings) {
+		var pe *hca.ParamError
+		if !errors.As(err, &pe) {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid mlxconfig setting", err.Error())
+			continue
+		}
+		if pe.Kind == hca.UnknownParam && unchecked[pe.Param] {
+			continue
+		}
+		detail := err.Error()
+		if pe.Kind == hca.UnknownParam {
+			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
+				"this parameter, list it in unchecked_parameters."
+		}
+		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(pe.Param), "Invalid mlxconfig setting", detail)
+	}
+}
+
+// modifyFirmwarePlan checks that firmware settings have a host to run on and fills the computed
+// attributes: firmware_version keeps what the last refresh read, pending_reboot too unless the
+// settings or the reset change; both are unknown when the HCA is reached anew.
+func modifyFirmwarePlan(ctx context.Context, state tfsdk.State, m, cfg *hcaModel, diags *diag.Diagnostics) {
+	if cfg.FirmwareSettings.IsNull() {
+		m.PendingReboot = types.BoolNull()
+		m.FirmwareVersion = types.StringNull()
+		return
+	}
+	if cfg.SSHHost.IsNull() {
+		node := "<node>"
+		if !m.Node.IsUnknown() {
+			node = m.Node.ValueString()
+		}
+		diags.AddAttributeError(path.Root("ssh_host"), "firmware_settings need ssh_host",
+			fmt.Sprintf("firmware_settings are applied with mlxconfig over SSH on the HCA's node, so the HCA needs ssh_host, e.g. ssh_host = gpucluster_node.%s.ssh_host", node))
+		return
+	}
+	m.PendingReboot, m.FirmwareVersion = types.BoolUnknown(), types.StringUnknown()
+	if state.Raw.IsNull() {
+		return
+	}
+	var prior hcaModel
+	diags.Append(state.Get(ctx, &prior)...)
+	if prior.FirmwareSettings.IsNull() || !sameFirmwareTarget(m, &prior) {
+		return
+	}
+	m.FirmwareVersion = prior.FirmwareVersion
+	if m.FirmwareSettings.Equal(prior.FirmwareSettings) && m.Reset.Equal(prior.Reset) {
+		m.PendingReboot = prior.PendingReboot
+	}
+}
+
+// sameFirmwareTarget reports whether two HCA models reach the same card with the same tool.
+func sameFirmwareTarget(a, b *hcaModel) bool {
+	return a.SSHHost.Equal(b.SSHHost) && a.Device.Equal(b.Device) && a.MSTDevice.Equal(b.MSTDevice) && a.Tool.Equal(b.Tool)
+}
+
+// hcaTarget is one HCA as mlxconfig reaches it, and how to talk about it in errors.
+type hcaTarget struct {
+	name, host, tool, device string
+	ssh                      remote.Config
+}
+
+func (r *hcaResource) firmwareTarget(ctx context.Context, m *hcaModel, opTimeout time.Duration) (*hcaTarget, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	t := &hcaTarget{name: m.Name.ValueString(), host: m.SSHHost.ValueString(), tool: m.Tool.ValueString(), device: m.Device.ValueString()}
+	if t.tool == "" {
+		t.tool = hca.ToolMlxconfig
+	}
+	if !m.MSTDevice.IsNull() {
+		t.device = m.MSTDevice.ValueString()
+	}
+	var override SSHDefaults
+	if !m.SSH.IsNull() {
+		var s hcaSSHModel
+		diags.Append(m.SSH.As(ctx, &s, objectAsOptions)...)
+		override = SSHDefaults{User: s.User.ValueString(), PrivateKey: s.PrivateKey.ValueString(), KnownHostsFile: s.KnownHostsFile.ValueString()}
+	}
+	cfg, err := sshConfig(r.data, t.host, override)
+	if err != nil {
+		diags.AddAttributeError(path.Root("ssh_host"), fmt.Sprintf("HCA %s: cannot reach its node", t.name),
+			fmt.Sprintf("HCA %q: %s.", t.name, err))
+		return nil, diags
+	}
+	cfg.Timeout = hcaSSHTimeout
+	if opTimeout > 0 && opTimeout < cfg.Timeout {
+		cfg.Timeout = opTimeout
+	}
+	t.ssh = cfg
+	return t, diags
+}
+
+func (t *hcaTarget) fail(diags *diag.Diagnostics, what string, err error, commands []string) {
+	detail := fmt.Sprintf("HCA %q (device %s on %s, %s): %s.", t.name, t.device, t.ssh.Addr(), t.tool, strings.TrimSuffix(err.Error(), "."))
+	var te *hca.ToolError
+	if errors.As(err, &te) && strings.TrimSpace(te.Output) != "" {
+		detail += "\n\nThe tool printed:\n" + strings.TrimRight(te.Output, "\n")
+	}
+	if len(commands) > 0 {
+		detail += "\n\nCommands run, in order:\n  " + strings.Join(commands, "\n  ")
+	}
+	if hint := sshHint(err); hint != "" {
+		detail += "\n\n" + hint
+	}
+	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), detail)
+}
+
+func sshHint(err error) string {
+	var hk *remote.HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return "" // the error says what to do
+	case sshUnreachable(err):
+		return "The node did not answer over SSH: check that it is up and that ssh_host is right, or raise the HCA's timeouts."
+	case strings.Contains(err.Error(), "did not accept the private key"):
+		return "Check the SSH user and private_key in the provider's ssh block (or the HCA's ssh override)."
+	}
+	return ""
+}
+
+// sshUnreachable reports errors that say only that the node did not answer: no route, refused,
+// or no answer in time. Host key and authentication failures are not among them.
+func sshUnreachable(err error) bool {
+	var hk *remote.HostKeyError
+	if errors.As(err, &hk) {
+		return false
+	}
+	var ne net.Error
+	var oe *net.OpError
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) ||
+		errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+func settingsOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
+	out := map[string]string{}
+	if !m.IsNull() && !m.IsUnknown() {
+		diags.Append(m.ElementsAs(ctx, &out, false)...)
+	}
+	return out
+}
+
+// firmwareApply makes the card's Next Boot values match firmware_settings (hca.Apply: query,
+// set only what differs, confirm), resets the firmware if asked, and fills the computed
+// attributes the plan left unknown. The node's host lock is held throughout, so that two HCAs
+// of one node are configured one after the other.
+func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeout time.Duration) diag.Diagnostics {
+	t, diags := r.firmwareTarget(ctx, plan, opTimeout)
+	if diags.HasError() {
+		return diags
+	}
+	desired := settingsOf(ctx, plan.FirmwareSettings, &diags)
+	if diags.HasError() {
+		return diags
+	}
+	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
+	if err != nil {
+		t.fail(&diags, "wait for its node", err, nil)
+		return diags
+	}
+	defer release()
+	client, err := remote.Dial(ctx, t.ssh)
+	if err != nil {
+		t.fail(&diags, "connect to its node", err, nil)
+		return diags
+	}
+	defer client.Close()
+
+	opts := &hca.ApplyOptions{}
+	if lvl := plan.Reset.ValueString(); lvl != "" && lvl != "none" {
+		opts.Reset, opts.ResetLevelSet = true, true
+		opts.ResetLevel, _ = strconv.Atoi(lvl) // the validator allows 0, 3, 4, 5 only
+	}
+	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, opts)
+	if err != nil {
+		var cmds []string
+		if res != nil {
+			cmds = res.Commands
+		}
+		t.fail(&diags, "apply firmware_settings", err, cmds)
+		return diags
+	}
+	if plan.PendingReboot.IsUnknown() {
+		plan.PendingReboot = types.BoolValue(res.PendingReboot)
+	}
+	if plan.FirmwareVersion.IsUnknown() {
+		fi, err := hca.QueryFirmware(ctx, client, t.tool, t.device)
+		if err != nil {
+			t.fail(&diags, "read the firmware version", err, nil)
+			return diags
+		}
+		plan.FirmwareVersion = types.StringValue(fi.FWVersion)
+	}
+	return diags
+}
+
+// firmwareRead queries the card's firmware_settings and version. A node that does not answer
+// over SSH (or has no SSH settings any more) leaves the state as it is, with a warning, as a dead
+// BMC does for a node; a refused host key, refused credentials or a tool failure are errors.
+func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout time.Duration) diag.Diagnostics {
+	t, diags := r.firmwareTarget(ctx, m, opTimeout)
+	if diags.HasError() {
+		var w diag.Diagnostics
+		for _, d := range diags {
+			w.AddWarning(d.Summary()+"; firmware settings not refreshed", d.Detail()+" Until then the plan uses the last known firmware settings.")
+		}
+		return w
+	}
+	have := settingsOf(ctx, m.FirmwareSettings, &diags)
+	if diags.HasError() {
+		return diags
+	}
+	client, err := remote.Dial(ctx, t.ssh)
+	if err != nil {
+		if sshUnreachable(err) {
+			diags.AddWarning(fmt.Sprintf("HCA %s: node not reachable, firmware settings not refreshed", t.name),
+				fmt.Sprintf("HCA %q (device %s on %s): %s.\n\nThe plan uses the last known firmware settings; drift cannot be seen until the node answers.", t.name, t.device, t.ssh.Addr(), err))
+			return diags
+		}
+		t.fail(&diags, "connect to its node", err, nil)
+		return diags
+	}
+	defer client.Close()
+
+	names := make([]string, 0, len(have))
+	for n := range have {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	q, err := hca.Query(ctx, client, t.tool, t.device, names...)
+	if err != nil {
+		t.fail(&diags, "query firmware_settings", err, nil)
+		return diags
+	}
+	out := map[string]string{}
+	pending := false
+	for _, n := range names {
+		p, ok := q.Params[n]
+		switch {
+		case !ok || !p.Next.Known():
+			out[n] = have[n] // nothing to compare with (Query fails on absent names)
+		case hca.Equal(n, p.Next.Raw, have[n]):
+			out[n] = have[n] // the user's spelling
+		default:
+			out[n] = p.Next.Raw // drift: the plan shows the card's value
+		}
+		if ok && p.Pending() {
+			pending = true
+		}
+	}
+	v, d := types.MapValueFrom(ctx, types.StringType, out)
+	diags.Append(d...)
+	m.FirmwareSettings = v
+	if q.HasColumn("Current") {
+		m.PendingReboot = types.BoolValue(pending)
+	}
+	fi, err := hca.QueryFirmware(ctx, client, t.tool, t.device)
+	if err != nil {
+		t.fail(&diags, "read the firmware version", err, nil)
+		return diags
+	}
+	m.FirmwareVersion = types.StringValue(fi.FWVersion)
+	return diags
+}
