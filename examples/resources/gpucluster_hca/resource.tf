@@ -14,10 +14,37 @@ resource "gpucluster_hca" "gpu002" {
   device    = each.key
   rail      = each.value
   port_guid = format("0x0002c90300020%03x", each.value)
+
+  # Firmware parameters set with mlxconfig over SSH on the node (user, key and known_hosts from
+  # the provider's ssh block), checked at plan against the mlxconfig parameter database.
+  ssh_host = gpucluster_node.gpu002.ssh_host
+  firmware_settings = {
+    LINK_TYPE_P1 = "IB"
+    SRIOV_EN     = "True"
+    NUM_OF_VFS   = "16"
+  }
+  # Load the new values with a firmware reset instead of waiting for a reboot.
+  reset = 3
 }
 
 resource "gpucluster_node" "gpu002" {
   name       = "gpu002"
   rack       = "r01"
   position_u = 10
+  ssh_host   = "gpu002.mgmt.example"
+}
+
+# mstflint's mstconfig instead of NVIDIA MFT, and a parameter of newer firmware than the
+# provider's database knows, left to the card to judge.
+resource "gpucluster_hca" "gpu003_mlx5_0" {
+  node      = "gpu003"
+  device    = "mlx5_0"
+  port_guid = "0x0002c90300030000"
+  ssh_host  = "gpu003.mgmt.example"
+  tool      = "mstconfig"
+  firmware_settings = {
+    LINK_TYPE_P1        = "IB"
+    NEW_FIRMWARE_OPTION = "1"
+  }
+  unchecked_parameters = ["NEW_FIRMWARE_OPTION"]
 }
