@@ -425,7 +425,6 @@ func (r *nodeResource) bmcConfig(ctx context.Context, m *nodeModel, opTimeout ti
 		diags.AddAttributeError(path.Root("bmc").AtName("password"), "No BMC password",
 			fmt.Sprintf("Node %q has a BMC at %s but no password for %q: set password in the provider's bmc = { ... } block (or bmc.password on the node).", name, cfg.Endpoint, cfg.Username))
 	}
-	cfg.Logger = bmcLogger(ctx)
 	return &bmcTarget{node: name, cfg: cfg}, diags
 }
 
@@ -495,6 +494,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	for _, u := range cfgUsers {
 		ctx = maskSecrets(ctx, u.Password.ValueString())
 	}
+	tgt.cfg.Logger = bmcLogger(ctx)
 	sess, err := bmc.Open(ctx, tgt.cfg)
 	if err != nil {
 		tgt.fail(&diags, "open a session", err)
@@ -607,6 +607,7 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 		return w
 	}
 	ctx = maskSecrets(ctx, tgt.cfg.Password)
+	tgt.cfg.Logger = bmcLogger(ctx)
 	sess, err := bmc.Open(ctx, tgt.cfg)
 	var st bmc.State
 	if err == nil {

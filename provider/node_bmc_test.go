@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -502,4 +504,57 @@ func TestAccNodeBMCDead(t *testing.T) {
 		t.Fatalf("a plan with a dead BMC took %s (read timeout 2s)", refreshed)
 	}
 	t.Logf("plan with a dead BMC: %s; update: failed after %s", refreshed.Round(time.Millisecond), ec.at.Sub(start).Round(time.Millisecond))
+}
+
+// TestAccNodeBMCLogsNoSecret runs a create (login, account with a password, power) and a failed
+// login with the provider's debug log on, and finds BMC log lines but no password in it.
+func TestAccNodeBMCLogsNoSecret(t *testing.T) {
+	requireAcc(t)
+	rig := testrig.StartRedfish(t, testrig.RedfishOptions{})
+	dir := t.TempDir()
+	t.Setenv("TF_LOG_PATH_MASK", filepath.Join(dir, "%s.log"))
+	t.Setenv("TF_LOG", "TRACE")
+	const opsPW, wrong = "0ps-L0g-Passw0rd", "Wr0ng-L0g-Passw0rd"
+	ok := rfNode(rig, `
+  power_state = "on"
+  bmc_users   = [{ name = "ops", role = "Operator", password = "`+opsPW+`" }]
+`)
+	ec := &errorCheck{t: t, secrets: []string{wrong, rig.Password, opsPW}, want: []string{"authentication failed"}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		ErrorCheck:               ec.check,
+		Steps: []resource.TestStep{
+			{Config: ok},
+			{Config: strings.Replace(ok, "protocols  = [\"redfish\"]", "protocols  = [\"redfish\"]\n    password   = \""+wrong+"\"", 1)},
+		},
+	})
+	ec.requireSeen()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var logs strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs.Write(b)
+	}
+	// At TRACE the test harness itself logs each step's configuration, passwords included: those
+	// lines are the test's, not the provider's.
+	var kept []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "|") {
+			kept = append(kept, l)
+		}
+	}
+	text := strings.Join(kept, "\n")
+	if !strings.Contains(text, "BMC session open") || !strings.Contains(text, "BMC protocol failed") {
+		t.Fatalf("no BMC debug lines in the provider log (%d bytes in %d files)", len(text), len(files))
+	}
+	for _, s := range []string{opsPW, wrong, rig.Password} {
+		if i := strings.Index(text, s); i >= 0 {
+			lo := strings.LastIndex(text[:i], "\n")
+			t.Fatalf("the provider log contains a password: %.600s", strings.ReplaceAll(text[lo+1:], s, "<PASSWORD>"))
+		}
+	}
+	t.Logf("provider debug log: %d bytes, no password", len(text))
 }

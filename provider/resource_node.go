@@ -117,8 +117,10 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"ssh_host": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Host name or address for in-band work over SSH (mlxconfig on the node's HCAs), e.g. " +
-					"`gpu001.mgmt.example`. The user and key come from the provider's `ssh` settings.",
+				MarkdownDescription: "Host name or address, optionally with `:port`, for in-band work over SSH, e.g. " +
+					"`gpu001.mgmt.example`. The node's HCAs take it as their own `ssh_host` " +
+					"(`ssh_host = gpucluster_node.gpu001.ssh_host`) to run mlxconfig there. The user and key come from the " +
+					"provider's `ssh` settings.",
 				Validators: []validator.String{stringvalidator.RegexMatches(sshHostRE,
 					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\"")},
 			},
