@@ -412,3 +412,39 @@ resource "gpucluster_hca" "h" {
 		t.Fatalf("the card was changed: %q", s)
 	}
 }
+
+// TestAccHCAFirmwareNodeDown: a node whose sshd is down makes the refresh warn and keep the
+// state (the plan goes through, empty), while an apply that needs the node fails naming the HCA,
+// the device and the host; a node that comes back with another host key is refused outright.
+func TestAccHCAFirmwareNodeDown(t *testing.T) {
+	requireAcc(t)
+	h := startHCANode(t)
+	settings := func(vfs string) string {
+		return h.hca(`
+  firmware_settings = {
+    LINK_TYPE_P1 = "IB"
+    NUM_OF_VFS   = "` + vfs + `"
+  }
+`)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: settings("16")},
+			{PreConfig: h.sshd.Stop, Config: settings("16"), PlanOnly: true},
+			{
+				Config:      settings("32"),
+				ExpectError: re(`HCA "gpu001/mlx5_0" (device ` + cx7 + ` on ` + h.sshd.Addr() + `, ` + h.tool + `): remote: connecting to ` + h.sshd.Addr()),
+			},
+			{
+				PreConfig:   func() { h.sshd.RestartWithNewHostKey(t) },
+				Config:      settings("16"),
+				PlanOnly:    true,
+				ExpectError: re(`REMOTE HOST IDENTIFICATION HAS CHANGED for ` + h.sshd.Addr()),
+			},
+		},
+	})
+	if n, _, _ := h.param("NUM_OF_VFS"); n != "16" {
+		t.Fatalf("NUM_OF_VFS %s", n)
+	}
+}
