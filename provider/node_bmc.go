@@ -180,7 +180,8 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The BMC's boot override. It takes effect at the next boot: the provider does not reboot " +
 				"a running host for it. A one-time override (`persistent = false`) that the host has used up reads back " +
 				"as no override and is not drift; another device set at the console is. Over IPMI only the device is " +
-				"compared, because BMCs differ in keeping IPMI's persistent and EFI flags. Needs `bmc`.",
+				"compared, because BMCs differ in keeping IPMI's persistent and EFI flags. Removing `boot_device` leaves the " +
+				"BMC's override as it is. Needs `bmc`.",
 			Attributes: map[string]schema.Attribute{
 				"device": schema.StringAttribute{
 					Required:            true,
@@ -242,7 +243,8 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "BIOS attributes by their Redfish names, e.g. `{ ProcHyperthreading = \"Disabled\", " +
 				"NumaNodesPerSocket = \"4\" }`. Values are text; the provider sends each with the type the BMC uses. They " +
 				"apply at the next host reset (the provider does not reboot for them); until then refresh compares the " +
-				"pending values. An attribute the BMC does not have is refused before any change. Needs Redfish.",
+				"pending values. An attribute the BMC does not have is refused before any change. Removing a setting leaves " +
+				"its value in the BIOS. Needs Redfish.",
 			Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
 		},
 		"inventory": schema.SingleNestedAttribute{

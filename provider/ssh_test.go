@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSSHConfig: provider defaults, per-resource overrides field by field, host:port forms, and
+// refusals that say what to set.
+func TestSSHConfig(t *testing.T) {
+	data := &Data{SSH: SSHDefaults{User: "fabric", PrivateKey: "KEY", KnownHostsFile: "/etc/kh"}}
+	for _, c := range []struct {
+		host, wantHost string
+		wantPort       int
+	}{
+		{"gpu001.mgmt.example", "gpu001.mgmt.example", 0},
+		{"10.0.0.11:2222", "10.0.0.11", 2222},
+		{"[fd00::11]:2222", "fd00::11", 2222},
+		{"fd00::11", "fd00::11", 0},
+	} {
+		cfg, err := sshConfig(data, c.host)
+		if err != nil || cfg.Host != c.wantHost || cfg.Port != c.wantPort || cfg.User != "fabric" || cfg.KnownHostsFile != "/etc/kh" {
+			t.Errorf("%s: %v %v", c.host, cfg, err)
+		}
+	}
+	cfg, err := sshConfig(data, "h", SSHDefaults{User: "root"}, SSHDefaults{KnownHostsFile: "/tmp/kh"})
+	if err != nil || cfg.User != "root" || cfg.PrivateKeyPEM != "KEY" || cfg.KnownHostsFile != "/tmp/kh" {
+		t.Errorf("overrides: %v %v", cfg, err)
+	}
+	if strings.Contains(cfg.String(), "KEY") {
+		t.Errorf("Config.String shows the key: %s", cfg)
+	}
+	for host, want := range map[string]string{
+		"h:0":        `port "0" is not a number from 1 to 65535`,
+		"h:ssh":      `port "ssh" is not a number`,
+		"[fd00::11]": `want host, host:port or [ipv6]:port`,
+		"":           `ssh_host is empty`,
+	} {
+		if _, err := sshConfig(data, host); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", host, err, want)
+		}
+	}
+	_, err = sshConfig(&Data{}, "gpu001", SSHDefaults{User: "root"})
+	if err == nil || !strings.Contains(err.Error(), "no SSH private_key, known_hosts_file (host keys are always checked) for gpu001") {
+		t.Errorf("missing settings: %v", err)
+	}
+	if _, err := sshConfig(nil, "gpu001"); err == nil || !strings.Contains(err.Error(), "no SSH user, private_key") {
+		t.Errorf("no provider data: %v", err)
+	}
+}
+
+// TestHCAToolAndBIOSValues covers two small plan-time rules: which tool spellings pass, and
+// which BIOS values count as the same.
+func TestHCAToolAndBIOSValues(t *testing.T) {
+	for tool, ok := range map[string]bool{
+		"mlxconfig": true, "mstconfig": true, "/opt/mellanox/mft/bin/mlxconfig": true, "/usr/bin/mstconfig": true,
+		"flint": false, "bin/mlxconfig": false, "/usr/bin/mlxconfig; reboot": false, "/usr/bin/ethtool": false, "": false,
+	} {
+		if hcaToolRE.MatchString(tool) != ok {
+			t.Errorf("tool %q: accepted %t", tool, !ok)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{{"Enabled", "enabled", true}, {"4", "4.0", true}, {"4", " 4 ", true}, {"true", "True", true}, {"4", "5", false}, {"Enabled", "Disabled", false}} {
+		if sameBIOSValue(c.a, c.b) != c.same {
+			t.Errorf("%q vs %q: same %t", c.a, c.b, !c.same)
+		}
+	}
+}
