@@ -1,0 +1,269 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+var (
+	_ datasource.DataSource              = (*bomDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*bomDataSource)(nil)
+)
+
+func init() { dataSources = append(dataSources, newBOMDataSource) }
+
+func newBOMDataSource() datasource.DataSource { return &bomDataSource{} }
+
+type bomDataSource struct {
+	data *Data
+}
+
+type bomModel struct {
+	Racks         types.List `tfsdk:"racks"`
+	Switches      types.List `tfsdk:"switches"`
+	Nodes         types.List `tfsdk:"nodes"`
+	HCAs          types.List `tfsdk:"hcas"`
+	Cables        types.List `tfsdk:"cables"`
+	ExternalLinks types.List `tfsdk:"external_links"`
+
+	Items      types.List    `tfsdk:"items"`
+	TotalCost  types.Float64 `tfsdk:"total_cost"`
+	Unpriced   types.List    `tfsdk:"unpriced"`
+	Warnings   types.List    `tfsdk:"warnings"`
+	CSV        types.String  `tfsdk:"csv"`
+	Markdown   types.String  `tfsdk:"markdown"`
+	JSON       types.String  `tfsdk:"json"`
+	CablingCSV types.String  `tfsdk:"cabling_csv"`
+}
+
+type bomExternalItem struct {
+	Label      types.String  `tfsdk:"label"`
+	Device     types.String  `tfsdk:"device"`
+	Port       types.Int64   `tfsdk:"port"`
+	Rack       types.String  `tfsdk:"rack"`
+	PositionU  types.Int64   `tfsdk:"position_u"`
+	Switch     types.String  `tfsdk:"switch"`
+	SwitchPort types.Int64   `tfsdk:"switch_port"`
+	Kind       types.String  `tfsdk:"kind"`
+	LengthM    types.Float64 `tfsdk:"length_m"`
+}
+
+// bomItemType is the item shape of DESIGN.md, shared with the fabric's `bom` output (fabric_bom.go).
+var bomItemType = types.ObjectType{AttrTypes: bomItemAttrTypes}
+
+func (d *bomDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_bom"
+}
+
+func (d *bomDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := map[string]schema.Attribute{}
+	// The fabric's own input lists, so the same objects feed both; partitions order nothing.
+	for k, v := range fabricInputAttributes() {
+		if k != "partitions" {
+			attrs[k] = v
+		}
+	}
+	attrs["external_links"] = schema.ListNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Links from devices outside the fabric graph to a switch port, such as the fabric-manager (UFM) " +
+			"appliances of reserved SU slots: `values(data.gpucluster_topology.x.appliance_links)`. Each gets its fiber and " +
+			"transceivers (a single-port module at the appliance end) in the BOM and a row in the cabling plan.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"label":       schema.StringAttribute{Optional: true, MarkdownDescription: "Row label (default `<device>:<port>`)."},
+			"device":      schema.StringAttribute{Optional: true, MarkdownDescription: "Appliance name, e.g. `ufm01`. Required."},
+			"port":        schema.Int64Attribute{Optional: true, MarkdownDescription: "Appliance port (default 1)."},
+			"rack":        schema.StringAttribute{Optional: true, MarkdownDescription: "Rack of the appliance; with `position_u`, gives the run length."},
+			"position_u":  schema.Int64Attribute{Optional: true, MarkdownDescription: "Unit of the appliance in its rack."},
+			"switch":      schema.StringAttribute{Optional: true, MarkdownDescription: "Switch of the fabric it is cabled to. Required."},
+			"switch_port": schema.Int64Attribute{Optional: true, MarkdownDescription: "Switch port. Required."},
+			"kind":        schema.StringAttribute{Optional: true, MarkdownDescription: "Cable kind; the planner's choice when unset."},
+			"length_m":    schema.Float64Attribute{Optional: true, MarkdownDescription: "Length; estimated from the racks when unset."},
+		}},
+	}
+	attrs["items"] = schema.ListNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "What to order, sorted by category (switches, nodes, HCAs, cables, transceivers) then SKU. Cables " +
+			"are counted per physical cable at a standard length (a twin-port copper cable carries two links); transceivers " +
+			"one twin-port module per switch OSFP cage with an optical link, one flat-top module per DGX cage, one " +
+			"single-port module per other HCA or appliance port.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"sku":         outStr("Orderable part number."),
+			"description": outStr("What it is."),
+			"quantity":    outInt("How many."),
+			"unit_price":  outFloat("Catalog price in USD; `null` when the catalog has no sourced price (see `unpriced`)."),
+			"cost":        outFloat("`quantity` x `unit_price`; `null` when unpriced."),
+		}},
+	}
+	attrs["total_cost"] = outFloat("Sum of the priced items' cost in USD. Unpriced items are left out, never guessed.")
+	attrs["unpriced"] = schema.ListAttribute{
+		Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "SKUs without a sourced price in the catalog, sorted; add prices with the provider's `catalog_files`.",
+	}
+	attrs["warnings"] = schema.ListAttribute{
+		Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "What the planner could not settle cleanly (e.g. an OSFP cage whose two links need different products).",
+	}
+	attrs["csv"] = outStr("The bill of materials as CSV (RFC 4180) with a header: `category,sku,description,quantity,unit_price,cost`; " +
+		"unpriced fields are empty.")
+	attrs["markdown"] = outStr("The bill of materials as a Markdown table, with the priced total, the unpriced SKUs, the counts and the warnings.")
+	attrs["json"] = outStr("The bill of materials as JSON: `items`, `total_cost`, `unpriced`, `counts`, `warnings`; unpriced prices are `null`.")
+	attrs["cabling_csv"] = outStr("The cabling plan as CSV (RFC 4180), one row per cable (logical link) after the header " +
+		"`label,a_device,a_port,a_rack,a_u,b_device,b_port,b_rack,b_u,kind,length_m,sku,bundle`. The label is the lower-tier " +
+		"end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an unknown length is empty.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Bill of materials and cabling plan of any set of racks, switches, nodes, HCAs and cables: the same " +
+			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +
+			"kind gets the cheapest kind that reaches its run (DAC, then ACC, then multimode fiber with transceivers, then " +
+			"single-mode); prices come from the catalog only, so an item without a sourced price is listed in `unpriced` and " +
+			"left out of `total_cost`. For what an expansion adds, see `bom_delta` of `gpucluster_fabric`.",
+		Attributes: attrs,
+	}
+}
+
+func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m bomModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cat := inventoryCatalog(d.data)
+	rd := specReader{}
+	spec := rd.spec(ctx, &fabricModel{
+		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
+		Partitions: types.ListNull(types.ObjectType{}),
+	})
+	ext := externalLinks(ctx, &rd, m.ExternalLinks)
+	resp.Diagnostics.Append(rd.diags...)
+	if rd.unknown && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.AddError("Unknown values", "gpucluster_bom needs every value of its lists known; Terraform reads it once they are.")
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	g, problems := fabric.Build(spec, cat)
+	for _, p := range problems {
+		if p.Severity == fabric.Warning {
+			resp.Diagnostics.AddAttributeWarning(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
+		} else {
+			resp.Diagnostics.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	b := bom.Build(g, cat, bom.Options{External: ext})
+	for _, w := range b.Warnings {
+		resp.Diagnostics.AddWarning("Bill of materials", w)
+	}
+	resp.Diagnostics.Append(setBOMOutputs(&m, b)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// externalLinks reads `external_links`; required values are checked here, the links themselves by
+// the BOM.
+func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.ExternalLink {
+	var out []bom.ExternalLink
+	for i, it := range listItems[bomExternalItem](ctx, r, l) {
+		p := path.Root("external_links").AtListIndex(i)
+		e := bom.ExternalLink{
+			Label: r.str(it.Label, p.AtName("label"), false), Device: r.str(it.Device, p.AtName("device"), true),
+			Port: r.int(it.Port, p.AtName("port"), false, 1), Rack: r.str(it.Rack, p.AtName("rack"), false),
+			PositionU: r.int(it.PositionU, p.AtName("position_u"), false, 0), Switch: r.str(it.Switch, p.AtName("switch"), true),
+			SwitchPort: r.int(it.SwitchPort, p.AtName("switch_port"), true, 0), Kind: r.str(it.Kind, p.AtName("kind"), false),
+			LengthM: r.float(it.LengthM),
+		}
+		if e.Label == "" {
+			e.Label = fmt.Sprintf("%s:%d", e.Device, e.Port)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// bomItemsValue is the `items` list of DESIGN.md's BOM shape.
+func bomItemsValue(items []bom.Item) types.List {
+	vs := make([]attr.Value, len(items))
+	for i, it := range items {
+		vs[i] = types.ObjectValueMust(bomItemAttrTypes, map[string]attr.Value{
+			"sku": types.StringValue(it.SKU), "description": types.StringValue(it.Description),
+			"quantity": types.Int64Value(int64(it.Quantity)), "unit_price": optionalFloat(it.UnitPrice), "cost": optionalFloat(it.Cost),
+		})
+	}
+	return types.ListValueMust(bomItemType, vs)
+}
+
+func stringList(ss []string) types.List {
+	vs := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		vs[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, vs)
+}
+
+func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.Items = bomItemsValue(b.Items)
+	m.TotalCost = types.Float64Value(b.TotalCost)
+	m.Unpriced = stringList(b.Unpriced)
+	m.Warnings = stringList(b.Warnings)
+	m.Markdown = types.StringValue(b.Markdown())
+	items, err := itemsCSV(b.Items)
+	if err != nil {
+		diags.AddError("Rendering the BOM failed", err.Error())
+	}
+	m.CSV = types.StringValue(items)
+	js, err := b.JSON()
+	if err != nil {
+		diags.AddError("Rendering the BOM failed", err.Error())
+	}
+	m.JSON = types.StringValue(string(js))
+	plan, err := b.CSV()
+	if err != nil {
+		diags.AddError("Rendering the cabling plan failed", err.Error())
+	}
+	m.CablingCSV = types.StringValue(plan)
+	return diags
+}
+
+// itemsCSV writes the items as CSV. internal/bom renders the cabling plan as CSV but not the
+// items; this is formatting only, every number comes from the BOM.
+func itemsCSV(items []bom.Item) (string, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	price := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', 2, 64)
+	}
+	if err := w.Write([]string{"category", "sku", "description", "quantity", "unit_price", "cost"}); err != nil {
+		return "", err
+	}
+	for _, it := range items {
+		if err := w.Write([]string{it.Category, it.SKU, it.Description, strconv.Itoa(it.Quantity), price(it.UnitPrice), price(it.Cost)}); err != nil {
+			return "", err
+		}
+	}
+	w.Flush()
+	return buf.String(), w.Error()
+}

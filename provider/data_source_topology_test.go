@@ -1,0 +1,511 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+const topo = "data.gpucluster_topology.pod"
+
+// superPOD1SU is one DGX SuperPOD scalable unit generated and fed straight into the fabric.
+func superPOD1SU(reserved int) string {
+	return fmt.Sprintf(`
+data "gpucluster_topology" "pod" {
+  kind                = "rail-optimized"
+  scalable_units      = 1
+  reserved_node_slots = %d
+}
+
+locals {
+  t = data.gpucluster_topology.pod
+}
+
+resource "gpucluster_fabric" "f" {
+  name     = "pod"
+  racks    = values(local.t.racks)
+  switches = values(local.t.switches)
+  nodes    = values(local.t.nodes)
+  hcas     = values(local.t.hcas)
+  cables   = values(local.t.cables)
+  policy   = { preset = "training-large", spine_headroom = 0 }
+}
+
+output "compute_and_ufm_links" {
+  value = local.t.summary.links_by_tier["node-leaf"] + lookup(local.t.summary.links_by_tier, "appliance-leaf", 0)
+}
+`, reserved)
+}
+
+// TestAccTopologySuperPOD reproduces RA-11333-001 Table 4 for one SU (31 nodes, 8 leaves, 4
+// spines, 252 compute+UFM links, 256 leaf-spine links) through the data source, and proves the
+// generated fabric non-blocking with the fabric resource.
+func TestAccTopologySuperPOD(t *testing.T) {
+	requireAcc(t)
+	const f = "gpucluster_fabric.f"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: superPOD1SU(1),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(topo, "summary.nodes", "31"),
+					resource.TestCheckResourceAttr(topo, "summary.switches_by_role.leaf", "8"),
+					resource.TestCheckResourceAttr(topo, "summary.switches_by_role.spine", "4"),
+					resource.TestCheckResourceAttr(topo, "summary.links_by_tier.node-leaf", "248"),
+					resource.TestCheckResourceAttr(topo, "summary.links_by_tier.appliance-leaf", "4"),
+					resource.TestCheckOutput("compute_and_ufm_links", "252"),
+					resource.TestCheckResourceAttr(topo, "summary.links_by_tier.leaf-spine", "256"),
+					resource.TestCheckResourceAttr(topo, "summary.tiers", "2"),
+					resource.TestCheckNoResourceAttr(topo, "summary.planned_groups"),
+					// The maps, keyed by name, with the resources' attributes.
+					resource.TestCheckResourceAttr(topo, "nodes.%", "31"),
+					resource.TestCheckResourceAttr(topo, "hcas.%", "248"),
+					resource.TestCheckResourceAttr(topo, "switches.%", "12"),
+					resource.TestCheckResourceAttr(topo, "cables.%", "504"),
+					resource.TestCheckResourceAttr(topo, "appliance_links.%", "4"),
+					resource.TestCheckResourceAttr(topo, "hcas.gpu001/mlx5_3.rail", "3"),
+					resource.TestCheckResourceAttr(topo, "hcas.gpu001/mlx5_3.port_guid", "0x0002c90100000004"),
+					resource.TestCheckNoResourceAttr(topo, "hcas.gpu001/mlx5_3.model"),
+					resource.TestCheckResourceAttr(topo, "cables.gpu001/mlx5_3:1.b.device", "leaf04"),
+					resource.TestCheckResourceAttr(topo, "cables.gpu001/mlx5_3:1.b.port", "1"),
+					resource.TestCheckNoResourceAttr(topo, "cables.gpu001/mlx5_3:1.kind"),
+					resource.TestCheckNoResourceAttr(topo, "cables.gpu001/mlx5_3:1.length_m"),
+					resource.TestCheckResourceAttr(topo, "switches.spine01.role", "spine"),
+					resource.TestCheckResourceAttr(topo, "switches.leaf01.guid", "0x0002c90000100001"),
+					resource.TestCheckNoResourceAttr(topo, "switches.leaf01.group"),
+					resource.TestCheckResourceAttr(topo, "appliance_links.ufm01:1.switch", "leaf01"),
+					resource.TestCheckResourceAttr(topo, "appliance_links.ufm01:1.switch_port", "32"),
+					resource.TestCheckResourceAttr(topo, "groups.%", "2"),
+					resource.TestCheckResourceAttr(topo, "groups.su01.kind", "scalable-unit"),
+					resource.TestCheckResourceAttr(topo, "groups.su01.nodes.%", "31"),
+					resource.TestCheckResourceAttr(topo, "groups.su01.cables.%", "504"),
+					resource.TestCheckResourceAttr(topo, "groups.spines.switches.%", "4"),
+					resource.TestMatchResourceAttr(topo, "port_plan_text", re("leaf ports 33-64: spines")),
+					resource.TestCheckResourceAttrSet(topo, "notes.0"),
+					// 31 nodes under 32 uplinks per leaf: 31:32, fully proved.
+					resource.TestCheckResourceAttr(f, "analysis.endpoints", "248"),
+					resource.TestCheckResourceAttr(f, "analysis.max_oversubscription", "0.96875"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_ratio", "1"),
+					resource.TestCheckResourceAttrPair(f, "analysis.bisection_lower_gbps", f, "analysis.bisection_upper_gbps"),
+				),
+			},
+			{
+				// The full SU without the UFM slot: exactly 1:1.
+				Config: superPOD1SU(0),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(topo, "summary.nodes", "32"),
+					resource.TestCheckResourceAttr(topo, "appliance_links.%", "0"),
+					resource.TestCheckResourceAttr(f, "analysis.oversubscription.leaf", "1"),
+					resource.TestCheckResourceAttr(f, "analysis.max_oversubscription", "1"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_lower_gbps", "51200"),
+					resource.TestCheckResourceAttr(f, "analysis.bisection_upper_gbps", "51200"),
+					resource.TestCheckResourceAttr(f, "analysis.full_bisection_gbps", "51200"),
+				),
+			},
+		},
+	})
+}
+
+// TestAccTopologyRefusal: what cannot be built fails the plan on the argument at fault, with the
+// nearest buildable input.
+func TestAccTopologyRefusal(t *testing.T) {
+	requireAcc(t)
+	cfg := func(args string) string {
+		return `data "gpucluster_topology" "pod" {` + "\n" + args + "\n}\n"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(`kind = "rail-optimized"
+  scalable_units         = 3
+  planned_scalable_units = 2`),
+				ExpectError: re("Cannot build this topology"),
+			},
+			{
+				Config: cfg(`kind = "rail-optimized"
+  scalable_units         = 3
+  planned_scalable_units = 2`),
+				ExpectError: re("scalable_units: scalable_units (3) exceed planned_scalable_units (2)"),
+			},
+			{
+				Config: cfg(`kind = "rail-optimized"
+  scalable_units         = 3
+  planned_scalable_units = 2`),
+				ExpectError: re("Nearest buildable: planned_scalable_units = 3."),
+			},
+			{
+				// The source line Terraform quotes is the argument's.
+				Config: cfg(`kind = "fat-tree"
+  tiers      = 2
+  node_count = 257`),
+				ExpectError: re("node_count = 257"),
+			},
+			{
+				Config: cfg(`kind = "fat-tree"
+  tiers      = 2
+  node_count = 257`),
+				ExpectError: re("Nearest buildable: at most 256 nodes of 8 HCAs, or tiers = 3."),
+			},
+			{
+				// topogen's "nodes" is this data source's node_count, in the text too.
+				Config: cfg(`kind = "fat-tree"
+  scalable_units = 1`),
+				ExpectError: re("Nearest buildable: node_count = 32."),
+			},
+			{
+				Config: cfg(`kind = "fat-tree"
+  node_count       = 16
+  oversubscription = 2.5`),
+				ExpectError: re("Nearest buildable: oversubscription = 2.556 (46:18) or oversubscription = 2.368 (45:19)."),
+			},
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `hca_guid_base = "0xzz"`),
+				ExpectError: re("Invalid GUID"),
+			},
+		},
+	})
+}
+
+// growth is a rail-optimized pod planned for 2 SUs with per-item resources for what has an
+// apply-side life, fed by the generator's maps.
+func growth(sus int) string {
+	return fmt.Sprintf(`
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = %d
+  planned_scalable_units = 2
+}
+
+locals {
+  t = data.gpucluster_topology.pod
+}
+
+resource "gpucluster_rack" "all" {
+  for_each = local.t.racks
+  name     = each.value.name
+  row      = each.value.row
+  position = each.value.position
+  units    = each.value.units
+  power_kw = each.value.power_kw
+}
+
+resource "gpucluster_switch" "all" {
+  for_each   = local.t.switches
+  name       = each.value.name
+  rack       = gpucluster_rack.all[each.value.rack].name
+  position_u = each.value.position_u
+  role       = each.value.role
+  guid       = each.value.guid
+}
+
+resource "gpucluster_node" "all" {
+  for_each   = local.t.nodes
+  name       = each.value.name
+  rack       = gpucluster_rack.all[each.value.rack].name
+  position_u = each.value.position_u
+}
+
+resource "gpucluster_fabric" "f" {
+  name     = "pod"
+  racks    = values(gpucluster_rack.all)
+  switches = values(gpucluster_switch.all)
+  nodes    = values(gpucluster_node.all)
+  hcas     = values(local.t.hcas)
+  cables   = values(local.t.cables)
+}
+`, sus)
+}
+
+// expectOnlyAdditions fails a plan that does anything to the per-item resources but create them
+// or leave them alone (the fabric itself updates: its lists grow).
+type expectOnlyAdditions struct{}
+
+func (expectOnlyAdditions) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	creates := 0
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Type == "gpucluster_fabric" || rc.Mode != "managed" {
+			continue
+		}
+		switch {
+		case rc.Change.Actions.Create():
+			creates++
+		case rc.Change.Actions.NoOp():
+		default:
+			resp.Error = fmt.Errorf("%s: %v, want only create or no-op when growing within the plan", rc.Address, rc.Change.Actions)
+			return
+		}
+	}
+	if creates == 0 {
+		resp.Error = fmt.Errorf("growing added nothing")
+	}
+}
+
+// TestAccTopologyGrowth: growing from 1 to 2 SUs within planned_scalable_units = 2 only adds:
+// every per-item resource keyed by the maps stays as it is, every entry of the maps keeps its
+// key and value, and the fabric's bom_delta orders only what is new. (State checks, not Check:
+// terraform-plugin-testing's legacy state shim refuses for_each instances.)
+func TestAccTopologyGrowth(t *testing.T) {
+	requireAcc(t)
+	before := map[string]any{}
+	const f = "gpucluster_fabric.f"
+	at := tfjsonpath.New[string]
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: growth(1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(topo, at("switches"), knownvalue.MapSizeExact(16)), // 8 leaves, 8 spines for 2 SUs
+					statecheck.ExpectKnownValue(topo, at("summary").AtMapKey("planned_scalable_units"), knownvalue.Int64Exact(2)),
+					mapEntries{into: before},
+				},
+			},
+			{
+				Config: growth(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectOnlyAdditions{},
+					plancheck.ExpectResourceAction(`gpucluster_switch.all["leaf01"]`, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(`gpucluster_switch.all["spine08"]`, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(`gpucluster_node.all["gpu032"]`, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(`gpucluster_rack.all["rack01"]`, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(`gpucluster_switch.all["leaf09"]`, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(`gpucluster_node.all["gpu033"]`, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(f, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(topo, at("switches"), knownvalue.MapSizeExact(24)),
+					statecheck.ExpectKnownValue(topo, at("nodes"), knownvalue.MapSizeExact(64)),
+					statecheck.ExpectKnownValue(topo, at("cables"), knownvalue.MapSizeExact(1024)),
+					mapEntries{before: before},
+					// What the second SU adds: 8 leaves and 32 DGX, nothing removed.
+					statecheck.ExpectKnownValue(f, at("bom_delta").AtMapKey("items").AtSliceIndex(0), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"sku": knownvalue.StringExact("920-9B210-00FN-0M0"), "quantity": knownvalue.Int64Exact(8),
+					})),
+					statecheck.ExpectKnownValue(f, at("bom_delta").AtMapKey("items").AtSliceIndex(1), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"quantity": knownvalue.Int64Exact(32),
+					})),
+					statecheck.ExpectKnownValue(f, at("bom_delta").AtMapKey("total_cost"), knownvalue.Float64Exact(680000)),
+				},
+			},
+			{
+				// No for_each instances left for the test harness's final state read.
+				Config: `data "gpucluster_topology" "pod" {
+  kind           = "rail-optimized"
+  scalable_units = 1
+}`,
+			},
+		},
+	})
+}
+
+var topoMaps = []string{"racks", "switches", "nodes", "hcas", "cables"}
+
+// mapEntries records every entry of the five maps (into) or checks that every recorded entry is
+// still there with the same value (before).
+type mapEntries struct {
+	into, before map[string]any
+}
+
+func (c mapEntries) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	var vals map[string]any
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address == topo {
+			vals = r.AttributeValues
+		}
+	}
+	if vals == nil {
+		resp.Error = fmt.Errorf("%s not in state", topo)
+		return
+	}
+	var changed []string
+	for _, name := range topoMaps {
+		m, _ := vals[name].(map[string]any)
+		if c.into != nil {
+			for k, v := range m {
+				c.into[name+"/"+k] = v
+			}
+		}
+		for k, v := range c.before {
+			if !strings.HasPrefix(k, name+"/") {
+				continue
+			}
+			if now, ok := m[strings.TrimPrefix(k, name+"/")]; !ok || !reflect.DeepEqual(now, v) {
+				changed = append(changed, fmt.Sprintf("%s: %v -> %v", k, v, now))
+			}
+		}
+	}
+	if c.into != nil && len(c.into) < 500 {
+		resp.Error = fmt.Errorf("recorded only %d entries", len(c.into))
+	}
+	if len(changed) > 0 {
+		sort.Strings(changed)
+		if len(changed) > 10 {
+			changed = append(changed[:10], fmt.Sprintf("... %d in all", len(changed)))
+		}
+		resp.Error = fmt.Errorf("growing changed existing entries:\n%s", strings.Join(changed, "\n"))
+	}
+}
+
+// ---- unit tests ----
+
+func topologySchemaType(t testing.TB) tftypes.Object {
+	var sr datasource.SchemaResponse
+	newTopologyDataSource().Schema(context.Background(), datasource.SchemaRequest{}, &sr)
+	if sr.Diagnostics.HasError() {
+		t.Fatal(sr.Diagnostics)
+	}
+	if d := sr.Schema.ValidateImplementation(context.Background()); d.HasError() {
+		t.Fatal(d)
+	}
+	return sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+}
+
+func generate(t testing.TB, p topogen.Params) *topogen.Design {
+	d, err := topogen.Generate(p, catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestTopologyOutputs checks that the values built without the framework have exactly the
+// schema's types, and that unset fields become null.
+func TestTopologyOutputs(t *testing.T) {
+	typ := topologySchemaType(t)
+	for _, p := range []topogen.Params{
+		{Kind: topogen.KindRailOptimized, ScalableUnits: 1, ReservedNodeSlots: 1, CableKind: "fiber-mm"},
+		{Kind: topogen.KindFatTree, Nodes: 40},
+		{Kind: topogen.KindDragonflyPlus, Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4},
+		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
+	} {
+		out := topologyOutputs(generate(t, p), true)
+		for k, v := range out {
+			if want := typ.AttributeTypes[k]; !v.Type().Equal(want) {
+				t.Errorf("%s: %s: type %s, schema %s", p.Kind, k, v.Type(), want)
+			}
+		}
+		for k := range typ.AttributeTypes {
+			if _, isOut := out[k]; !isOut && strings.Contains("racks switches nodes hcas cables appliance_links groups summary notes port_plan port_plan_text", k) {
+				t.Errorf("%s: output %s not set", p.Kind, k)
+			}
+		}
+		cfg := map[string]tftypes.Value{}
+		for k, at := range typ.AttributeTypes {
+			cfg[k] = tftypes.NewValue(at, nil)
+		}
+		if _, err := withOutputs(tftypes.NewValue(typ, cfg), out); err != nil {
+			t.Errorf("%s: state: %v", p.Kind, err)
+		}
+	}
+
+	attr := func(v tftypes.Value, path ...string) tftypes.Value {
+		t.Helper()
+		for _, p := range path {
+			var m map[string]tftypes.Value
+			if err := v.As(&m); err != nil {
+				t.Fatal(err)
+			}
+			v = m[p]
+		}
+		return v
+	}
+	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true)
+	if r := attr(ft["hcas"], "gpu001/mlx5_0", "rail"); !r.IsNull() {
+		t.Errorf("fat-tree rail = %v, want null", r)
+	}
+	if k := attr(ft["cables"], "gpu001/mlx5_0:1", "kind"); !k.IsNull() {
+		t.Errorf("kind = %v, want null", k)
+	}
+	if g := attr(ft["summary"], "planned_scalable_units"); !g.IsNull() {
+		t.Errorf("planned_scalable_units = %v, want null", g)
+	}
+	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), true)
+	var kind string
+	if err := attr(ro["cables"], "leaf01:33", "kind").As(&kind); err != nil || kind != "fiber-mm" {
+		t.Errorf("kind = %q (%v), want fiber-mm", kind, err)
+	}
+	var rail big.Float
+	if err := attr(ro["hcas"], "gpu002/mlx5_7", "rail").As(&rail); err != nil || rail.String() != "7" {
+		t.Errorf("rail = %s (%v), want 7", rail.String(), err)
+	}
+}
+
+func TestRenameArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		"nodes = 32":                                   "node_count = 32",
+		"groups = 2, or kind = \"fat-tree\"":           "group_count = 2, or kind = \"fat-tree\"",
+		"planned_nodes = 300":                          "planned_nodes = 300",
+		"planned_groups = 3":                           "planned_groups = 3",
+		"give scalable_units (or nodes)":               "give scalable_units (or node_count)",
+		"a dragonfly+ is sized by groups (and nodes)":  "a dragonfly+ is sized by group_count (and node_count)",
+		"a fat-tree is sized by nodes":                 "a fat-tree is sized by node_count",
+		"spines and groups do not apply to a torus":    "spines and group_count do not apply to a torus",
+		"at most 256 nodes of 8 HCAs, or tiers = 3":    "at most 256 nodes of 8 HCAs, or tiers = 3",
+		"the plan needs 2048 nodes":                    "the plan needs 2048 nodes",
+		"the scalable units hold no node":              "the scalable units hold no node",
+		"nodes = 12, or a larger torus_dims":           "node_count = 12, or a larger torus_dims",
+		"nodes (300) exceed planned_nodes (256)":       "nodes (300) exceed planned_nodes (256)",
+		"groups (5) exceed planned_groups (4): global": "groups (5) exceed planned_groups (4): global",
+	} {
+		if got := renameArgs(in); got != want {
+			t.Errorf("renameArgs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// bigFatTree is the scale case of DESIGN.md: 16,384 endpoints in a 3-tier fat tree, 49,152 cables.
+var bigFatTree = topogen.Params{Kind: topogen.KindFatTree, Nodes: 2048, Tiers: 3}
+
+// TestTopologyCablesFast: 50,000 cable objects take well under a second (DESIGN.md, Scale). The
+// best of three runs, garbage collection included, so a busy machine does not fail it.
+func TestTopologyCablesFast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing")
+	}
+	d := generate(t, bigFatTree)
+	best := time.Hour
+	for run := 0; run < 3; run++ {
+		runtime.GC()
+		start := time.Now()
+		m := make(map[string]tftypes.Value, len(d.CableList))
+		for i, c := range d.CableList {
+			m[d.CableKeys[i]] = cableValue(c)
+		}
+		if v := tfMap(tfCable, m); v.IsNull() {
+			t.Fatal("null map")
+		}
+		best = min(best, time.Since(start))
+	}
+	t.Logf("%d cables in %v", len(d.CableList), best)
+	if best > 700*time.Millisecond {
+		t.Errorf("%d cables took %v, want well under a second", len(d.CableList), best)
+	}
+}
+
+// BenchmarkTopologyOutputs: every output of the 16,384-endpoint tree, groups included.
+func BenchmarkTopologyOutputs(b *testing.B) {
+	d := generate(b, bigFatTree)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		topologyOutputs(d, true)
+	}
+}
