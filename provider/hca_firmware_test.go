@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,43 +17,26 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
-var (
-	doubleOnce sync.Once
-	doubleDir  string
-	doubleErr  error
-)
-
-// buildMlxconfigDouble builds internal/hca/testdata/mlxconfig-double once per test run, under
-// every name it answers to (see its README).
+// buildMlxconfigDouble builds internal/hca/testdata/mlxconfig-double into a directory of the
+// test, under every name it answers to (see its README). Go's build cache makes every build
+// after the first a link.
 func buildMlxconfigDouble(t *testing.T) string {
 	t.Helper()
-	doubleOnce.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		dir, err := os.MkdirTemp("", "mlxconfig-double-")
-		if err != nil {
-			doubleErr = err
-			return
-		}
-		doubleDir = dir
-		out, err := exec.Command(goBin, "build", "-o", filepath.Join(dir, "mlxconfig"), "../internal/hca/testdata/mlxconfig-double").CombinedOutput()
-		if err != nil {
-			doubleErr = fmt.Errorf("go build the mlxconfig double: %v\n%s", err, out)
-			return
-		}
-		for _, n := range []string{"mstconfig", "flint", "mstflint", "mlxfwreset", "mstfwreset"} {
-			if err := os.Symlink("mlxconfig", filepath.Join(dir, n)); err != nil {
-				doubleErr = err
-				return
-			}
-		}
-	})
-	if doubleErr != nil {
-		t.Fatal(doubleErr)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	return doubleDir
+	dir := t.TempDir()
+	out, err := exec.Command(goBin, "build", "-o", filepath.Join(dir, "mlxconfig"), "../internal/hca/testdata/mlxconfig-double").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build the mlxconfig double: %v\n%s", err, out)
+	}
+	for _, n := range []string{"mstconfig", "flint", "mstflint", "mlxfwreset", "mstfwreset"} {
+		if err := os.Symlink("mlxconfig", filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // hcaNode is a GPU node for the HCA tests: a real sshd on loopback, and the mlxconfig double
