@@ -20,4 +20,43 @@ resource "gpucluster_fabric" "compute" {
     parameters               = 70e9
     gradient_bytes_per_param = 1 # FP8 gradients
   }
+
+  # Apply pushes the rendered OpenSM files (see the `opensm` output) to the SM hosts, primary
+  # first, then verifies from the OpenSM log that the intended routing engine configured the
+  # switches, and rolls that host back if not. Refresh reads the files back from sm01, so a
+  # hand edit there shows in the next plan.
+  subnet_manager = {
+    hosts            = ["sm01.example.net", "sm02.example.net"] # primary, standby
+    ssh_user         = "opensm-admin"
+    known_hosts_file = "${path.module}/known_hosts" # host keys are always checked
+    # ssh_private_key = file("~/.ssh/sm_ed25519")    # sensitive, kept in state: encrypt state
+
+    routing_engine = "ftree" # default: chosen from the topology
+    options = {
+      sm_priority    = "14"
+      sweep_interval = "10"
+    }
+
+    # Debian runs one opensm@<port GUID> unit per port; name the instance, or give commands:
+    service  = "opensm@0x0002c90300a1b2c3.service"
+    log_file = "/var/log/opensm.0x0002c90300a1b2c3.log"
+    # start_command  = "sudo systemctl start opensm"
+    # stop_command   = "sudo systemctl stop opensm"
+    # reload_command = "sudo systemctl kill --signal=HUP --kill-whom=main opensm"
+    # status_command = "systemctl is-active --quiet opensm"
+  }
+
+  timeouts {
+    create = "30m"
+    update = "30m"
+  }
+}
+
+# What ibsim would load, and what the SM host would receive.
+output "expected_topology" {
+  value = gpucluster_fabric.compute.expected_topology
+}
+
+output "partitions_conf" {
+  value = gpucluster_fabric.compute.opensm.partitions_conf
 }

@@ -1,0 +1,341 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+var (
+	_ datasource.DataSource              = (*discoveredFabricDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*discoveredFabricDataSource)(nil)
+)
+
+func init() { dataSources = append(dataSources, newDiscoveredFabricDataSource) }
+
+func newDiscoveredFabricDataSource() datasource.DataSource { return &discoveredFabricDataSource{} }
+
+type discoveredFabricDataSource struct {
+	data *Data
+}
+
+// fabricHostModel is how the fabric data sources reach a host with infiniband-diags: the SM host,
+// or any host with an HCA on the fabric.
+type fabricHostModel struct {
+	Host           types.String `tfsdk:"host"`
+	Port           types.Int64  `tfsdk:"port"`
+	SSHUser        types.String `tfsdk:"ssh_user"`
+	SSHPrivateKey  types.String `tfsdk:"ssh_private_key"`
+	KnownHostsFile types.String `tfsdk:"known_hosts_file"`
+}
+
+type discoveredFabricModel struct {
+	fabricHostModel
+	IBNetDiscoverCommand types.String `tfsdk:"ibnetdiscover_command"`
+	TopologyFile         types.String `tfsdk:"topology_file"`
+	Simulated            types.Bool   `tfsdk:"simulated"`
+
+	Racks    types.List `tfsdk:"racks"`
+	Switches types.List `tfsdk:"switches"`
+	Nodes    types.List `tfsdk:"nodes"`
+	HCAs     types.List `tfsdk:"hcas"`
+	Cables   types.List `tfsdk:"cables"`
+
+	Topology        types.String `tfsdk:"topology"`
+	DiscoveredNodes types.List   `tfsdk:"discovered_nodes"`
+	Clean           types.Bool   `tfsdk:"clean"`
+	Missing         types.List   `tfsdk:"missing"`
+	Miswired        types.List   `tfsdk:"miswired"`
+	Unexpected      types.List   `tfsdk:"unexpected"`
+	Degraded        types.List   `tfsdk:"degraded"`
+	UnknownGUIDs    types.List   `tfsdk:"unknown_guids"`
+	MissingDevices  types.List   `tfsdk:"missing_devices"`
+	Report          types.List   `tfsdk:"report"`
+	Counts          types.Map    `tfsdk:"counts"`
+}
+
+// fabricDiagTimeout bounds one data source's work on the host (connect, run, read).
+const fabricDiagTimeout = 5 * time.Minute
+
+// fabricHostAttributes are the connection attributes of the fabric data sources.
+func fabricHostAttributes(required bool) map[string]schema.Attribute {
+	hostDesc := "Host to run the InfiniBand diagnostics on over SSH: the SM host, or any host with an HCA on the fabric " +
+		"and infiniband-diags installed; `host` or `host:port`."
+	var hostValidators []validator.String
+	if !required {
+		hostDesc += " Exactly one of `host` and `topology_file`."
+		hostValidators = []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("host"), path.MatchRoot("topology_file"))}
+	}
+	return map[string]schema.Attribute{
+		"host": schema.StringAttribute{Optional: !required, Required: required, MarkdownDescription: hostDesc, Validators: hostValidators},
+		"port": schema.Int64Attribute{Optional: true, MarkdownDescription: "SSH port when `host` has none (default 22)."},
+		"ssh_user": schema.StringAttribute{
+			Optional: true, MarkdownDescription: "SSH user; default: the provider's `ssh.user`.",
+		},
+		"ssh_private_key": schema.StringAttribute{
+			Optional: true, Sensitive: true, MarkdownDescription: "PEM private key; default: the provider's `ssh.private_key`.",
+		},
+		"known_hosts_file": schema.StringAttribute{
+			Optional: true, MarkdownDescription: "known_hosts file with the host's key; required unless the provider's `ssh.known_hosts_file` is set. " +
+				"Host keys are always checked.",
+		},
+	}
+}
+
+// dialFabricHost connects to the data source's host with the provider's ssh defaults overridden
+// by the data source's own settings.
+func dialFabricHost(ctx context.Context, data *Data, m fabricHostModel) (*remote.Client, error) {
+	cfg, err := sshConfig(data, m.Host.ValueString(), SSHDefaults{
+		User: m.SSHUser.ValueString(), PrivateKey: m.SSHPrivateKey.ValueString(), KnownHostsFile: m.KnownHostsFile.ValueString(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Port == 0 {
+		cfg.Port = int(m.Port.ValueInt64())
+	}
+	cfg.Timeout = 30 * time.Second
+	return remote.Dial(ctx, cfg)
+}
+
+// runDiag runs one diagnostics command on the host and returns its stdout; a non-zero exit is an
+// error that quotes stderr.
+func runDiag(ctx context.Context, c *remote.Client, cmd string) (string, error) {
+	stdout, stderr, exit, err := c.Run(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	if exit != 0 {
+		return "", fmt.Errorf("%s on %s exited with status %d: %s", cmd, c.Addr(), exit, strings.TrimSpace(truncateText(stderr, 2000)))
+	}
+	return stdout, nil
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+var discoveredNodeAttrTypes = map[string]attr.Type{
+	"kind": types.StringType, "guid": types.StringType, "description": types.StringType,
+	"ports": types.Int64Type, "lid": types.Int64Type,
+}
+
+func (d *discoveredFabricDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_discovered_fabric"
+}
+
+func (d *discoveredFabricDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := fabricHostAttributes(false)
+	for k, v := range fabricInputAttributes() {
+		if k != "partitions" {
+			attrs[k] = v
+		}
+	}
+	attrs["ibnetdiscover_command"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Command that prints the fabric in ibnetdiscover format (default `ibnetdiscover`); e.g. " +
+			"`sudo ibnetdiscover -C mlx5_0 -P 1` to choose the HCA port.",
+	}
+	attrs["topology_file"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Read the fabric from this local file (ibnetdiscover output, or an ibsim net file such as " +
+			"`expected_topology`) instead of running ibnetdiscover.",
+	}
+	attrs["simulated"] = schema.BoolAttribute{
+		Optional: true,
+		MarkdownDescription: "The fabric is ibsim running the declared `expected_topology`: 400G links are expected as " +
+			"`4xHDR`, the stand-in ibsim can parse, instead of `4xNDR`.",
+	}
+	strs := func(desc string) schema.ListAttribute {
+		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: desc}
+	}
+	attrs["topology"] = schema.StringAttribute{Computed: true, MarkdownDescription: "The ibnetdiscover output (or file) as read."}
+	attrs["discovered_nodes"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "Every node found: switches, then CAs and routers, in the order ibnetdiscover printed them.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"kind":        schema.StringAttribute{Computed: true, MarkdownDescription: "`Switch`, `Ca` or `Rt`."},
+			"guid":        schema.StringAttribute{Computed: true, MarkdownDescription: "Node GUID."},
+			"description": schema.StringAttribute{Computed: true, MarkdownDescription: "NodeDescription, e.g. `gpu001 mlx5_0` or the switch name."},
+			"ports":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of ports."},
+			"lid":         schema.Int64Attribute{Computed: true, MarkdownDescription: "LID of the switch (port 0) or of the CA's first listed port; 0 if unknown."},
+		}},
+	}
+	drift := " Null unless `cables` is given."
+	attrs["clean"] = schema.BoolAttribute{Computed: true, MarkdownDescription: "The fabric is exactly as declared: every report list is empty." + drift}
+	attrs["missing"] = strs("Declared links with neither end cabled anywhere, e.g. `leaf01[17] <-> spine01[1]`." + drift)
+	attrs["miswired"] = strs("Declared links with an end cabled to another port, saying where each end really goes." + drift)
+	attrs["unexpected"] = strs("Discovered links between ports that carry no declared cable." + drift)
+	attrs["degraded"] = strs("Links as declared but at another width or speed, e.g. `runs at 4xHDR, declared 4xNDR`." + drift)
+	attrs["unknown_guids"] = strs("GUIDs on the fabric that are not declared: replaced hardware (named by its description) or unknown nodes." + drift)
+	attrs["missing_devices"] = strs("Declared devices with cables that were not found at all." + drift)
+	attrs["report"] = strs("Every finding, one line each, in a stable order (missing devices, missing, miswired, unexpected, degraded, GUIDs)." + drift)
+	attrs["counts"] = schema.MapAttribute{
+		Computed: true, ElementType: types.Int64Type,
+		MarkdownDescription: "`switches`, `cas`, `routers` and `links` found; with `cables`, also the length of each report list " +
+			"(`missing`, `miswired`, `unexpected`, `degraded`, `unknown_guids`, `missing_devices`).",
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The fabric as it is: `ibnetdiscover` run over SSH on a host of the fabric (or a topology " +
+			"file), parsed, and, given the declared lists (the same shape `gpucluster_fabric` takes), compared with the " +
+			"declaration: missing, miswired, unexpected and degraded links and unknown GUIDs. Ports are matched by GUID " +
+			"(switch node GUIDs, HCA port GUIDs), then by description for devices declared without a GUID. Meant for " +
+			"Terraform `check` blocks: `assert { condition = data.gpucluster_discovered_fabric.live.clean }`.",
+		Attributes: attrs,
+	}
+}
+
+func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m discoveredFabricModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, fabricDiagTimeout)
+	defer cancel()
+
+	// The declared fabric first: a declaration error is reported without touching the host.
+	var declared *fabric.Graph
+	if !m.Cables.IsNull() {
+		declared = declaredGraph(ctx, d.data, &m, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+
+	var text string
+	if !m.TopologyFile.IsNull() {
+		b, err := os.ReadFile(m.TopologyFile.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("topology_file"), "Cannot read the topology file", err.Error())
+			return
+		}
+		text = string(b)
+	} else {
+		c, err := dialFabricHost(ctx, d.data, m.fabricHostModel)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
+			return
+		}
+		defer c.Close()
+		cmd := m.IBNetDiscoverCommand.ValueString()
+		if cmd == "" {
+			cmd = "ibnetdiscover"
+		}
+		if text, err = runDiag(ctx, c, cmd); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
+			return
+		}
+	}
+	disc, err := opensm.ParseTopology(text)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
+	}
+	m.Topology = types.StringValue(text)
+	counts := map[string]int{"switches": 0, "cas": 0, "routers": 0, "links": len(disc.Links)}
+	nodes := make([]attr.Value, len(disc.Nodes))
+	for i, n := range disc.Nodes {
+		switch n.Kind {
+		case opensm.NodeSwitch:
+			counts["switches"]++
+		case opensm.NodeRouter:
+			counts["routers"]++
+		default:
+			counts["cas"]++
+		}
+		nodes[i] = types.ObjectValueMust(discoveredNodeAttrTypes, map[string]attr.Value{
+			"kind": types.StringValue(n.Kind), "guid": types.StringValue(n.GUID.String()), "description": types.StringValue(n.Desc),
+			"ports": types.Int64Value(int64(n.Ports)), "lid": types.Int64Value(int64(n.LID)),
+		})
+	}
+	m.DiscoveredNodes = types.ListValueMust(types.ObjectType{AttrTypes: discoveredNodeAttrTypes}, nodes)
+
+	nullList := types.ListNull(types.StringType)
+	m.Clean, m.Missing, m.Miswired, m.Unexpected, m.Degraded = types.BoolNull(), nullList, nullList, nullList, nullList
+	m.UnknownGUIDs, m.MissingDevices, m.Report = nullList, nullList, nullList
+	if declared != nil {
+		rep := opensm.DriftWith(declared, disc, opensm.DriftOptions{Simulated: m.Simulated.ValueBool()})
+		m.Clean = types.BoolValue(rep.Clean())
+		m.Missing = stringsOf(rep.Missing)
+		m.Miswired = stringsOf(rep.Miswired)
+		m.Unexpected = stringsOf(rep.Unexpected)
+		m.Degraded = stringsOf(rep.Degraded)
+		m.UnknownGUIDs = stringsOf(rep.UnknownGUIDs)
+		m.MissingDevices = textList(rep.MissingDevices)
+		m.Report = textList(rep.Lines())
+		counts["missing"], counts["miswired"], counts["unexpected"] = len(rep.Missing), len(rep.Miswired), len(rep.Unexpected)
+		counts["degraded"], counts["unknown_guids"], counts["missing_devices"] = len(rep.Degraded), len(rep.UnknownGUIDs), len(rep.MissingDevices)
+	}
+	cv := map[string]attr.Value{}
+	for k, v := range counts {
+		cv[k] = types.Int64Value(int64(v))
+	}
+	m.Counts = types.MapValueMust(types.Int64Type, cv)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// declaredGraph builds the declared fabric from the data source's lists, reporting problems on
+// their attributes.
+func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
+	rd := specReader{}
+	spec := rd.spec(ctx, &fabricModel{
+		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
+		Partitions: types.ListNull(types.ObjectType{}),
+	})
+	diags.Append(rd.diags...)
+	if rd.unknown && !diags.HasError() {
+		diags.AddError("Unknown values", "The declared lists hold values that are not known yet; Terraform reads this data source once they are.")
+	}
+	if diags.HasError() || data == nil {
+		return nil
+	}
+	g, problems := fabric.Build(spec, data.Catalog)
+	for _, p := range problems {
+		if p.Severity == fabric.Warning {
+			continue // warnings about the declaration belong to the fabric resource's plan
+		}
+		diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
+	}
+	if diags.HasError() {
+		return nil
+	}
+	return g
+}
+
+func stringsOf[T fmt.Stringer](items []T) types.List {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.String()
+	}
+	return textList(out)
+}
+
+func textList(ss []string) types.List {
+	vs := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		vs[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, vs)
+}
