@@ -3,7 +3,6 @@ package opensm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -388,33 +387,37 @@ func TestUnpushRestoresOriginalFiles(t *testing.T) {
 	}
 }
 
-// TestPushAllPrimaryAndStandbys pushes to a primary and two standbys (three sshd "hosts" on
-// 127.0.0.1-3, each OpenSM attached at its own HCA): the first failure stops the push, that host is
-// rolled back and the next is not touched; once fixed, the standbys verify as standbys, and a
-// partition change reaches all three (routing verified on the master only).
+// TestPushAllPrimaryAndStandbys pushes to a primary and standbys (sshd "hosts" on 127.0.0.1-3,
+// each OpenSM attached at its own HCA): the first failure stops the push, that host is rolled
+// back and the next is not touched; once fixed, the standby verifies as a standby, and a partition
+// change reaches both (routing verified on the master only).
+//
+// Only one standby runs at a time: with OpenSM 3.3.23 on ibsim 0.10 the master stops sweeping
+// for good (no heavy sweep on traps or SIGHUP) once a second standby SM joins the simulated
+// fabric, with or without the provider (seen with opensm started by hand).
 func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	g, sim := simFatTree(t)
 	primary := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
-	standby1 := newSite(t, sim, "127.0.0.2", primary.sshd, "gpu002 mlx5_0", filepath.Join(sim.Dir, "sb1"))
-	standby2 := newSite(t, sim, "127.0.0.3", primary.sshd, "gpu003 mlx5_0", filepath.Join(sim.Dir, "sb2"))
+	standby := newSite(t, sim, "127.0.0.2", primary.sshd, "gpu002 mlx5_0", filepath.Join(sim.Dir, "sb1"))
+	third := newSite(t, sim, "127.0.0.3", primary.sshd, "gpu003 mlx5_0", filepath.Join(sim.Dir, "sb2"))
 	ctx := context.Background()
 	ftree := Expect{Engine: "ftree", Roots: 2}
-	targets := func(edit func(*Config)) []Target {
-		return []Target{
-			primary.target(primary.render(t, g, GraphOptions{}, edit), ftree),
-			standby1.target(standby1.render(t, g, GraphOptions{}, edit), ftree),
-			standby2.target(standby2.render(t, g, GraphOptions{}, edit), ftree),
+	targets := func(edit func(*Config), sites ...*smSite) []Target {
+		var out []Target
+		for _, s := range sites {
+			out = append(out, s.target(s.render(t, g, GraphOptions{}, edit), ftree))
 		}
+		return out
 	}
 
-	ts := targets(nil)
+	ts := targets(nil, primary, standby, third)
 	ts[1].Service.Start = "echo 'opensm: cannot open /dev/infiniband/umad0' >&2; exit 1"
 	results, err := PushAll(ctx, ts)
 	var perr *PushError
-	if !errors.As(err, &perr) || perr.Host != standby1.sshd.Addr() || perr.Stage != "restart" || !perr.RolledBack {
-		t.Fatalf("PushAll: %v\nprimary stdout:\n%s\nlog:\n%s", err, primary.svc.Output(), primary.logText(t))
+	if !errors.As(err, &perr) || perr.Host != standby.sshd.Addr() || perr.Stage != "restart" || !perr.RolledBack {
+		t.Fatalf("PushAll: %v", err)
 	}
-	for _, want := range []string{"cannot open /dev/infiniband/umad0", "already pushed and verified: " + primary.sshd.Addr(), "not touched: " + standby2.sshd.Addr()} {
+	for _, want := range []string{"cannot open /dev/infiniband/umad0", "already pushed and verified: " + primary.sshd.Addr(), "not touched: " + third.sshd.Addr()} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -422,38 +425,39 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	if len(results) != 2 || results[0].Verdict.Engine != "ftree" {
 		t.Fatalf("results %+v", results)
 	}
-	if len(standby1.onDisk(t)) != 0 || standby1.svc.PID() != 0 {
+	if len(standby.onDisk(t)) != 0 || standby.svc.PID() != 0 {
 		t.Fatal("the failed standby was not rolled back to no files and no OpenSM")
 	}
-	if len(standby2.onDisk(t)) != 0 {
+	if _, err := os.Stat(filepath.Join(standby.dir, OriginalManifest)); !os.IsNotExist(err) {
+		t.Fatal("the rollback of a first push left the snapshot behind")
+	}
+	if entries, _ := os.ReadDir(third.dir); len(entries) != 0 || third.svc.PID() != 0 {
 		t.Fatal("the host after the failed one was touched")
 	}
 	if primary.svc.PID() == 0 || !sameFiles(primary.onDisk(t), ts[0].Files) {
 		t.Fatal("the primary lost its verified push")
 	}
 
-	results, err = PushAll(ctx, targets(nil))
+	results, err = PushAll(ctx, targets(nil, primary, standby))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results[0].Written || results[0].Standby || !results[1].Standby || !results[2].Standby {
+	if results[0].Written || results[0].Standby || !results[1].Standby || results[1].Action != ActionRestart {
 		t.Fatalf("results %+v", results)
 	}
-	masterPID := primary.svc.PID()
+	masterPID, standbyPID := primary.svc.PID(), standby.svc.PID()
 
-	results, err = PushAll(ctx, targets(addCompute(50)))
+	results, err = PushAll(ctx, targets(addCompute(50), primary, standby))
 	if err != nil {
-		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", primary.svc.PID()))
-		out, _ := exec.Command("sh", "-c", fmt.Sprintf("for t in /proc/%d/task/*; do cat $t/stat | cut -d' ' -f1-3; cat $t/wchan; echo; done", primary.svc.PID())).CombinedOutput()
-		t.Fatalf("%v\nprimary log:\n%s\nstandby1 log:\n%s\n%s\n%s", err, primary.logText(t), standby1.logText(t), st, out)
+		t.Fatalf("%v\nprimary log:\n%s\nstandby log:\n%s", err, primary.logText(t), standby.logText(t))
 	}
 	for i, r := range results {
 		if r.Action != ActionSIGHUP || r.Standby != (i > 0) {
 			t.Errorf("host %d: %+v", i, r)
 		}
 	}
-	if results[0].Verdict.Engine != "ftree" || primary.svc.PID() != masterPID {
-		t.Fatalf("master after the partition change: %+v", results[0])
+	if results[0].Verdict.Engine != "ftree" || primary.svc.PID() != masterPID || standby.svc.PID() != standbyPID {
+		t.Fatalf("after the partition change: %+v (pids %d %d, before %d %d)", results[0], primary.svc.PID(), standby.svc.PID(), masterPID, standbyPID)
 	}
 	lid := sim.LIDs(t)[hcaGUID(50).String()]
 	if p := pkeysOf(t, sim, lid); !strings.Contains(p, "0x8001") {
