@@ -212,7 +212,7 @@ func (e *PushError) Error() string {
 	case e.RollbackErr != nil:
 		fmt.Fprintf(&b, "; ROLLBACK FAILED, the host needs attention: %v", e.RollbackErr)
 	case e.RolledBack:
-		b.WriteString("; the previous files were restored and OpenSM was told again")
+		b.WriteString("; the previous files were restored and OpenSM was told again (or stopped, if it was not running before)")
 	}
 	if len(e.LogLines) > 0 {
 		b.WriteString("\nOpenSM log since the change:\n")
@@ -403,6 +403,15 @@ func Push(ctx context.Context, t Target) (Result, error) {
 	if res.Action == ActionNone && sameFiles(old, t.Files) {
 		return res, nil
 	}
+	if pr.noDir {
+		// A fresh host: the directory is created once and stays, even if the push is rolled back.
+		if _, stderr, exit, err := t.Host.Run(ctx, remote.Command("mkdir", "-p", "--", t.Paths.Dir())); err != nil || exit != 0 {
+			if err == nil {
+				err = fmt.Errorf("mkdir %s: exit status %d: %s", t.Paths.Dir(), exit, strings.TrimSpace(stderr))
+			}
+			return fail("write", err)
+		}
+	}
 	write := t.Files
 	if !pr.manifest {
 		// The first push keeps the pre-provider files, in the same atomic write: a rollback
@@ -475,6 +484,7 @@ func (t *Target) logSizeScript() string {
 type probe struct {
 	files    Files
 	manifest bool   // the pre-provider snapshot exists
+	noDir    bool   // the configuration directory does not exist
 	status   status // from the status command
 	state    string // the last SM state in the log: "MASTER", "STANDBY", ... or ""
 	logSize  int64
@@ -486,6 +496,7 @@ func (t *Target) probe(ctx context.Context) (probe, error) {
 	b.WriteString(t.statusScript())
 	b.WriteString(t.logSizeScript())
 	fmt.Fprintf(&b, "[ -e %s ] && echo gpc-manifest\n", remote.Quote(path.Join(t.Paths.Dir(), OriginalManifest)))
+	fmt.Fprintf(&b, "[ -d %s ] || echo gpc-nodir\n", remote.Quote(t.Paths.Dir()))
 	fmt.Fprintf(&b, "echo \"gpc-state $(grep -a -E 'Entering [A-Z-]+ state' %s 2>/dev/null | tail -n 1)\"\n", remote.Quote(t.logFile()))
 	b.WriteString("echo gpc-files\n")
 	b.WriteString(filesScript(t.Paths))
@@ -512,6 +523,8 @@ func (t *Target) probe(ctx context.Context) (probe, error) {
 			pr.logSize, _ = strconv.ParseInt(strings.TrimSpace(val), 10, 64)
 		case "gpc-manifest":
 			pr.manifest = true
+		case "gpc-nodir":
+			pr.noDir = true
 		case "gpc-state":
 			if m := reState.FindStringSubmatch(val); m != nil {
 				pr.state = m[1]

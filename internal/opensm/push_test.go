@@ -206,6 +206,10 @@ func TestPushSimulated(t *testing.T) {
 	base := site.render(t, g, GraphOptions{}, nil)
 	var pid int
 	t.Run("first push starts OpenSM and verifies ftree", func(t *testing.T) {
+		// A fresh host: not even the configuration directory exists.
+		if err := os.Remove(site.dir); err != nil {
+			t.Fatal(err)
+		}
 		start := time.Now()
 		r, err := Push(ctx, site.target(base, ftree))
 		if err != nil {
