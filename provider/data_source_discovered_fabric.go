@@ -239,7 +239,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 			resp.Diagnostics.AddAttributeError(path.Root("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
 			return
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		cmd := m.IBNetDiscoverCommand.ValueString()
 		if cmd == "" {
 			cmd = "ibnetdiscover"

@@ -193,7 +193,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
 		return
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 
 	if m.Ports.IsNull() {
 		cmd := m.IBNetDiscoverCommand.ValueString()

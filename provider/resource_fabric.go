@@ -840,7 +840,7 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 	return opensm.Target{
 		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
 		LogFile: sm.logPath(), Expect: expectFrom(files), VerifyTimeout: sm.verifyTimeout,
-	}, func() { c.Close() }, nil
+	}, func() { _ = c.Close() }, nil
 }
 
 // push sends the planned files to every SM host, primary first (opensm.PushAll semantics: stop at

@@ -1,7 +1,6 @@
 package opensm
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -120,14 +119,14 @@ func newSite(t *testing.T, sim *testrig.IBSim, addr string, share *testrig.SSHD,
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c, err := remote.Dial(context.Background(), remote.Config{
+	c, err := remote.Dial(t.Context(), remote.Config{
 		Host: s.sshd.Host, Port: s.sshd.Port, User: s.sshd.User,
 		PrivateKeyPEM: s.sshd.PrivateKeyPEM, KnownHostsFile: s.sshd.KnownHostsFile, Timeout: 10 * time.Second,
 	})
 	if err != nil {
 		t.Fatalf("dial %s: %v", s.sshd, err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	s.client = c
 	s.svc = sim.OpenSMService(t, simHost, filepath.Join(s.dir, FileOpenSMConf), cacheDir)
 	return s
@@ -199,7 +198,7 @@ func TestPushSimulated(t *testing.T) {
 	began := time.Now()
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
-	ctx := context.Background()
+	ctx := t.Context()
 	ftree := Expect{Engine: "ftree", Roots: 2}
 	t.Logf("rig ready in %s", time.Since(began).Round(time.Millisecond))
 
@@ -357,7 +356,7 @@ func TestPushSimulated(t *testing.T) {
 func TestUnpushRestoresOriginalFiles(t *testing.T) {
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
-	ctx := context.Background()
+	ctx := t.Context()
 	// The host's own configuration: minhop, written by hand, OpenSM running with it.
 	own := site.render(t, g, GraphOptions{RoutingEngine: "minhop"}, nil)
 	own[FileOpenSMConf] = "# hand-written\n" + own[FileOpenSMConf]
@@ -404,7 +403,7 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	primary := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	standby := newSite(t, sim, "127.0.0.2", primary.sshd, "gpu002 mlx5_0", filepath.Join(sim.Dir, "sb1"))
 	third := newSite(t, sim, "127.0.0.3", primary.sshd, "gpu003 mlx5_0", filepath.Join(sim.Dir, "sb2"))
-	ctx := context.Background()
+	ctx := t.Context()
 	ftree := Expect{Engine: "ftree", Roots: 2}
 	targets := func(edit func(*Config), sites ...*smSite) []Target {
 		var out []Target
