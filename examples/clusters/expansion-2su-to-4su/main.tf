@@ -1,0 +1,103 @@
+# A SuperPOD built in two stages: 2 scalable units now, 4 at the end. The generator builds the
+# spine layer for planned_scalable_units from the start (RA-11333-001: the spines and leaf-spine
+# cables of the final size), so raising scalable_units from 2 to 4 only adds leaves, nodes, HCAs
+# and cables; no existing name, GUID, rack position, port or cable moves. See README.md.
+#
+# Plan it with the provider built from this repository: `make demo EXAMPLE=examples/clusters/expansion-2su-to-4su`.
+
+terraform {
+  required_providers {
+    gpucluster = {
+      source = "gpucluster/gpucluster"
+    }
+  }
+}
+
+provider "gpucluster" {}
+
+variable "scalable_units" {
+  description = "Scalable units built now: 2 at first, then 3 or 4. The spine layer is built for 4; more is refused at plan time."
+  type        = number
+  default     = 2
+}
+
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = var.scalable_units
+  planned_scalable_units = 4
+  reserved_node_slots    = 1 # UFM in SU 1's last slot
+}
+
+locals {
+  t = data.gpucluster_topology.pod
+}
+
+# What has a life of its own is a resource, keyed by the generator's names: a plan for more SUs
+# adds instances and changes none.
+resource "gpucluster_rack" "all" {
+  for_each = local.t.racks
+  name     = each.value.name
+  row      = each.value.row
+  position = each.value.position
+  units    = each.value.units
+  power_kw = each.value.power_kw
+}
+
+resource "gpucluster_switch" "all" {
+  for_each   = local.t.switches
+  name       = each.value.name
+  model      = each.value.model
+  rack       = gpucluster_rack.all[each.value.rack].name
+  position_u = each.value.position_u
+  role       = each.value.role
+  guid       = each.value.guid
+}
+
+resource "gpucluster_node" "all" {
+  for_each   = local.t.nodes
+  name       = each.value.name
+  model      = each.value.model
+  rack       = gpucluster_rack.all[each.value.rack].name
+  position_u = each.value.position_u
+}
+
+resource "gpucluster_hca" "all" {
+  for_each  = local.t.hcas
+  node      = gpucluster_node.all[each.value.node].name
+  device    = each.value.device
+  port_guid = each.value.port_guid
+  rail      = each.value.rail
+}
+
+# The cables go straight from the generator into the fabric. The fabric's bom_delta is what the
+# plan adds to the prior state: the purchase order of the expansion.
+resource "gpucluster_fabric" "superpod" {
+  name     = "superpod"
+  racks    = values(gpucluster_rack.all)
+  switches = values(gpucluster_switch.all)
+  nodes    = values(gpucluster_node.all)
+  hcas     = values(gpucluster_hca.all)
+  cables   = values(local.t.cables)
+
+  policy = {
+    preset = "training-large"
+    # At 2 SU the spines built for 4 are half used: the headroom rule is met. At 4 SU they are
+    # full, by design (RA-11333-001); growing past 4 SU is a new, 3-tier design.
+    spine_headroom = 0
+  }
+}
+
+output "summary" {
+  description = "Counts by role and by link tier, and the planned size."
+  value       = local.t.summary
+}
+
+output "bom_delta" {
+  description = "What this plan adds to (positive) or frees from (negative) the applied fabric."
+  value       = gpucluster_fabric.superpod.bom_delta
+}
+
+output "bom" {
+  description = "The whole fabric's bill of materials."
+  value       = gpucluster_fabric.superpod.bom
+}

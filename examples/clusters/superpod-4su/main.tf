@@ -1,0 +1,104 @@
+# A DGX SuperPOD of four scalable units as NVIDIA's reference architecture (RA-11333-001) builds
+# it: 127 DGX H100 (SU 1 gives one node slot to the UFM fabric manager), 32 rail leaves (one per
+# rail per SU) and 16 spines, all QM9700, every link 400G NDR on multimode fiber. Table 4 of the
+# RA: 1,020 compute + UFM links to the leaves, 1,024 leaf-spine links.
+#
+# The generator lays the design out. The nodes and HCAs, which have an apply-side life (BMC,
+# firmware settings), become resources keyed by the generator's names; racks, switches and
+# cables go straight from the generator into the fabric.
+#
+# Plan it with the provider built from this repository: `make demo EXAMPLE=examples/clusters/superpod-4su`.
+
+terraform {
+  required_providers {
+    gpucluster = {
+      source = "gpucluster/gpucluster"
+    }
+  }
+}
+
+provider "gpucluster" {}
+
+data "gpucluster_topology" "pod" {
+  kind                = "rail-optimized"
+  scalable_units      = 4
+  reserved_node_slots = 1          # SU 1's last slot holds the UFM appliances (4 links to rail leaves 0-3)
+  cable_kind          = "fiber-mm" # RA-11333-001: "All networking components are multi-mode fiber"
+}
+
+locals {
+  t = data.gpucluster_topology.pod
+}
+
+resource "gpucluster_node" "all" {
+  for_each   = local.t.nodes
+  name       = each.value.name
+  model      = each.value.model
+  rack       = each.value.rack
+  position_u = each.value.position_u
+  # bmc = { endpoint = "...", ... } and ssh_host go here for the apply-side bring-up.
+}
+
+resource "gpucluster_hca" "all" {
+  for_each  = local.t.hcas
+  node      = gpucluster_node.all[each.value.node].name
+  device    = each.value.device
+  port_guid = each.value.port_guid
+  rail      = each.value.rail
+  # firmware_settings = { ... } for mlxconfig at apply.
+}
+
+resource "gpucluster_fabric" "superpod" {
+  name     = "superpod"
+  racks    = values(local.t.racks)
+  switches = values(local.t.switches)
+  nodes    = values(gpucluster_node.all)
+  hcas     = values(gpucluster_hca.all)
+  cables   = values(local.t.cables)
+
+  policy = {
+    preset = "training-large" # 1:1 at every tier, full bisection
+    # The RA fills every spine port at 4 SU; growing past it is a new (3-tier) design, not a
+    # spine-port reserve, so the growth headroom rule is off here.
+    spine_headroom = 0
+  }
+}
+
+# The bill of materials and the cabling plan, UFM links included (they are not fabric devices,
+# so only the BOM sees them: 4 single-port transceivers and 4 fibers, RA-11333-001 Table 8).
+data "gpucluster_bom" "superpod" {
+  racks          = values(local.t.racks)
+  switches       = values(local.t.switches)
+  nodes          = values(local.t.nodes)
+  hcas           = values(local.t.hcas)
+  cables         = values(local.t.cables)
+  external_links = values(local.t.appliance_links)
+}
+
+output "summary" {
+  description = "Counts by role and by link tier (RA-11333-001 Table 4)."
+  value       = local.t.summary
+}
+
+output "analysis" {
+  description = "What the plan proves about the fabric."
+  value       = gpucluster_fabric.superpod.analysis
+}
+
+output "bom_markdown" {
+  description = "The bill of materials as a Markdown table."
+  value       = data.gpucluster_bom.superpod.markdown
+}
+
+output "cabling_csv" {
+  description = "One row per cable: label, both ends with rack, unit and port, kind, length and SKU."
+  value       = data.gpucluster_bom.superpod.cabling_csv
+}
+
+output "fabric_bom" {
+  description = "The fabric's own BOM of the graph (no UFM links), with what this plan adds in bom_delta."
+  value = {
+    total_cost = gpucluster_fabric.superpod.bom.total_cost
+    delta      = gpucluster_fabric.superpod.bom_delta
+  }
+}
