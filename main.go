@@ -2,11 +2,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/provider"
 )
@@ -19,10 +20,16 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: provider.Address,
-		Debug:   debug,
-	})
+	// tf6server.Serve with provider.Wrap rather than providerserver.Serve: the wrapper keeps
+	// gpucluster_fabric's inventory lists away from the framework, which is quadratic in them
+	// (see provider/bypass.go). The options are the ones providerserver.Serve would pass.
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer {
+		return provider.Wrap(providerserver.NewProtocol6(provider.New(version)())())
+	}, opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -145,10 +145,12 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	}
 	cat := inventoryCatalog(d.data)
 	rd := specReader{}
-	spec := rd.spec(ctx, &fabricModel{
+	// The lists come from Wrap's stash when the request went through it (see bypass.go);
+	// m keeps the null lists for State.Set and Wrap puts the config's back in the response.
+	spec := rd.spec(ctx, withStashedLists(ctx, fromConfig, &fabricModel{
 		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
 		Partitions: types.ListNull(types.ObjectType{}),
-	})
+	}, &rd.diags))
 	ext := externalLinks(ctx, &rd, m.ExternalLinks)
 	resp.Diagnostics.Append(rd.diags...)
 	if rd.unknown && !resp.Diagnostics.HasError() {

@@ -218,7 +218,8 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 
 	// The declared fabric first: a declaration error is reported without touching the host.
 	var declared *fabric.Graph
-	if !m.Cables.IsNull() {
+	// Through Wrap the model's lists are null; whether cables were declared is in the stash.
+	if !stashedList(ctx, fromConfig, "cables", m.Cables, &resp.Diagnostics).IsNull() {
 		declared = declaredGraph(ctx, d.data, &m, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -300,10 +301,12 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 // their attributes.
 func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
 	rd := specReader{}
-	spec := rd.spec(ctx, &fabricModel{
+	// The lists come from Wrap's stash when the request went through it (see bypass.go);
+	// m keeps the null lists for State.Set and Wrap puts the config's back in the response.
+	spec := rd.spec(ctx, withStashedLists(ctx, fromConfig, &fabricModel{
 		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
 		Partitions: types.ListNull(types.ObjectType{}),
-	})
+	}, &rd.diags))
 	diags.Append(rd.diags...)
 	if rd.unknown && !diags.HasError() {
 		diags.AddError("Unknown values", "The declared lists hold values that are not known yet; Terraform reads this data source once they are.")

@@ -10,9 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// testProviders serves the provider in-process to the real terraform binary.
+// testProviders serves the provider in-process to the real terraform binary, through Wrap as
+// main.go does, so every acceptance test covers the list bypass.
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"gpucluster": providerserver.NewProtocol6WithError(New("test")()),
+	"gpucluster": func() (tfprotov6.ProviderServer, error) {
+		return Wrap(providerserver.NewProtocol6(New("test")())()), nil
+	},
 }
 
 // TestMain points terraform-plugin-testing at the terraform on PATH, so nothing is downloaded.

@@ -143,7 +143,8 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, diags := planFabric(ctx, r.data, &m)
+	// The lists come from Wrap's stash (the framework got them null; see bypass.go).
+	out, diags := planFabric(ctx, r.data, withStashedLists(ctx, fromProposed, &m, &resp.Diagnostics))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -189,7 +190,8 @@ func (p *fabricPlan) delta(ctx context.Context, data *Data, state tfsdk.State) {
 				return
 			}
 			rd := specReader{}
-			if spec := rd.spec(ctx, &m); !rd.unknown && !rd.diags.HasError() {
+			lists := withStashedLists(ctx, fromPrior, &m, &rd.diags)
+			if spec := rd.spec(ctx, lists); !rd.unknown && !rd.diags.HasError() {
 				if g, problems := fabric.Build(spec, data.Catalog); !fabric.HasErrors(problems) {
 					prior = bom.FromGraph(g, data.Catalog)
 				}
@@ -269,7 +271,9 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.ExpectedTopology.IsUnknown() {
 		return
 	}
-	out, d := planFabric(ctx, r.data, m)
+	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
+	// it goes back through State.Set (Wrap restores the planned lists in the response).
+	out, d := planFabric(ctx, r.data, withStashedLists(ctx, fromPlanned, m, diags))
 	diags.Append(d...)
 	if m.Analysis.IsUnknown() {
 		m.Analysis, m.BOM = out.analysis, out.bomObj

@@ -1,0 +1,401 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Why this file exists.
+//
+// terraform-plugin-framework v1.19.0 is quadratic in the number of values of a resource's
+// plan and state: in internal/fwserver, MarkComputedNilsAsUnknown (server_planresourcechange.go)
+// and NullifyWriteOnlyAttributes (write_only_nullification.go, run by Create, Read, Update,
+// PlanResourceChange and UpgradeResourceState) reassign the ctx they capture with
+// logging.FrameworkWithAttributePath for every value a tftypes.Transform visits, so the context
+// chain grows by one per value and every trace log call walks it. A gpucluster_fabric fed with a
+// 2,048-endpoint topology took 108 s to plan and a 16,384-endpoint one never finished (profile:
+// 69 of 88 CPU seconds in context.value under FrameworkTrace). The framework may not be forked
+// or patched, so Wrap keeps the fabric's inventory lists (racks, switches, nodes, hcas, cables,
+// partitions: up to hundreds of thousands of elements) away from it: it decodes the request
+// values, replaces the lists with null, stashes the originals in the request context, lets the
+// framework serve the small remainder, and puts the lists back into the response. The resource
+// and the data sources read the lists from the stash (stashedList) instead of their model.
+//
+// What the framework no longer does for the lists: run schema validation, defaults and plan
+// modifiers inside them, and mark computed nested values unknown. fabricInputAttributes declares
+// none of these (every nested attribute is Optional, without validators, defaults or plan
+// modifiers, and nothing in them is Computed); the presence checks are done by specReader in
+// ModifyPlan and the data sources' Read.
+
+// bypassTypes names the resources and data sources whose inventory lists Wrap strips.
+var (
+	bypassResources   = map[string]bool{"gpucluster_fabric": true}
+	bypassDataSources = map[string]bool{"gpucluster_bom": true, "gpucluster_discovered_fabric": true}
+)
+
+// listSource says which value of a request a list is taken from.
+type listSource int
+
+const (
+	fromConfig   listSource = iota
+	fromPrior               // prior state (PlanResourceChange, ApplyResourceChange)
+	fromProposed            // proposed new state (PlanResourceChange)
+	fromPlanned             // planned state (ApplyResourceChange)
+	fromCurrent             // current state (ReadResource)
+	numListSources
+)
+
+// listStash holds the lists Wrap took out of one request, by source and attribute name. A
+// source that the request did not carry (or that was null) has a nil map.
+type listStash struct {
+	lists [numListSources]map[string]tftypes.Value
+}
+
+type listStashKey struct{}
+
+// bypassListTypes are the framework types of the inventory lists, used to convert a stashed
+// tftypes value into the attr.Value the readers expect (linear in the list size).
+var bypassListTypes = func() map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for name, a := range fabricInputAttributes() {
+		out[name] = a.GetType()
+	}
+	return out
+}()
+
+// stashedList returns the list attribute name of the request value src as Wrap stashed it, or
+// fallback when the request did not go through Wrap (unit tests calling the methods directly)
+// or the source was not stashed.
+func stashedList(ctx context.Context, src listSource, name string, fallback types.List, diags *diag.Diagnostics) types.List {
+	s, ok := ctx.Value(listStashKey{}).(*listStash)
+	if !ok || s.lists[src] == nil {
+		return fallback
+	}
+	v, ok := s.lists[src][name]
+	if !ok {
+		return fallback
+	}
+	t, ok := bypassListTypes[name]
+	if !ok {
+		return fallback
+	}
+	av, err := t.ValueFromTerraform(ctx, v)
+	if err != nil {
+		diags.AddAttributeError(path.Root(name), "Cannot read list", err.Error())
+		return fallback
+	}
+	l, ok := av.(types.List)
+	if !ok {
+		diags.AddAttributeError(path.Root(name), "Cannot read list", fmt.Sprintf("got %T, not a list", av))
+		return fallback
+	}
+	return l
+}
+
+// withStashedLists returns a copy of m whose inventory lists come from the stash (see
+// stashedList). Use the copy only to read the lists: never State.Set or Plan.Set it, the
+// model written back must keep the null lists the framework sent (Wrap restores them), as the
+// framework's reflection is slow on big lists too.
+func withStashedLists(ctx context.Context, src listSource, m *fabricModel, diags *diag.Diagnostics) *fabricModel {
+	if _, ok := ctx.Value(listStashKey{}).(*listStash); !ok {
+		return m
+	}
+	c := *m
+	c.Racks = stashedList(ctx, src, "racks", m.Racks, diags)
+	c.Switches = stashedList(ctx, src, "switches", m.Switches, diags)
+	c.Nodes = stashedList(ctx, src, "nodes", m.Nodes, diags)
+	c.HCAs = stashedList(ctx, src, "hcas", m.HCAs, diags)
+	c.Cables = stashedList(ctx, src, "cables", m.Cables, diags)
+	c.Partitions = stashedList(ctx, src, "partitions", m.Partitions, diags)
+	return &c
+}
+
+// Wrap returns a protocol 6 server that serves everything through inner, except that the
+// inventory lists of gpucluster_fabric, gpucluster_bom and gpucluster_discovered_fabric bypass
+// the framework (see the top of this file).
+func Wrap(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	return &bypassServer{ProviderServer: inner}
+}
+
+type bypassServer struct {
+	tfprotov6.ProviderServer
+
+	once        sync.Once
+	resources   map[string]tftypes.Object // schema types of the bypassed resources
+	dataSources map[string]tftypes.Object
+}
+
+// types loads the schema types of the bypassed resources and data sources once. When the
+// schema cannot be had, nothing is bypassed.
+func (s *bypassServer) types(ctx context.Context) {
+	s.once.Do(func() {
+		s.resources, s.dataSources = map[string]tftypes.Object{}, map[string]tftypes.Object{}
+		resp, err := s.ProviderServer.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		if err != nil || resp == nil {
+			return
+		}
+		for name, sch := range resp.ResourceSchemas {
+			if o, ok := sch.ValueType().(tftypes.Object); ok && bypassResources[name] {
+				s.resources[name] = o
+			}
+		}
+		for name, sch := range resp.DataSourceSchemas {
+			if o, ok := sch.ValueType().(tftypes.Object); ok && bypassDataSources[name] {
+				s.dataSources[name] = o
+			}
+		}
+	})
+}
+
+func (s *bypassServer) resourceType(ctx context.Context, name string) (tftypes.Object, bool) {
+	if !bypassResources[name] {
+		return tftypes.Object{}, false
+	}
+	s.types(ctx)
+	t, ok := s.resources[name]
+	return t, ok
+}
+
+func (s *bypassServer) dataSourceType(ctx context.Context, name string) (tftypes.Object, bool) {
+	if !bypassDataSources[name] {
+		return tftypes.Object{}, false
+	}
+	s.types(ctx)
+	t, ok := s.dataSources[name]
+	return t, ok
+}
+
+// strip decodes dv, replaces the inventory lists with null lists of their type and returns the
+// re-encoded value with the lists it took (nil when dv is nil, null or wholly unknown: then it
+// is returned as is). Unknown lists are stashed as they are.
+func strip(typ tftypes.Object, dv *tfprotov6.DynamicValue) (*tfprotov6.DynamicValue, map[string]tftypes.Value, error) {
+	if dv == nil {
+		return nil, nil, nil
+	}
+	v, err := dv.Unmarshal(typ)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v.IsNull() || !v.IsKnown() {
+		return dv, nil, nil
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		return nil, nil, err
+	}
+	lists := map[string]tftypes.Value{}
+	for name := range bypassListTypes {
+		at, ok := typ.AttributeTypes[name]
+		if !ok {
+			continue
+		}
+		lists[name] = attrs[name]
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	out, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		return nil, nil, err
+	}
+	return &out, lists, nil
+}
+
+// restore puts lists back into dv; a nil, null or unknown dv, or nil lists, leave it as is.
+func restore(typ tftypes.Object, dv *tfprotov6.DynamicValue, lists map[string]tftypes.Value) (*tfprotov6.DynamicValue, error) {
+	if dv == nil || lists == nil {
+		return dv, nil
+	}
+	v, err := dv.Unmarshal(typ)
+	if err != nil {
+		return nil, err
+	}
+	if v.IsNull() || !v.IsKnown() {
+		return dv, nil
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		return nil, err
+	}
+	for name, l := range lists {
+		attrs[name] = l
+	}
+	out, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// stripAll strips each value into the stash under its source.
+func stripAll(typ tftypes.Object, st *listStash, vals map[listSource]**tfprotov6.DynamicValue) error {
+	for src, dv := range vals {
+		out, lists, err := strip(typ, *dv)
+		if err != nil {
+			return err
+		}
+		*dv, st.lists[src] = out, lists
+	}
+	return nil
+}
+
+func bypassError(typeName string, err error) []*tfprotov6.Diagnostic {
+	return []*tfprotov6.Diagnostic{{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "Cannot process " + typeName + " request",
+		Detail:   "The provider could not decode or encode the inventory lists of " + typeName + ": " + err.Error() + "\n\nThis is a bug in the provider.",
+	}}
+}
+
+func (s *bypassServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	typ, ok := s.resourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	}
+	// The lists are checked by ModifyPlan; the framework's validation of them does nothing
+	// (no validators, no Required nested attributes) but walk them.
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromConfig: &r.Config}); err != nil {
+		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	return s.ProviderServer.ValidateResourceConfig(context.WithValue(ctx, listStashKey{}, &st), &r)
+}
+
+func (s *bypassServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	typ, ok := s.resourceType(ctx, req.TypeName)
+	// gpucluster_fabric has schema version 0 and no state upgraders, so for a version 0 JSON
+	// state the framework (server_upgraderesourcestate.go) only unmarshals it with the schema
+	// type, ignoring attributes the schema no longer has, and then runs
+	// NullifyWriteOnlyAttributes over it: the quadratic walk, on the whole state. Doing the
+	// unmarshal here gives the same result (the schema has no write-only attributes). Anything
+	// else (another version, a flatmap state) goes to the framework.
+	if !ok || req.Version != 0 || req.RawState == nil || req.RawState.JSON == nil {
+		return s.ProviderServer.UpgradeResourceState(ctx, req)
+	}
+	v, err := req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
+		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+	})
+	if err != nil {
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+			Severity: tfprotov6.DiagnosticSeverityError,
+			Summary:  "Unable to Read Previously Saved State for UpgradeResourceState",
+			Detail: "There was an error reading the saved resource state using the current resource schema. If you " +
+				"manually modified the resource state, you will need to manually modify it to match the current resource schema. " +
+				"Otherwise, please report this to the provider developer:\n\n" + err.Error(),
+		}}}, nil
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &dv}, nil
+}
+
+func (s *bypassServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	typ, ok := s.resourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromCurrent: &r.CurrentState}); err != nil {
+		return &tfprotov6.ReadResourceResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	resp, err := s.ProviderServer.ReadResource(context.WithValue(ctx, listStashKey{}, &st), &r)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	// The lists are inputs: a refresh keeps them as they were.
+	if resp.NewState, err = restore(typ, resp.NewState, st.lists[fromCurrent]); err != nil {
+		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
+	}
+	return resp, nil
+}
+
+func (s *bypassServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	typ, ok := s.resourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{
+		fromConfig: &r.Config, fromPrior: &r.PriorState, fromProposed: &r.ProposedNewState,
+	}); err != nil {
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	resp, err := s.ProviderServer.PlanResourceChange(context.WithValue(ctx, listStashKey{}, &st), &r)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	// The lists are Optional and not Computed, so Terraform requires the planned value to be the
+	// proposed one (which is the config's).
+	if resp.PlannedState, err = restore(typ, resp.PlannedState, st.lists[fromProposed]); err != nil {
+		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
+	}
+	return resp, nil
+}
+
+func (s *bypassServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	typ, ok := s.resourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{
+		fromConfig: &r.Config, fromPrior: &r.PriorState, fromPlanned: &r.PlannedState,
+	}); err != nil {
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	resp, err := s.ProviderServer.ApplyResourceChange(context.WithValue(ctx, listStashKey{}, &st), &r)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	// Create and Update write the planned values back (a destroy returns null, left as is).
+	if resp.NewState, err = restore(typ, resp.NewState, st.lists[fromPlanned]); err != nil {
+		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
+	}
+	return resp, nil
+}
+
+func (s *bypassServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	typ, ok := s.dataSourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	}
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromConfig: &r.Config}); err != nil {
+		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	return s.ProviderServer.ValidateDataResourceConfig(context.WithValue(ctx, listStashKey{}, &st), &r)
+}
+
+func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	typ, ok := s.dataSourceType(ctx, req.TypeName)
+	if !ok {
+		return s.ProviderServer.ReadDataSource(ctx, req)
+	}
+	r := *req
+	var st listStash
+	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromConfig: &r.Config}); err != nil {
+		return &tfprotov6.ReadDataSourceResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+	}
+	resp, err := s.ProviderServer.ReadDataSource(context.WithValue(ctx, listStashKey{}, &st), &r)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	// A data source's state repeats its config's input attributes.
+	if resp.State, err = restore(typ, resp.State, st.lists[fromConfig]); err != nil {
+		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
+	}
+	return resp, nil
+}
