@@ -359,8 +359,14 @@ func (s *bypassServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	// Create and Update write the planned values back (a destroy returns null, left as is).
-	if resp.NewState, err = restore(typ, resp.NewState, st.lists[fromPlanned]); err != nil {
+	// Create and Update write the planned values back (a destroy returns null, left as is). A
+	// failed Update returns the prior state, which the framework put in the response
+	// (server_updateresource.go: "Require explicit provider updates"): that gets the prior lists.
+	lists := st.lists[fromPlanned]
+	if hasErrorDiag(resp.Diagnostics) && sameValue(typ, resp.NewState, r.PriorState) {
+		lists = st.lists[fromPrior]
+	}
+	if resp.NewState, err = restore(typ, resp.NewState, lists); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
@@ -398,4 +404,29 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
+}
+
+func hasErrorDiag(ds []*tfprotov6.Diagnostic) bool {
+	for _, d := range ds {
+		if d != nil && d.Severity == tfprotov6.DiagnosticSeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether two (stripped, so small) values are equal.
+func sameValue(typ tftypes.Object, a, b *tfprotov6.DynamicValue) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	av, err := a.Unmarshal(typ)
+	if err != nil {
+		return false
+	}
+	bv, err := b.Unmarshal(typ)
+	if err != nil {
+		return false
+	}
+	return av.Equal(bv)
 }

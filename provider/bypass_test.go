@@ -207,3 +207,40 @@ func diagText(ds []*tfprotov6.Diagnostic) []string {
 	}
 	return out
 }
+
+// failingApply stands in for the framework's failed Update: it returns the prior state with an
+// error, as server_updateresource.go does when the resource does not set the state.
+type failingApply struct{ tfprotov6.ProviderServer }
+
+func (failingApply) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PriorState, Diagnostics: []*tfprotov6.Diagnostic{{
+		Severity: tfprotov6.DiagnosticSeverityError, Summary: "push failed",
+	}}}, nil
+}
+
+func TestWrapFailedUpdateKeepsPriorLists(t *testing.T) {
+	fw, typ, planned := bypassFixture(t)
+	var attrs map[string]tftypes.Value
+	if err := planned.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	attrs["racks"] = tftypes.NewValue(typ.AttributeTypes["racks"], nil)
+	planned = tftypes.NewValue(typ, attrs)
+	attrs["cables"] = tftypes.NewValue(typ.AttributeTypes["cables"], nil) // the prior fabric had no cables
+	prior := tftypes.NewValue(typ, attrs)
+	pdv, _ := tfprotov6.NewDynamicValue(typ, planned)
+	odv, _ := tfprotov6.NewDynamicValue(typ, prior)
+	resp, err := Wrap(failingApply{fw}).ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: "gpucluster_fabric", Config: &pdv, PlannedState: &pdv, PriorState: &odv,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := resp.NewState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(prior) {
+		t.Errorf("new state after a failed update is not the prior state:\n%v", got)
+	}
+}
