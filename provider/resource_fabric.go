@@ -237,25 +237,35 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 }
 
 func (r *fabricResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, false, &resp.Diagnostics)
+}
+
+func (r *fabricResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, true, &resp.Diagnostics)
+}
+
+// apply is Create and Update: fill what the plan left unknown, push to the subnet managers, and
+// record the new state only when the push succeeded. A failed push leaves the prior state (or
+// none): the failing host was rolled back, and the next plan shows the same change and pushes
+// it again (hosts that already have the files are left alone).
+func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, diags *diag.Diagnostics) {
 	var m fabricModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
 		return
 	}
 	timeout, d := m.Timeouts.Create(ctx, defaultFabricPushTimeout)
-	resp.Diagnostics.Append(d...)
+	if update {
+		timeout, d = m.Timeouts.Update(ctx, defaultFabricPushTimeout)
+	}
+	diags.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.finalize(ctx, &m, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	r.finalize(ctx, &m, diags)
+	if diags.HasError() || !r.push(ctx, &m, diags) {
 		return
 	}
-	// A failed push leaves nothing in state: the failing host was rolled back, and the next
-	// apply pushes again (hosts that already have the files are left alone).
-	if !r.push(ctx, &m, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	diags.Append(state.Set(ctx, &m)...)
 }
 
 // Default timeouts of the subnet manager work.
@@ -305,28 +315,6 @@ func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r.refreshOpenSM(ctx, &m, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-func (r *fabricResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m fabricModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := m.Timeouts.Update(ctx, defaultFabricPushTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r.finalize(ctx, &m, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !r.push(ctx, &m, &resp.Diagnostics) {
-		// The response keeps the prior state: the next plan shows the same change and pushes
-		// it again.
-		return
-	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
