@@ -449,25 +449,6 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 	resp.State.Raw = state
 }
 
-// topogenArgs maps topogen's argument names to this data source's where they differ: `nodes` and
-// `groups` are the generated maps here, so the counts are `node_count` and `group_count`.
-var topogenArgs = map[string]string{"nodes": "node_count", "groups": "group_count"}
-
-// argRefs rewrites references to the renamed arguments in a refusal's text ("nodes = 32",
-// "give groups (or nodes)"), leaving planned_nodes and planned_groups alone.
-var argRefs = regexp.MustCompile(`(^|[^_A-Za-z])(nodes|groups)( = |\)| do not| apply)|(sized by|give) (nodes|groups)\b`)
-
-func renameArgs(s string) string {
-	return argRefs.ReplaceAllStringFunc(s, func(m string) string {
-		for from, to := range topogenArgs {
-			if i := strings.Index(m, from); i >= 0 {
-				return m[:i] + to + m[i+len(from):]
-			}
-		}
-		return m
-	})
-}
-
 // addTopologyError attaches a refusal to the argument it names, with the reason and the nearest
 // buildable input.
 func addTopologyError(diags *diag.Diagnostics, err error) {
@@ -477,12 +458,9 @@ func addTopologyError(diags *diag.Diagnostics, err error) {
 		return
 	}
 	attr := te.Attribute
-	if to, ok := topogenArgs[attr]; ok {
-		attr = to
-	}
-	detail := fmt.Sprintf("%s: %s.", attr, renameArgs(te.Reason))
+	detail := fmt.Sprintf("%s: %s.", attr, te.Reason)
 	if te.Nearest != "" {
-		detail += fmt.Sprintf("\n\nNearest buildable: %s.", renameArgs(te.Nearest))
+		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
 	diags.AddAttributeError(path.Root(attr), "Cannot build this topology", detail)
 }

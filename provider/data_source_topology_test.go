@@ -191,7 +191,7 @@ func TestAccTopologyRefusal(t *testing.T) {
 				ExpectError: re("Nearest buildable: at most 256 nodes of 8 HCAs, or tiers = 3."),
 			},
 			{
-				// topogen's "nodes" is this data source's node_count, in the text too.
+				// The nearest size names this data source's argument, node_count.
 				Config: cfg(`kind = "fat-tree"
   scalable_units = 1`),
 				ExpectError: re("Nearest buildable: node_count = 32."),
@@ -461,29 +461,6 @@ func TestTopologyOutputs(t *testing.T) {
 	var rail big.Float
 	if err := attr(ro["hcas"], "gpu002/mlx5_7", "rail").As(&rail); err != nil || rail.String() != "7" {
 		t.Errorf("rail = %s (%v), want 7", rail.String(), err)
-	}
-}
-
-func TestRenameArgs(t *testing.T) {
-	for in, want := range map[string]string{
-		"nodes = 32":                                   "node_count = 32",
-		"groups = 2, or kind = \"fat-tree\"":           "group_count = 2, or kind = \"fat-tree\"",
-		"planned_nodes = 300":                          "planned_nodes = 300",
-		"planned_groups = 3":                           "planned_groups = 3",
-		"give scalable_units (or nodes)":               "give scalable_units (or node_count)",
-		"a dragonfly+ is sized by groups (and nodes)":  "a dragonfly+ is sized by group_count (and node_count)",
-		"a fat-tree is sized by nodes":                 "a fat-tree is sized by node_count",
-		"spines and groups do not apply to a torus":    "spines and group_count do not apply to a torus",
-		"at most 256 nodes of 8 HCAs, or tiers = 3":    "at most 256 nodes of 8 HCAs, or tiers = 3",
-		"the plan needs 2048 nodes":                    "the plan needs 2048 nodes",
-		"the scalable units hold no node":              "the scalable units hold no node",
-		"nodes = 12, or a larger torus_dims":           "node_count = 12, or a larger torus_dims",
-		"nodes (300) exceed planned_nodes (256)":       "nodes (300) exceed planned_nodes (256)",
-		"groups (5) exceed planned_groups (4): global": "groups (5) exceed planned_groups (4): global",
-	} {
-		if got := renameArgs(in); got != want {
-			t.Errorf("renameArgs(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -26,7 +26,7 @@ func (g *gen) dragonflyPlus() *Error {
 		return refuse("tiers", "tiers = 0", "a dragonfly+ group has 2 tiers (leaves and spines) joined by global links; tiers = %d does not apply", p.Tiers)
 	}
 	if p.ScalableUnits != 0 || p.ReservedNodeSlots != 0 || p.PlannedNodes != 0 || p.Spines != 0 {
-		return refuse("groups", "", "scalable_units, reserved_node_slots, planned_nodes and spines apply to trees; a dragonfly+ is sized by groups (and nodes)")
+		return refuse("group_count", "", "scalable_units, reserved_node_slots, planned_nodes and spines apply to trees; a dragonfly+ is sized by group_count (and node_count)")
 	}
 	lg := orInt(p.LeavesPerGroup, r/2)
 	sg := orInt(p.SpinesPerGroup, u)
@@ -45,24 +45,24 @@ func (g *gen) dragonflyPlus() *Error {
 	groups, nodes := p.Groups, p.Nodes
 	switch {
 	case groups < 0 || nodes < 0:
-		return refuse("groups", "groups = 2", "sizes cannot be negative")
+		return refuse("group_count", "group_count = 2", "sizes cannot be negative")
 	case groups == 0 && nodes == 0:
-		return refuse("groups", "groups = 2", "give groups (or nodes)")
+		return refuse("group_count", "group_count = 2", "give group_count (or node_count)")
 	case groups == 0:
 		groups = ceilDiv(nodes*h, perGroupEP)
 	case nodes == 0:
 		nodes = groups * perGroupEP / h
 	case nodes*h > groups*perGroupEP:
-		return refuse("nodes", fmt.Sprintf("groups = %d", ceilDiv(nodes*h, perGroupEP)),
+		return refuse("node_count", fmt.Sprintf("group_count = %d", ceilDiv(nodes*h, perGroupEP)),
 			"%d groups of %d leaves x %d endpoint ports hold %d nodes of %d HCAs; asked %d", groups, lg, d, groups*perGroupEP/h, h, nodes)
 	}
 	planned := orInt(p.PlannedGroups, groups)
 	if planned < groups {
-		return refuse("groups", fmt.Sprintf("planned_groups = %d", groups),
-			"groups (%d) exceed planned_groups (%d): global links were spread for %d groups, and more groups move them; raise planned_groups to the final size", groups, planned, planned)
+		return refuse("group_count", fmt.Sprintf("planned_groups = %d", groups),
+			"group_count (%d) exceeds planned_groups (%d): global links were spread for %d groups, and more groups move them; raise planned_groups to the final size", groups, planned, planned)
 	}
 	if planned < 2 {
-		return refuse("groups", "groups = 2, or kind = \"fat-tree\"", "a dragonfly+ needs at least 2 groups; one group is a 2-tier fat tree")
+		return refuse("group_count", "group_count = 2, or kind = \"fat-tree\"", "a dragonfly+ needs at least 2 groups; one group is a 2-tier fat tree")
 	}
 	if planned-1 > P {
 		return refuse("planned_groups", fmt.Sprintf("planned_groups = %d", P+1),
@@ -70,7 +70,7 @@ func (g *gen) dragonflyPlus() *Error {
 			P, sg, global, P, planned, planned-1)
 	}
 	if nodes < 1 {
-		return refuse("nodes", "nodes = 1", "the design holds no node")
+		return refuse("node_count", "node_count = 1", "the design holds no node")
 	}
 	hp := P / (planned - 1)
 	b.des.Tiers = 2

@@ -347,15 +347,15 @@ func wantRefusal(t *testing.T, p Params, attr string, reason, nearest string) *E
 
 func TestRefusals(t *testing.T) {
 	// 2 tiers of 64-port switches at 1:1 end at r^2/2 = 2048 endpoints = 256 DGX H100.
-	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 257, Tiers: 2}, "nodes", "hold 2048 endpoints", "at most 256 nodes")
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 257, Tiers: 2}, "node_count", "hold 2048 endpoints", "at most 256 nodes")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 100, PlannedNodes: 257, Tiers: 2}, "planned_nodes", "hold 2048 endpoints", "tiers = 3")
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 9, Tiers: 2}, "scalable_units", "hold 2048 endpoints", "at most 8 scalable units")
-	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 9, Tiers: 1}, "nodes", "one 64-port switch holds 64", "at most 8 nodes")
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 9, Tiers: 1}, "node_count", "one 64-port switch holds 64", "at most 8 nodes")
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 300}, "scalable_units", "3 tiers", "at most 256 scalable units")
 	// A torus side of 1 cables a switch to itself.
 	wantRefusal(t, Params{Kind: KindTorus3D, TorusDims: [3]int{4, 1, 4}}, "torus_dims", "side 2 of the torus is 1", "torus_dims = [4, 2, 4]")
 	wantRefusal(t, Params{Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, EndpointsPerSwitch: 60}, "endpoints_per_switch", "leaving 1-58", "endpoints_per_switch = 58")
-	wantRefusal(t, Params{Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 9}, "nodes", "holds 8 nodes", "nodes = 8")
+	wantRefusal(t, Params{Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 9}, "node_count", "holds 8 nodes", "node_count = 8")
 	// Uplinks that do not divide evenly over the spines.
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 3, Spines: 12}, "spines", "32 uplinks do not divide evenly over 12 spines", "spines = 16")
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 4, Spines: 8}, "spines", "need 1024 spine ports", "spines = 16")
@@ -365,16 +365,16 @@ func TestRefusals(t *testing.T) {
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 10, Oversubscription: 0.5}, "oversubscription", ">= 1", "oversubscription = 1")
 	// Growth past the plan would move leaf uplinks.
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 5, PlannedScalableUnits: 4}, "scalable_units", "re-cabling every leaf", "planned_scalable_units = 5")
-	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 300, PlannedNodes: 256}, "nodes", "exceed planned_nodes", "planned_nodes = 300")
-	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 5, PlannedGroups: 4}, "groups", "exceed planned_groups", "planned_groups = 5")
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 300, PlannedNodes: 256}, "node_count", "exceeds planned_nodes", "planned_nodes = 300")
+	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 5, PlannedGroups: 4}, "group_count", "exceeds planned_groups", "planned_groups = 5")
 	// Other arguments.
 	wantRefusal(t, Params{Kind: "hypercube", Nodes: 4}, "kind", "unknown kind", "")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 4, SwitchModel: "QM8700"}, "switch_model", "unknown switch model", "")
-	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 0}, "nodes", "at least one node", "nodes = 1")
-	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 1}, "groups", "at least 2 groups", "fat-tree")
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 0}, "node_count", "at least one node", "node_count = 1")
+	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 1}, "group_count", "at least 2 groups", "fat-tree")
 	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 2, PlannedGroups: 2000}, "planned_groups", "all-to-all over 2000 groups", "planned_groups = 1025")
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 1, ReservedNodeSlots: 32}, "reserved_node_slots", "must be 0 to 31", "")
-	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 1, Nodes: 40}, "nodes", "hold 32 nodes", "scalable_units = 2")
+	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 1, Nodes: 40}, "node_count", "hold 32 nodes", "scalable_units = 2")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 4, ReservedNodeSlots: 1}, "reserved_node_slots", "rail-optimized", "")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 4, RackPowerKW: 8}, "rack_power_kw", "holds none", "rack_power_kw >= 10.2")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 4, CableKind: "copper"}, "cable_kind", "unknown cable kind", "")

@@ -38,7 +38,7 @@ func (g *gen) torus() *Error {
 		return refuse("tiers", "tiers = 0", "a torus is one tier of switches; tiers = %d does not apply", p.Tiers)
 	}
 	if p.ScalableUnits != 0 || p.ReservedNodeSlots != 0 || p.PlannedNodes != 0 || p.Spines != 0 || p.Groups != 0 {
-		return refuse("torus_dims", "", "scalable_units, reserved_node_slots, planned_nodes, spines and groups do not apply to a torus; it is sized by torus_dims and endpoints_per_switch")
+		return refuse("torus_dims", "", "scalable_units, reserved_node_slots, planned_nodes, spines and group_count do not apply to a torus; it is sized by torus_dims and endpoints_per_switch")
 	}
 	if p.Oversubscription != 1 {
 		return refuse("oversubscription", "endpoints_per_switch", "a torus has no leaf uplinks; set endpoints_per_switch instead of oversubscription")
@@ -56,11 +56,11 @@ func (g *gen) torus() *Error {
 	nodes := p.Nodes
 	switch {
 	case nodes < 0:
-		return refuse("nodes", "nodes = 0", "nodes cannot be negative")
+		return refuse("node_count", "node_count = 0", "node_count cannot be negative")
 	case nodes == 0:
 		nodes = capNodes
 	case nodes > capNodes:
-		return refuse("nodes", fmt.Sprintf("nodes = %d, or a larger torus_dims or endpoints_per_switch", capNodes),
+		return refuse("node_count", fmt.Sprintf("node_count = %d, or a larger torus_dims or endpoints_per_switch", capNodes),
 			"a %dx%dx%d torus with %d endpoints per switch holds %d nodes of %d HCAs; asked %d", k[0], k[1], k[2], e, capNodes, h, nodes)
 	}
 	if nodes < 1 {

@@ -218,24 +218,24 @@ func (t treeShape) portPlan(b *builder, leafRule string) {
 func (g *gen) fatTree() *Error {
 	p := g.p
 	if p.ScalableUnits != 0 || p.PlannedScalableUnits != 0 {
-		return refuse("scalable_units", "nodes = "+fmt.Sprint(p.ScalableUnits*32), "scalable_units applies to rail-optimized; a fat-tree is sized by nodes")
+		return refuse("scalable_units", "node_count = "+fmt.Sprint(p.ScalableUnits*32), "scalable_units applies to rail-optimized; a fat-tree is sized by node_count")
 	}
 	if p.ReservedNodeSlots != 0 {
 		return refuse("reserved_node_slots", "reserved_node_slots = 0", "reserved node slots apply to rail-optimized scalable units")
 	}
 	if p.Nodes < 1 {
-		return refuse("nodes", "nodes = 1", "a fat-tree needs at least one node, not %d", p.Nodes)
+		return refuse("node_count", "node_count = 1", "a fat-tree needs at least one node, not %d", p.Nodes)
 	}
 	planned := orInt(p.PlannedNodes, p.Nodes)
 	if planned < p.Nodes {
-		return refuse("nodes", fmt.Sprintf("planned_nodes = %d", p.Nodes),
-			"nodes (%d) exceed planned_nodes (%d): the upper tiers were built for %d nodes, and growing past the plan moves leaf uplinks to other spine ports (re-cabling every leaf); raise planned_nodes to the final size",
+		return refuse("node_count", fmt.Sprintf("planned_nodes = %d", p.Nodes),
+			"node_count (%d) exceeds planned_nodes (%d): the upper tiers were built for %d nodes, and growing past the plan moves leaf uplinks to other spine ports (re-cabling every leaf); raise planned_nodes to the final size",
 			p.Nodes, planned, planned)
 	}
 	b := g.b
 	b.des.Summary.PlannedNodes = planned
 	h := g.h
-	unit := treeUnit{attr: "nodes", name: "nodes of " + fmt.Sprint(h) + " HCAs", perLeaf: func(_, endpoints int) int { return endpoints / h }}
+	unit := treeUnit{attr: "node_count", name: "nodes of " + fmt.Sprint(h) + " HCAs", perLeaf: func(_, endpoints int) int { return endpoints / h }}
 	if planned != p.Nodes {
 		unit.attr = "planned_nodes"
 	}
@@ -419,11 +419,11 @@ func (g *gen) railOptimized() *Error {
 	case nodes == 0:
 		nodes = sus*d - res
 	case nodes > sus*d-res:
-		return refuse("nodes", fmt.Sprintf("scalable_units = %d", ceilDiv(nodes+res, d)),
+		return refuse("node_count", fmt.Sprintf("scalable_units = %d", ceilDiv(nodes+res, d)),
 			"%d scalable units of %d slots, %d reserved, hold %d nodes; asked %d", sus, d, res, sus*d-res, nodes)
 	}
 	if nodes < 1 {
-		return refuse("nodes", "nodes = 1", "the scalable units hold no node")
+		return refuse("node_count", "node_count = 1", "the scalable units hold no node")
 	}
 	planned := orInt(p.PlannedScalableUnits, sus)
 	if planned < sus {
