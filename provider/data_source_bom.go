@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -229,7 +226,7 @@ func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
 	m.Unpriced = stringList(b.Unpriced)
 	m.Warnings = stringList(b.Warnings)
 	m.Markdown = types.StringValue(b.Markdown())
-	items, err := itemsCSV(b.Items)
+	items, err := b.ItemsCSV()
 	if err != nil {
 		diags.AddError("Rendering the BOM failed", err.Error())
 	}
@@ -247,25 +244,3 @@ func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
 	return diags
 }
 
-// itemsCSV writes the items as CSV. internal/bom renders the cabling plan as CSV but not the
-// items; this is formatting only, every number comes from the BOM.
-func itemsCSV(items []bom.Item) (string, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	price := func(p *float64) string {
-		if p == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*p, 'f', 2, 64)
-	}
-	if err := w.Write([]string{"category", "sku", "description", "quantity", "unit_price", "cost"}); err != nil {
-		return "", err
-	}
-	for _, it := range items {
-		if err := w.Write([]string{it.Category, it.SKU, it.Description, strconv.Itoa(it.Quantity), price(it.UnitPrice), price(it.Cost)}); err != nil {
-			return "", err
-		}
-	}
-	w.Flush()
-	return buf.String(), w.Error()
-}

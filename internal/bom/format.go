@@ -17,6 +17,29 @@ var CSVHeader = []string{"label", "a_device", "a_port", "a_rack", "a_u", "b_devi
 // empty field.
 func (b BOM) CSV() (string, error) { return RowsCSV(b.Plan) }
 
+// ItemsCSV renders the items as RFC 4180 text: category, sku, description, quantity, unit_price,
+// cost. An unpriced item has empty price and cost fields, never a zero.
+func (b BOM) ItemsCSV() (string, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	price := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', 2, 64)
+	}
+	if err := w.Write([]string{"category", "sku", "description", "quantity", "unit_price", "cost"}); err != nil {
+		return "", err
+	}
+	for _, it := range b.Items {
+		if err := w.Write([]string{it.Category, it.SKU, it.Description, strconv.Itoa(it.Quantity), price(it.UnitPrice), price(it.Cost)}); err != nil {
+			return "", err
+		}
+	}
+	w.Flush()
+	return buf.String(), w.Error()
+}
+
 // RowsCSV renders any list of plan rows (Delta's Plan or Removed) like CSV.
 func RowsCSV(rows []Row) (string, error) {
 	var buf bytes.Buffer
