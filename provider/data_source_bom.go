@@ -243,4 +243,3 @@ func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
 	m.CablingCSV = types.StringValue(plan)
 	return diags
 }
-
