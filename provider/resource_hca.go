@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -193,22 +195,36 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 
 // Create records the HCA and, with firmware_settings, configures the card (hca_firmware.go).
 func (r *hcaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, false, &resp.Diagnostics)
+}
+
+// Update applies firmware_settings again: hca.Apply sets only what differs from the card, and
+// nothing when nothing does.
+func (r *hcaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, true, &resp.Diagnostics)
+}
+
+// apply is Create and Update; they differ only in the timeout they read.
+func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, diags *diag.Diagnostics) {
 	var m hcaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(plan.Get(ctx, &m)...)
+	if diags.HasError() {
 		return
 	}
 	if !m.FirmwareSettings.IsNull() {
 		timeout, d := m.Timeouts.Create(ctx, defaultHCACreateTimeout)
-		resp.Diagnostics.Append(d...)
+		if update {
+			timeout, d = m.Timeouts.Update(ctx, defaultHCAUpdateTimeout)
+		}
+		diags.Append(d...)
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		resp.Diagnostics.Append(r.firmwareApply(ctx, &m, timeout)...)
-		if resp.Diagnostics.HasError() {
+		diags.Append(r.firmwareApply(ctx, &m, timeout)...)
+		if diags.HasError() {
 			return
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	diags.Append(state.Set(ctx, &m)...)
 }
 
 // Read queries the card's firmware settings; an HCA without them is a declaration with nothing
@@ -225,27 +241,6 @@ func (r *hcaResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp.Diagnostics.Append(r.firmwareRead(ctx, &m, timeout)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// Update applies firmware_settings again: hca.Apply sets only what differs from the card, and
-// nothing when nothing does.
-func (r *hcaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m hcaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !m.FirmwareSettings.IsNull() {
-		timeout, d := m.Timeouts.Update(ctx, defaultHCAUpdateTimeout)
-		resp.Diagnostics.Append(d...)
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		resp.Diagnostics.Append(r.firmwareApply(ctx, &m, timeout)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
