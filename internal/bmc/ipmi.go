@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	bmclib "github.com/bmc-toolbox/bmclib/v2"
 	ipmiprovider "github.com/bmc-toolbox/bmclib/v2/providers/ipmitool"
@@ -125,7 +126,7 @@ func (b *ipmiBackend) read(ctx context.Context) (State, error) {
 	}
 	if ctx.Err() == nil {
 		if fw, ferr := b.tool.run(ctx, "mc", "getsysinfo", "system_fw_version"); ferr == nil {
-			st.BIOSFirmware = strings.TrimSpace(fw)
+			st.BIOSFirmware = parseSysInfo(fw)
 		}
 	}
 	if ctx.Err() != nil {
@@ -142,6 +143,34 @@ func (b *ipmiBackend) read(ctx context.Context) (State, error) {
 		}
 	}
 	return st, nil
+}
+
+// parseSysInfo reads "ipmitool mc getsysinfo <param>" (Get System Info Parameters, IPMI v2.0
+// rev. 1.1 section 22.14a). A BMC without the parameter answers with a completion code that
+// ipmitool 1.8.19 prints as "getsysinfo command failed: Invalid command" (or "... Parameter not
+// supported") while exiting 0, so exit status alone cannot tell a value from a refusal. Any line
+// of that form, or no text at all, means "unknown" and yields "".
+func parseSysInfo(out string) string {
+	var lines []string
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		l := strings.ToLower(line)
+		if strings.Contains(l, "command failed") || strings.HasPrefix(l, "invalid ") ||
+			strings.Contains(l, "not supported") || strings.HasPrefix(l, "error") ||
+			strings.HasPrefix(l, "unable to") || strings.Contains(l, "unknown parameter") {
+			return ""
+		}
+		lines = append(lines, line)
+	}
+	// Printable text only: a BMC may pad the string with NULs or send garbage in a bad block.
+	v := strings.Join(lines, " ")
+	if strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }) >= 0 {
+		return ""
+	}
+	return v
 }
 
 // parseBootParam reads "ipmitool chassis bootparam get 5". The device selector is reported even
