@@ -294,18 +294,22 @@ func listItems[T any](ctx context.Context, r *specReader, l types.List) []T {
 	return out
 }
 
-// problemPath turns a fabric.Path into the attribute path of the fabric resource.
+// problemPath turns a fabric.Path into the attribute path of the fabric resource: the element of
+// an inventory map by key, or, for an element generated from `design`, the design attribute that
+// produced it.
 func problemPath(p fabric.Path) path.Path {
-	if p.List == "" {
+	if p.Design != "" {
+		return path.Root("design").AtName(p.Design)
+	}
+	if p.Map == "" {
 		return path.Empty()
 	}
-	out := path.Root(p.List).AtListIndex(p.Index)
-	for _, a := range p.Attrs {
-		var n int
-		if _, err := fmt.Sscanf(a, "%d", &n); err == nil && fmt.Sprint(n) == a {
-			out = out.AtListIndex(n)
+	out := path.Root(p.Map).AtMapKey(p.Key)
+	for _, s := range p.Attrs {
+		if s.Name == "" {
+			out = out.AtListIndex(s.Index)
 		} else {
-			out = out.AtName(a)
+			out = out.AtName(s.Name)
 		}
 	}
 	return out

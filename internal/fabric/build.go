@@ -50,14 +50,17 @@ func (b *builder) add(rule string, sev Severity, path Path, format string, args 
 	b.problems = append(b.problems, Problem{Rule: rule, Severity: sev, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func at(list string, i int, attrs ...string) Path { return Path{List: list, Index: i, Attrs: attrs} }
+// at is the path of an element of the spec (see Spec.PathOf).
+func (b *builder) at(list string, i int, attrs ...string) Path {
+	return b.spec.PathOf(list, i, attrs...)
+}
 
 func (b *builder) racks() {
 	b.rackByName = make(map[string]*Rack, len(b.spec.Racks))
 	for i := range b.spec.Racks {
 		r := &b.spec.Racks[i]
 		if _, dup := b.rackByName[r.Name]; dup {
-			b.add(RuleDuplicateName, Error, at("racks", i, "name"), "rack name %q is used twice; every rack needs a unique name", r.Name)
+			b.add(RuleDuplicateName, Error, b.at("racks", i, "name"), "rack name %q is used twice; every rack needs a unique name", r.Name)
 			continue
 		}
 		b.rackByName[r.Name] = r
@@ -69,13 +72,13 @@ func (b *builder) rackOf(list string, i int, name string) {
 		return
 	}
 	if _, ok := b.rackByName[name]; !ok {
-		b.add(RuleUnknownRack, Error, at(list, i, "rack"), "rack %q is not among the fabric's racks (%s)", name, quoteSome(sortedNames(b.rackByName), 8))
+		b.add(RuleUnknownRack, Error, b.at(list, i, "rack"), "rack %q is not among the fabric's racks (%s)", name, quoteSome(sortedNames(b.rackByName), 8))
 	}
 }
 
 func (b *builder) addDevice(d Device, list string, i int) bool {
 	if _, dup := b.g.index[d.Name]; dup {
-		b.add(RuleDuplicateName, Error, at(list, i, "name"), "device name %q is already used by another switch or HCA; names must be unique in the fabric", d.Name)
+		b.add(RuleDuplicateName, Error, b.at(list, i, "name"), "device name %q is already used by another switch or HCA; names must be unique in the fabric", d.Name)
 		return false
 	}
 	b.g.index[d.Name] = int32(len(b.g.Devices))
@@ -87,7 +90,7 @@ func (b *builder) switches() {
 	for i, s := range b.spec.Switches {
 		m, ok := b.cat.Switches[s.Model]
 		if !ok {
-			b.add(RuleUnknownModel, Error, at("switches", i, "model"), "unknown switch model %q; the catalog has %s", s.Model, quoteSome(b.cat.SwitchNames(), 20))
+			b.add(RuleUnknownModel, Error, b.at("switches", i, "model"), "unknown switch model %q; the catalog has %s", s.Model, quoteSome(b.cat.SwitchNames(), 20))
 			continue
 		}
 		b.rackOf("switches", i, s.Rack)
@@ -105,11 +108,11 @@ func (b *builder) nodes() {
 	b.nodeByName = make(map[string]int, len(b.spec.Nodes))
 	for i, n := range b.spec.Nodes {
 		if _, dup := b.nodeByName[n.Name]; dup {
-			b.add(RuleDuplicateName, Error, at("nodes", i, "name"), "node name %q is used twice; every node needs a unique name", n.Name)
+			b.add(RuleDuplicateName, Error, b.at("nodes", i, "name"), "node name %q is used twice; every node needs a unique name", n.Name)
 			continue
 		}
 		if _, ok := b.cat.Nodes[n.Model]; !ok {
-			b.add(RuleUnknownModel, Error, at("nodes", i, "model"), "unknown node model %q; the catalog has %s", n.Model, quoteSome(b.cat.NodeNames(), 20))
+			b.add(RuleUnknownModel, Error, b.at("nodes", i, "model"), "unknown node model %q; the catalog has %s", n.Model, quoteSome(b.cat.NodeNames(), 20))
 		}
 		b.rackOf("nodes", i, n.Rack)
 		b.nodeByName[n.Name] = i
@@ -121,7 +124,7 @@ func (b *builder) hcas() {
 	for i, h := range b.spec.HCAs {
 		ni, ok := b.nodeByName[h.Node]
 		if !ok {
-			b.add(RuleUnknownNode, Error, at("hcas", i, "node"), "HCA %q is on node %q, which is not among the fabric's nodes", h.Name, h.Node)
+			b.add(RuleUnknownNode, Error, b.at("hcas", i, "node"), "HCA %q is on node %q, which is not among the fabric's nodes", h.Name, h.Node)
 			continue
 		}
 		node := b.spec.Nodes[ni]
@@ -133,7 +136,7 @@ func (b *builder) hcas() {
 		m, ok := b.cat.HCAs[modelName]
 		if !ok {
 			if h.Model != "" {
-				b.add(RuleUnknownModel, Error, at("hcas", i, "model"), "unknown HCA model %q; the catalog has %s", h.Model, quoteSome(b.cat.HCANames(), 20))
+				b.add(RuleUnknownModel, Error, b.at("hcas", i, "model"), "unknown HCA model %q; the catalog has %s", h.Model, quoteSome(b.cat.HCANames(), 20))
 			}
 			continue
 		}
@@ -144,7 +147,7 @@ func (b *builder) hcas() {
 			}
 			perNode[h.Node]++
 			if perNode[h.Node] == limit+1 {
-				b.add(RuleHCACount, Error, at("hcas", i, "node"), "node %q (%s) holds %d compute HCAs; this is one more. Raise the node's compute_hcas or move the HCA", h.Node, node.Model, limit)
+				b.add(RuleHCACount, Error, b.at("hcas", i, "node"), "node %q (%s) holds %d compute HCAs; this is one more. Raise the node's compute_hcas or move the HCA", h.Node, node.Model, limit)
 			}
 		}
 		b.addDevice(Device{
@@ -162,12 +165,12 @@ func (b *builder) placement(d *Device) Placement {
 func (b *builder) end(ci int, side string, e End) (int32, bool) {
 	d, ok := b.g.index[e.Device]
 	if !ok {
-		b.add(RuleUnknownDevice, Error, at("cables", ci, side, "device"), "cable end %s names %q, which is neither a switch nor an HCA of this fabric", side, e.Device)
+		b.add(RuleUnknownDevice, Error, b.at("cables", ci, side, "device"), "cable end %s names %q, which is neither a switch nor an HCA of this fabric", side, e.Device)
 		return 0, false
 	}
 	dev := &b.g.Devices[d]
 	if e.Port < 1 || e.Port > dev.Ports {
-		b.add(RulePortRange, Error, at("cables", ci, side, "port"), "port %d of %q does not exist: a %s has ports 1-%d", e.Port, e.Device, dev.Model, dev.Ports)
+		b.add(RulePortRange, Error, b.at("cables", ci, side, "port"), "port %d of %q does not exist: a %s has ports 1-%d", e.Port, e.Device, dev.Model, dev.Ports)
 		return 0, false
 	}
 	return d, true
@@ -186,7 +189,7 @@ func (b *builder) cables() {
 			continue
 		}
 		if a == z && c.A.Port == c.B.Port {
-			b.add(RuleSamePort, Error, at("cables", ci, "b"), "both ends are %s port %d; a cable joins two different ports", c.A.Device, c.A.Port)
+			b.add(RuleSamePort, Error, b.at("cables", ci, "b"), "both ends are %s port %d; a cable joins two different ports", c.A.Device, c.A.Port)
 			continue
 		}
 		if !b.claim(ci, "a", a, c.A) || !b.claim(ci, "b", z, c.B) {
@@ -194,11 +197,11 @@ func (b *builder) cables() {
 		}
 		da, db := &b.g.Devices[a], &b.g.Devices[z]
 		if da.Kind == KindHCA && db.Kind == KindHCA {
-			b.add(RuleUnknownDevice, Error, at("cables", ci, "b", "device"), "cable joins two HCAs (%s and %s); an InfiniBand link needs a switch at one end", c.A.Device, c.B.Device)
+			b.add(RuleUnknownDevice, Error, b.at("cables", ci, "b", "device"), "cable joins two HCAs (%s and %s); an InfiniBand link needs a switch at one end", c.A.Device, c.B.Device)
 			continue
 		}
 		if da.RateGbps != db.RateGbps {
-			b.add(RuleSpeedMismatch, Error, at("cables", ci), "%s port %d runs at %g Gb/s but %s port %d at %g Gb/s; both ends of a link must run at the same rate", c.A.Device, c.A.Port, da.RateGbps, c.B.Device, c.B.Port, db.RateGbps)
+			b.add(RuleSpeedMismatch, Error, b.at("cables", ci), "%s port %d runs at %g Gb/s but %s port %d at %g Gb/s; both ends of a link must run at the same rate", c.A.Device, c.A.Port, da.RateGbps, c.B.Device, c.B.Port, db.RateGbps)
 			continue
 		}
 		link := Link{A: a, B: z, PortA: c.A.Port, PortB: c.B.Port, RateGbps: da.RateGbps, Cable: ci, LengthM: c.LengthM}
@@ -209,13 +212,13 @@ func (b *builder) cables() {
 			reach, ok := b.cat.Reach(c.Kind)
 			switch {
 			case !ok:
-				b.add(RuleCableKind, Error, at("cables", ci, "kind"), "no cable of kind %q in the catalog; valid kinds: %s", c.Kind, strings.Join(catalog.CableKinds, ", "))
+				b.add(RuleCableKind, Error, b.at("cables", ci, "kind"), "no cable of kind %q in the catalog; valid kinds: %s", c.Kind, strings.Join(catalog.CableKinds, ", "))
 			case link.LengthM > reach:
 				how := "declared"
 				if link.Estimated {
 					how = "estimated from the rack positions"
 				}
-				b.add(RuleCableReach, Error, at("cables", ci, "kind"), "%s <-> %s needs %.1f m (%s) but %s reaches at most %g m; use %s", c.A.Device, c.B.Device, link.LengthM, how, c.Kind, reach, b.kindFor(link.LengthM))
+				b.add(RuleCableReach, Error, b.at("cables", ci, "kind"), "%s <-> %s needs %.1f m (%s) but %s reaches at most %g m; use %s", c.A.Device, c.B.Device, link.LengthM, how, c.Kind, reach, b.kindFor(link.LengthM))
 			}
 		}
 		b.g.Links = append(b.g.Links, link)
@@ -235,7 +238,7 @@ func (b *builder) kindFor(m float64) string {
 func (b *builder) claim(ci int, side string, d int32, e End) bool {
 	slot := &b.used[b.portBase[d]+int32(e.Port)-1]
 	if *slot != 0 {
-		b.add(RulePortReuse, Error, at("cables", ci, side, "port"), "%s port %d is already used by cables[%d]; each port takes one cable", e.Device, e.Port, *slot-1)
+		b.add(RulePortReuse, Error, b.at("cables", ci, side, "port"), "%s port %d is already used by %s; each port takes one cable", e.Device, e.Port, b.spec.PathOf(MapCables, int(*slot-1)).Element())
 		return false
 	}
 	*slot = int32(ci) + 1
@@ -332,12 +335,12 @@ func (b *builder) rackBudgets() {
 		u.powerKW += kw
 		top := pos + height - 1
 		if pos < 1 || top > len(u.units)-1 {
-			b.add(RuleRackUnits, Error, at(list, i, "position_u"), "%s at U%d takes %dU, up to U%d, but rack %q has units 1-%d; position_u must be 1-%d", what, pos, height, top, rackName, len(u.units)-1, len(u.units)-height)
+			b.add(RuleRackUnits, Error, b.at(list, i, "position_u"), "%s at U%d takes %dU, up to U%d, but rack %q has units 1-%d; position_u must be 1-%d", what, pos, height, top, rackName, len(u.units)-1, len(u.units)-height)
 			return
 		}
 		for x := pos; x <= top; x++ {
 			if prev := u.units[x]; prev != 0 {
-				b.add(RuleRackUnits, Error, at(list, i, "position_u"), "%s at U%d-U%d overlaps %s in rack %q at U%d", what, pos, top, b.occupantName(prev), rackName, x)
+				b.add(RuleRackUnits, Error, b.at(list, i, "position_u"), "%s at U%d-U%d overlaps %s in rack %q at U%d", what, pos, top, b.occupantName(prev), rackName, x)
 				return
 			}
 		}
@@ -361,7 +364,7 @@ func (b *builder) rackBudgets() {
 			continue
 		}
 		if u.powerKW > r.PowerKW+1e-9 {
-			b.add(RuleRackPower, Error, at("racks", i, "power_kw"), "rack %q draws %.1f kW at the catalog's maximum power but its budget is %g kW; raise power_kw to at least %.1f or move equipment out", r.Name, u.powerKW, r.PowerKW, u.powerKW)
+			b.add(RuleRackPower, Error, b.at("racks", i, "power_kw"), "rack %q draws %.1f kW at the catalog's maximum power but its budget is %g kW; raise power_kw to at least %.1f or move equipment out", r.Name, u.powerKW, r.PowerKW, u.powerKW)
 		}
 	}
 }
@@ -392,7 +395,7 @@ func (b *builder) partitions() {
 			}
 			d, ok := b.g.index[m.HCA]
 			if !ok || b.g.Devices[d].Kind != KindHCA {
-				b.add(RulePartitionMember, Error, Path{List: "partitions", Index: pi, Attrs: []string{"members", fmt.Sprint(mi), "hca"}},
+				b.add(RulePartitionMember, Error, b.at("partitions", pi, "members").Index(mi).Attr("hca"),
 					"partition %q member %q is not an HCA of this fabric; name an HCA as \"<node>/<device>\" or give its port GUID", p.Name, m.HCA)
 			}
 		}

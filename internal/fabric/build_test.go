@@ -89,27 +89,27 @@ func TestBuildProblems(t *testing.T) {
 		path   string
 		want   string
 	}{
-		{"port reuse", func(s *Spec) { s.Cables[1].A.Port = 1 }, nil, RulePortReuse, "cables[1].a.port", "leaf01 port 1 is already used by cables[0]"},
-		{"unknown device", func(s *Spec) { s.Cables[3].B.Device = "gpu999/mlx5_0" }, nil, RuleUnknownDevice, "cables[3].b.device", `"gpu999/mlx5_0", which is neither a switch nor an HCA`},
-		{"port range", func(s *Spec) { s.Cables[70].B.Port = 65 }, nil, RulePortRange, "cables[70].b.port", "a QM9700 has ports 1-64"},
-		{"same port", func(s *Spec) { s.Cables = append(s.Cables, Cable{A: End{"spine01", 64}, B: End{"spine01", 64}}) }, nil, RuleSamePort, "cables[128].b", "both ends are spine01 port 64"},
-		{"speed", func(s *Spec) { s.Switches[2].Model = "HDR40"; s.Cables = s.Cables[:64+8] }, hdr, RuleSpeedMismatch, "cables[64]", "leaf01 port 33 runs at 400 Gb/s but spine01 port 1 at 200 Gb/s"},
-		{"reach", func(s *Spec) { s.Cables[0].Kind = "dac" }, nil, RuleCableReach, "cables[0].kind", `needs 5.3 m (estimated from the rack positions) but dac reaches at most 3 m; use "fiber-mm" (up to 50 m)`},
-		{"reach declared", func(s *Spec) { s.Cables[64].Kind = "fiber-mm"; s.Cables[64].LengthM = 80 }, nil, RuleCableReach, "cables[64].kind", "needs 80.0 m (declared) but fiber-mm reaches at most 50 m"},
-		{"kind", func(s *Spec) { s.Cables[0].Kind = "copper" }, nil, RuleCableKind, "cables[0].kind", `no cable of kind "copper"`},
-		{"rack units", func(s *Spec) { s.Nodes[3].PositionU = 40 }, nil, RuleRackUnits, "nodes[3].position_u", `takes 8U, up to U47, but rack "r01" has units 1-42`},
-		{"rack overlap", func(s *Spec) { s.Switches[1].PositionU = 20 }, nil, RuleRackUnits, "switches[1].position_u", `overlaps switch leaf01 in rack "r02" at U20`},
-		{"rack power", func(s *Spec) { s.Racks[0].PowerKW = 30 }, nil, RuleRackPower, "racks[0].power_kw", `rack "r01" draws 40.8 kW`},
-		{"unknown rack", func(s *Spec) { s.Switches[0].Rack = "r09" }, nil, RuleUnknownRack, "switches[0].rack", `rack "r09" is not among`},
-		{"unknown node", func(s *Spec) { s.HCAs[5].Node = "gpu099" }, nil, RuleUnknownNode, "hcas[5].node", `on node "gpu099"`},
+		{"port reuse", func(s *Spec) { s.Cables[1].A.Port = 1 }, nil, RulePortReuse, `cables["leaf01:1 <-> gpu001/mlx5_1:1"].a.port`, `leaf01 port 1 is already used by cables["leaf01:1 <-> gpu001/mlx5_0:1"]`},
+		{"unknown device", func(s *Spec) { s.Cables[3].B.Device = "gpu999/mlx5_0" }, nil, RuleUnknownDevice, `cables["leaf01:4 <-> gpu999/mlx5_0:1"].b.device`, `"gpu999/mlx5_0", which is neither a switch nor an HCA`},
+		{"port range", func(s *Spec) { s.Cables[70].B.Port = 65 }, nil, RulePortRange, `cables["leaf01:39 <-> spine01:65"].b.port`, "a QM9700 has ports 1-64"},
+		{"same port", func(s *Spec) { s.Cables = append(s.Cables, Cable{A: End{"spine01", 64}, B: End{"spine01", 64}}) }, nil, RuleSamePort, `cables["spine01:64 <-> spine01:64"].b`, "both ends are spine01 port 64"},
+		{"speed", func(s *Spec) { s.Switches[2].Model = "HDR40"; s.Cables = s.Cables[:64+8] }, hdr, RuleSpeedMismatch, `cables["leaf01:33 <-> spine01:1"]`, "leaf01 port 33 runs at 400 Gb/s but spine01 port 1 at 200 Gb/s"},
+		{"reach", func(s *Spec) { s.Cables[0].Kind = "dac" }, nil, RuleCableReach, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `needs 5.3 m (estimated from the rack positions) but dac reaches at most 3 m; use "fiber-mm" (up to 50 m)`},
+		{"reach declared", func(s *Spec) { s.Cables[64].Kind = "fiber-mm"; s.Cables[64].LengthM = 80 }, nil, RuleCableReach, `cables["leaf01:33 <-> spine01:1"].kind`, "needs 80.0 m (declared) but fiber-mm reaches at most 50 m"},
+		{"kind", func(s *Spec) { s.Cables[0].Kind = "copper" }, nil, RuleCableKind, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `no cable of kind "copper"`},
+		{"rack units", func(s *Spec) { s.Nodes[3].PositionU = 40 }, nil, RuleRackUnits, `nodes["gpu004"].position_u`, `takes 8U, up to U47, but rack "r01" has units 1-42`},
+		{"rack overlap", func(s *Spec) { s.Switches[1].PositionU = 20 }, nil, RuleRackUnits, `switches["leaf02"].position_u`, `overlaps switch leaf01 in rack "r02" at U20`},
+		{"rack power", func(s *Spec) { s.Racks[0].PowerKW = 30 }, nil, RuleRackPower, `racks["r01"].power_kw`, `rack "r01" draws 40.8 kW`},
+		{"unknown rack", func(s *Spec) { s.Switches[0].Rack = "r09" }, nil, RuleUnknownRack, `switches["leaf01"].rack`, `rack "r09" is not among`},
+		{"unknown node", func(s *Spec) { s.HCAs[5].Node = "gpu099" }, nil, RuleUnknownNode, `hcas["gpu001/mlx5_5"].node`, `on node "gpu099"`},
 		{"too many hcas", func(s *Spec) {
 			s.HCAs = append(s.HCAs, HCA{Name: "gpu001/mlx5_8", Node: "gpu001", Device: "mlx5_8", Rail: -1})
-		}, nil, RuleHCACount, "hcas[64].node", "holds 8 compute HCAs; this is one more"},
-		{"duplicate", func(s *Spec) { s.HCAs[1].Name = s.HCAs[0].Name }, nil, RuleDuplicateName, "hcas[1].name", `"gpu001/mlx5_0" is already used`},
-		{"unknown model", func(s *Spec) { s.Switches[0].Model = "QM8700" }, nil, RuleUnknownModel, "switches[0].model", `unknown switch model "QM8700"; the catalog has "QM9700", "QM9790"`},
+		}, nil, RuleHCACount, `hcas["gpu001/mlx5_8"].node`, "holds 8 compute HCAs; this is one more"},
+		{"duplicate", func(s *Spec) { s.HCAs[1].Name = s.HCAs[0].Name }, nil, RuleDuplicateName, `hcas["gpu001/mlx5_0"].name`, `"gpu001/mlx5_0" is already used`},
+		{"unknown model", func(s *Spec) { s.Switches[0].Model = "QM8700" }, nil, RuleUnknownModel, `switches["leaf01"].model`, `unknown switch model "QM8700"; the catalog has "QM9700", "QM9790"`},
 		{"partition member", func(s *Spec) {
 			s.Partitions = []Partition{{Name: "p", PKey: "0x0001", Members: []Member{{HCA: "gpu001/mlx5_0"}, {HCA: "leaf01"}}}}
-		}, nil, RulePartitionMember, "partitions[0].members.1.hca", `member "leaf01" is not an HCA`},
+		}, nil, RulePartitionMember, `partitions["p"].members[1].hca`, `member "leaf01" is not an HCA`},
 		{"disconnected", func(s *Spec) { s.Cables = s.Cables[:64+32] }, nil, RuleDisconnected, "fabric", "2 disconnected pieces: {2 switches (leaf01, spine01), 32 HCAs from gpu001/mlx5_0} {1 switches (leaf02), 32 HCAs from gpu001/mlx5_4}"},
 	}
 	for _, tc := range cases {
@@ -139,5 +139,35 @@ func TestBuildIsDeterministic(t *testing.T) {
 	b, pb := Build(smallCluster(), catalog.Default())
 	if fmt.Sprint(pa) != fmt.Sprint(pb) || fmt.Sprint(a.Devices) != fmt.Sprint(b.Devices) || fmt.Sprint(a.Links) != fmt.Sprint(b.Links) {
 		t.Error("two builds of the same spec differ")
+	}
+}
+
+// TestPathKeysAndOrigin: a problem names the element by its map key where it has one, and, for a
+// generated element, the design attribute that produced it.
+func TestPathKeysAndOrigin(t *testing.T) {
+	s := smallCluster()
+	s.Switches[0].Key = "first-leaf"
+	s.Switches[0].Rack = "r09"
+	s.Cables[0].Ref = Ref{Key: "c0", Origin: "scalable_units"}
+	s.Cables[0].Kind = "copper"
+	_, ps := Build(s, catalog.Default())
+	want := map[string]string{
+		RuleUnknownRack: `switches["first-leaf"].rack`,
+		RuleCableKind:   `design.scalable_units (cables["c0"].kind)`,
+	}
+	for _, p := range ps {
+		if w, ok := want[p.Rule]; ok {
+			if p.Path.String() != w {
+				t.Errorf("%s: path %s, want %s", p.Rule, p.Path, w)
+			}
+			delete(want, p.Rule)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing problems %v in %v", want, ps)
+	}
+	p := At("partitions", "p", "members").Index(2).Attr("hca")
+	if p.String() != `partitions["p"].members[2].hca` || len(p.Attrs) != 3 || p.Attrs[1] != (Step{Index: 2}) {
+		t.Errorf("At/Index/Attr: %s %#v", p, p.Attrs)
 	}
 }

@@ -1,5 +1,7 @@
 package fabric
 
+import "strconv"
+
 // Spec is the declared fabric: what the user wrote, before any checking. Field names follow the
 // Terraform attributes of the matching gpucluster_* resources.
 type Spec struct {
@@ -11,9 +13,18 @@ type Spec struct {
 	Partitions []Partition
 }
 
+// Ref says where an element of the Spec came from, for the Path of its problems: Key is its key
+// in the fabric's inventory map ("" when it has none: then its name, or a cable's label, stands
+// in), Origin the design attribute that generated it ("" for an element the user declared).
+type Ref struct {
+	Key    string
+	Origin string
+}
+
 // Rack is a rack in a row of the hall. Row and Position place it on a grid that gives cable
 // lengths.
 type Rack struct {
+	Ref
 	Name     string
 	Row      int
 	Position int
@@ -30,6 +41,7 @@ const (
 
 // Switch is a switch. Role is empty when the user leaves it to inference.
 type Switch struct {
+	Ref
 	Name      string
 	Model     string
 	Rack      string
@@ -41,6 +53,7 @@ type Switch struct {
 
 // Node is a GPU server. ComputeHCAs is 0 when the model's default applies.
 type Node struct {
+	Ref
 	Name        string
 	Model       string
 	Rack        string
@@ -50,6 +63,7 @@ type Node struct {
 
 // HCA is a host channel adapter of a node. Name defaults to "<node>/<device>".
 type HCA struct {
+	Ref
 	Name     string
 	Node     string
 	Device   string
@@ -66,6 +80,7 @@ type End struct {
 
 // Cable is one logical link. Kind and LengthM are empty/zero when left to the planner.
 type Cable struct {
+	Ref
 	A, B    End
 	Kind    string
 	LengthM float64
@@ -73,6 +88,7 @@ type Cable struct {
 
 // Partition is an InfiniBand partition.
 type Partition struct {
+	Ref
 	Name     string
 	PKey     string
 	Members  []Member
@@ -92,3 +108,49 @@ type Member struct {
 
 // HCAName is the default name of an HCA: "<node>/<device>".
 func HCAName(node, device string) string { return node + "/" + device }
+
+// Label is the cable's label, "<a.device>:<a.port> <-> <b.device>:<b.port>", as gpucluster_cable
+// computes it.
+func (c *Cable) Label() string { return c.A.String() + " <-> " + c.B.String() }
+
+// String is the cable end label "<device>:<port>".
+func (e End) String() string { return e.Device + ":" + strconv.Itoa(e.Port) }
+
+// Inventory map names, as the fabric's attributes.
+const (
+	MapRacks      = "racks"
+	MapSwitches   = "switches"
+	MapNodes      = "nodes"
+	MapHCAs       = "hcas"
+	MapCables     = "cables"
+	MapPartitions = "partitions"
+)
+
+// PathOf returns the path of the attributes attrs of element i of the inventory map m (one of the
+// Map* names): its key (or name, or a cable's label, where it has no key) and, for a generated
+// element, the design attribute that produced it.
+func (s *Spec) PathOf(m string, i int, attrs ...string) Path {
+	var ref Ref
+	name := ""
+	switch m {
+	case MapRacks:
+		ref, name = s.Racks[i].Ref, s.Racks[i].Name
+	case MapSwitches:
+		ref, name = s.Switches[i].Ref, s.Switches[i].Name
+	case MapNodes:
+		ref, name = s.Nodes[i].Ref, s.Nodes[i].Name
+	case MapHCAs:
+		ref, name = s.HCAs[i].Ref, s.HCAs[i].Name
+	case MapCables:
+		ref, name = s.Cables[i].Ref, s.Cables[i].Label()
+	case MapPartitions:
+		ref, name = s.Partitions[i].Ref, s.Partitions[i].Name
+	}
+	key := ref.Key
+	if key == "" {
+		key = name
+	}
+	p := At(m, key, attrs...)
+	p.Design = ref.Origin
+	return p
+}
