@@ -73,8 +73,7 @@ type Counts struct {
 	HCATransceivers    int `json:"hca_transceivers"`  // single-port modules (PCIe HCAs, appliances)
 }
 
-// BOM is a bill of materials with its cabling plan. Removed is set only by Delta: plan rows of
-// the prior BOM that the next one no longer has.
+// BOM is a bill of materials with its cabling plan.
 type BOM struct {
 	Items     []Item   `json:"items"`
 	TotalCost float64  `json:"total_cost"` // sum of priced items' cost
@@ -82,7 +81,6 @@ type BOM struct {
 	Counts    Counts   `json:"counts"`
 	Warnings  []string `json:"warnings"`
 	Plan      []Row    `json:"-"`
-	Removed   []Row    `json:"-"`
 }
 
 // ExternalLink is a link from a device outside the graph (a fabric-manager appliance) to a

@@ -149,45 +149,67 @@ func TestSuperPOD1SU(t *testing.T) {
 }
 
 // Growing 2 SU -> 4 SU within a 4-SU plan is a purchase order of additions only: no SKU goes
-// down and no cabling-plan row of the 2-SU fabric changes.
-func TestDeltaExpansionOnlyAdds(t *testing.T) {
+// down and no cabling-plan row of the 2-SU fabric changes. Shrinking back frees exactly as much.
+func TestOrderExpansionOnlyAdds(t *testing.T) {
 	for _, kind := range []string{catalog.KindFiberMM, ""} {
 		two := forDesign(t, superPOD(2, 4, kind))
 		four := forDesign(t, superPOD(4, 4, kind))
-		d := Delta(two, four)
-		if len(d.Items) == 0 {
-			t.Fatal("empty delta")
+		lines, total := Order(two, four)
+		if len(lines) == 0 {
+			t.Fatal("empty order")
 		}
-		for _, it := range d.Items {
-			if it.Quantity <= 0 {
-				t.Errorf("kind %q: %s %s %d; an expansion within the plan only adds", kind, it.Category, it.SKU, it.Quantity)
+		delta := map[string]int{}
+		for _, l := range lines {
+			delta[l.SKU] = l.Delta()
+			if l.Delta() <= 0 {
+				t.Errorf("kind %q: %s %s %d -> %d; an expansion within the plan only adds", kind, l.Category, l.SKU, l.Before, l.After)
 			}
-		}
-		if len(d.Removed) != 0 {
-			t.Errorf("kind %q: %d rows removed, first %+v", kind, len(d.Removed), d.Removed[0])
-		}
-		if len(d.Plan) != len(four.Plan)-len(two.Plan) {
-			t.Errorf("kind %q: %d rows to cable, want %d", kind, len(d.Plan), len(four.Plan)-len(two.Plan))
+			if l.After != qty(four, l.Category, l.SKU) || l.Before != qty(two, l.Category, l.SKU) {
+				t.Errorf("kind %q: %s before/after %d/%d, BOMs say %d/%d", kind, l.SKU, l.Before, l.After, qty(two, l.Category, l.SKU), qty(four, l.Category, l.SKU))
+			}
 		}
 		// 2 SU within the 4-SU plan already has all 16 spines; the expansion adds 16 leaves.
-		if q := qty(d, CategorySwitch, skuQM9700); q != 16 {
+		if q := delta[skuQM9700]; q != 16 {
 			t.Errorf("kind %q: switches +%d, want +16 leaves", kind, q)
 		}
-		if q := qty(d, CategoryNode, skuDGX); q != 64 {
+		if q := delta[skuDGX]; q != 64 {
 			t.Errorf("kind %q: nodes +%d, want +64", kind, q)
 		}
-		if d.TotalCost != 16*85000 || d.Counts.Switches != 16 || d.Counts.Links != 1024 {
-			t.Errorf("kind %q: delta total %.0f counts %+v", kind, d.TotalCost, d.Counts)
+		if total != 16*85000 {
+			t.Errorf("kind %q: order total %.0f", kind, total)
 		}
-		back := Delta(four, two)
-		for _, it := range back.Items {
-			if it.Quantity >= 0 {
-				t.Errorf("reverse delta %s %d, want negative", it.SKU, it.Quantity)
+		rows := map[Row]bool{}
+		for _, r := range four.Plan {
+			rows[r] = true
+		}
+		for _, r := range two.Plan {
+			if !rows[r] {
+				t.Errorf("kind %q: row %+v of the 2-SU plan changes at 4 SU", kind, r)
+				break
 			}
 		}
-		if len(back.Removed) != len(d.Plan) || len(back.Plan) != 0 {
-			t.Errorf("reverse delta: %d removed, %d added", len(back.Removed), len(back.Plan))
+		back, backTotal := Order(four, two)
+		for _, l := range back {
+			if l.Delta() != -delta[l.SKU] {
+				t.Errorf("reverse order %s %d, want %d", l.SKU, l.Delta(), -delta[l.SKU])
+			}
 		}
+		if len(back) != len(lines) || backTotal != -total {
+			t.Errorf("reverse order: %d lines, total %.0f", len(back), backTotal)
+		}
+	}
+}
+
+func TestBySKUMergesCategories(t *testing.T) {
+	p := 10.0
+	c1, c2 := 20.0, 30.0
+	m := BySKU([]Item{
+		{SKU: "A", Category: CategoryTransceiver, Quantity: 2, UnitPrice: &p, Cost: &c1},
+		{SKU: "A", Category: CategoryCable, Quantity: 3, UnitPrice: &p, Cost: &c2},
+		{SKU: "B", Category: CategoryCable, Quantity: 1},
+	})
+	if a := m["A"]; len(m) != 2 || a.Quantity != 5 || a.Cost == nil || *a.Cost != 50 || a.Category != CategoryTransceiver {
+		t.Errorf("BySKU = %+v", m)
 	}
 }
 

@@ -2,84 +2,84 @@ package bom
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// Delta is the expansion purchase order from prior to next: per SKU the quantity to add
-// (positive) or that is freed (negative), costed at the unit price; items whose quantity does
-// not change are left out. Plan holds the rows to cable (in next, not in prior, or changed) and
-// Removed the rows to take out (in prior, not in next, or changed). Counts are differences.
-func Delta(prior, next BOM) BOM {
-	type k = [2]string
-	before := map[k]Item{}
-	for _, it := range prior.Items {
-		before[k{it.Category, it.SKU}] = it
-	}
-	var out BOM
-	seen := map[k]bool{}
-	for _, it := range next.Items {
-		key := k{it.Category, it.SKU}
-		seen[key] = true
-		if q := it.Quantity - before[key].Quantity; q != 0 {
-			out.Items = append(out.Items, priced(it, q))
-		}
-	}
-	for _, it := range prior.Items {
-		if !seen[k{it.Category, it.SKU}] {
-			out.Items = append(out.Items, priced(it, -it.Quantity))
-		}
-	}
-	sortItems(out.Items)
-	for _, it := range out.Items {
-		if it.Cost != nil {
-			out.TotalCost += *it.Cost
-		}
-	}
-	out.Unpriced = unpriced(out.Items)
-
-	had := make(map[Row]bool, len(prior.Plan))
-	for _, r := range prior.Plan {
-		had[r] = true
-	}
-	has := make(map[Row]bool, len(next.Plan))
-	for _, r := range next.Plan {
-		has[r] = true
-		if !had[r] {
-			out.Plan = append(out.Plan, r)
-		}
-	}
-	for _, r := range prior.Plan {
-		if !has[r] {
-			out.Removed = append(out.Removed, r)
-		}
-	}
-	p, n := prior.Counts, next.Counts
-	out.Counts = Counts{
-		Switches: n.Switches - p.Switches, Nodes: n.Nodes - p.Nodes, HCAs: n.HCAs - p.HCAs,
-		Links: n.Links - p.Links, Cables: n.Cables - p.Cables, GraphCables: n.GraphCables - p.GraphCables,
-		ExternalCables:     n.ExternalCables - p.ExternalCables,
-		SwitchTransceivers: n.SwitchTransceivers - p.SwitchTransceivers,
-		NodeTransceivers:   n.NodeTransceivers - p.NodeTransceivers,
-		HCATransceivers:    n.HCATransceivers - p.HCATransceivers,
-	}
-	out.Warnings = append([]string{}, next.Warnings...)
-	if len(out.Removed) > 0 {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%d cabling-plan rows of the prior fabric change or go away: the expansion re-cables existing ports (see Removed)", len(out.Removed)))
-	}
-	return out
+// Line is one SKU of a purchase order: how many the prior fabric has and the next one needs.
+// Cost is what the difference costs at the unit price (negative: freed); nil when unpriced.
+type Line struct {
+	SKU         string
+	Description string
+	Category    string
+	Before      int
+	After       int
+	UnitPrice   *float64
+	Cost        *float64
 }
 
-func priced(it Item, q int) Item {
-	it.Quantity = q
-	it.Cost = nil
-	if it.UnitPrice != nil {
-		c := *it.UnitPrice * float64(q)
-		it.Cost = &c
+// Delta is After - Before: positive to buy, negative freed.
+func (l Line) Delta() int { return l.After - l.Before }
+
+// Order is the purchase order from prior to next, one Line per SKU whose quantity changes (an
+// SKU listed under two categories counts once, as bom.items keys it), in the BOM's order; total
+// is the cost of the priced lines. It is what a plan summary and the `bom` diff by SKU both say.
+func Order(prior, next BOM) (lines []Line, total float64) {
+	before, after := BySKU(prior.Items), BySKU(next.Items)
+	add := func(it Item, b, a int) {
+		if a == b {
+			return
+		}
+		l := Line{SKU: it.SKU, Description: it.Description, Category: it.Category, Before: b, After: a, UnitPrice: it.UnitPrice}
+		if it.UnitPrice != nil {
+			c := *it.UnitPrice * float64(a-b)
+			l.Cost = &c
+			total += c
+		}
+		lines = append(lines, l)
 	}
-	return it
+	for _, it := range after {
+		add(it, before[it.SKU].Quantity, it.Quantity)
+	}
+	for _, it := range before {
+		if _, ok := after[it.SKU]; !ok {
+			add(it, it.Quantity, 0)
+		}
+	}
+	sort.Slice(lines, func(i, j int) bool {
+		a, b := lines[i], lines[j]
+		if categoryOrder[a.Category] != categoryOrder[b.Category] {
+			return categoryOrder[a.Category] < categoryOrder[b.Category]
+		}
+		return a.SKU < b.SKU
+	})
+	return lines, total
+}
+
+// BySKU keys items by SKU, the shape of the `bom.items` outputs. Items of one SKU under two
+// categories (which the catalog does not have today) are merged: quantities and costs add up,
+// the first category in BOM order and its description are kept.
+func BySKU(items []Item) map[string]Item {
+	out := make(map[string]Item, len(items))
+	for _, it := range items {
+		prev, dup := out[it.SKU]
+		if !dup {
+			out[it.SKU] = it
+			continue
+		}
+		prev.Quantity += it.Quantity
+		if prev.Cost != nil && it.Cost != nil {
+			c := *prev.Cost + *it.Cost
+			prev.Cost = &c
+		} else {
+			prev.Cost = nil
+		}
+		out[it.SKU] = prev
+	}
+	return out
 }
 
 // ExternalLinks turns a generated design's appliance links (UFM in reserved slots) into the

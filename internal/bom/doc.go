@@ -1,7 +1,8 @@
 // Package bom owns the bill of materials and the cabling plan of a fabric: what to order
 // (switches, nodes, HCAs, cables by kind and standard length, transceivers) and what to cable
 // (one row per logical link, both ends with rack, unit and port), rendered as CSV, Markdown and
-// JSON, plus the difference between two BOMs, which is the purchase order of an expansion.
+// JSON, plus the difference between two BOMs per SKU (Order), which is the purchase order of an
+// expansion.
 //
 // Invariants:
 //   - Prices come from the catalog only. An item without a catalog price has UnitPrice and Cost

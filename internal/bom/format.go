@@ -40,7 +40,7 @@ func (b BOM) ItemsCSV() (string, error) {
 	return buf.String(), w.Error()
 }
 
-// RowsCSV renders any list of plan rows (Delta's Plan or Removed) like CSV.
+// RowsCSV renders any list of plan rows (a part of Plan) like CSV.
 func RowsCSV(rows []Row) (string, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -92,7 +92,7 @@ func (b BOM) JSON() ([]byte, error) {
 }
 
 // Markdown renders the BOM as a table with the priced total, the unpriced SKUs and the
-// warnings. Quantities and costs of a Delta are signed.
+// warnings.
 func (b BOM) Markdown() string {
 	var s strings.Builder
 	s.WriteString("| Category | SKU | Description | Quantity | Unit price (USD) | Cost (USD) |\n")
