@@ -26,12 +26,15 @@ type GraphOptions struct {
 const (
 	TopoFatTree   = "fat-tree"   // HCAs at the bottom, every link one level up: ftree
 	TopoDragonfly = "dragonfly+" // switches declare groups: updn
-	TopoTorus     = "torus"      // every switch is a leaf and switches link sideways: torus-2QoS
-	TopoOther     = "other"      // anything else, a single switch included: minhop
+	TopoTorus     = "torus"      // every switch is a leaf and the switches' links close cycles: torus-2QoS
+	TopoOther     = "other"      // anything else (one switch, leaves cabled back to back, a chain): minhop
 )
 
 // Classify tells the topology from the graph. Rail-optimized fabrics are fat trees (rails are
-// leaves, every link goes one level up), so they classify as TopoFatTree.
+// leaves, every link goes one level up), so they classify as TopoFatTree. Switches that all hold
+// HCAs and link sideways are a torus (or mesh) only when those links close a cycle: two leaves
+// cabled back to back, or a chain of leaves, is a tree of switches, where the only path between
+// two switches is the shortest one.
 func Classify(g *fabric.Graph) string {
 	maxLevel, lateral, switches := 0, 0, 0
 	for i := 0; i < g.NumSwitches(); i++ {
@@ -56,7 +59,7 @@ func Classify(g *fabric.Graph) string {
 	switch {
 	case switches == 0:
 		return TopoOther
-	case maxLevel == 1 && lateral > 0:
+	case maxLevel == 1 && lateral > 0 && switchCycle(g):
 		return TopoTorus
 	case lateral == 0 && maxLevel >= 2:
 		return TopoFatTree
@@ -64,18 +67,83 @@ func Classify(g *fabric.Graph) string {
 	return TopoOther
 }
 
+// switchCycle tells whether the switch-to-switch links, parallel links counted once, close a
+// cycle: a forest of n switches in c pieces has exactly n-c distinct switch pairs, and any more
+// close a cycle (union-find over the pairs).
+func switchCycle(g *fabric.Graph) bool {
+	parent := make([]int32, g.NumSwitches())
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	seen := map[[2]int32]bool{}
+	for _, l := range g.Links {
+		if g.Devices[l.A].Kind != fabric.KindSwitch || g.Devices[l.B].Kind != fabric.KindSwitch {
+			continue
+		}
+		pair := [2]int32{min(l.A, l.B), max(l.A, l.B)}
+		if seen[pair] {
+			continue // a parallel link adds bandwidth, not a cycle of switches
+		}
+		seen[pair] = true
+		ra, rb := find(l.A), find(l.B)
+		if ra == rb {
+			return true
+		}
+		parent[ra] = rb
+	}
+	return false
+}
+
+// Routing engines the provider picks (opensm(8), ROUTING).
+const (
+	EngineFtree  = "ftree"
+	EngineUpdn   = "updn"
+	EngineTorus  = "torus-2QoS"
+	EngineDFSSSP = "dfsssp"
+	EngineMinhop = "minhop"
+)
+
 // DefaultEngine is the routing engine the provider picks when the user sets none: ftree for fat
-// trees and rail-optimized fabrics, updn for dragonfly+, torus-2QoS for tori, minhop otherwise.
+// trees and rail-optimized fabrics, updn for dragonfly+, torus-2QoS for tori, and minhop
+// otherwise. minhop is OpenSM's own default, and on a single switch or a tree of switches (leaves
+// cabled back to back, the smallest real fabric) it is also deadlock-free: the only route between
+// two switches of a tree is the shortest one, so the channel dependency graph has no cycle
+// (Dally and Seitz, "Deadlock-free message routing in multiprocessor interconnection networks",
+// IEEE Trans. Computers C-36(5), 1987), and updn would route exactly the same paths.
+//
+// torus-2QoS routes only with its torus description (torus-2QoS.conf(5)); see EngineFor for the
+// choice when there is none.
 func DefaultEngine(g *fabric.Graph) string {
 	switch Classify(g) {
 	case TopoFatTree:
-		return "ftree"
+		return EngineFtree
 	case TopoDragonfly:
-		return "updn"
+		return EngineUpdn
 	case TopoTorus:
-		return "torus-2QoS"
+		return EngineTorus
 	}
-	return "minhop"
+	return EngineMinhop
+}
+
+// EngineFor is DefaultEngine given the OpenSM options: a torus without a torus description
+// (options.torus_config) gets dfsssp, which routes any topology, tori included, deadlock-free
+// over virtual lanes (Domke, Hoefler and Nagel, "Deadlock-Free Oblivious Routing for Arbitrary
+// Topologies", IPDPS 2011; opensm(8), DFSSSP) and needs no description; torus-2QoS without one
+// logs ERR 4E11 and falls back to minhop, which deadlocks on a ring. torus-2QoS is refused only
+// where the user asked for it without the description (Config.Validate).
+func EngineFor(g *fabric.Graph, options map[string]string) string {
+	e := DefaultEngine(g)
+	if e == EngineTorus && strings.TrimSpace(options["torus_config"]) == "" {
+		return EngineDFSSSP
+	}
+	return e
 }
 
 // TopTier returns the switches at the highest level HCAs reach (the spines of a 2-tier fat tree,
@@ -156,7 +224,7 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 		DefaultMembership: o.DefaultMembership, Paths: o.Paths,
 	}
 	if c.RoutingEngine == "" {
-		c.RoutingEngine = DefaultEngine(g)
+		c.RoutingEngine = EngineFor(g, c.Options)
 	}
 	engines, _, _ := ParseEngines(c.RoutingEngine)
 	if hasEngine(engines, "torus-2QoS", "lash", "dfsssp") {

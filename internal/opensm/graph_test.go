@@ -63,6 +63,11 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		map[string]int{"t0": 1, "t1": 1, "t2": 1, "t3": 1},
 		[][2]fabric.End{{e("t0", 10), e("t1", 11)}, {e("t1", 10), e("t2", 11)}, {e("t2", 10), e("t3", 11)}, {e("t3", 10), e("t0", 11)}})
 	single := smallSpec([]fabric.Switch{{Name: "sw"}}, map[string]int{"sw": 3}, nil)
+	// The smallest real fabric: two leaves cabled back to back with two parallel links.
+	backToBack := smallSpec([]fabric.Switch{{Name: "leaf01"}, {Name: "leaf02"}}, map[string]int{"leaf01": 2, "leaf02": 2},
+		[][2]fabric.End{{e("leaf01", 10), e("leaf02", 10)}, {e("leaf01", 11), e("leaf02", 11)}})
+	chain := smallSpec([]fabric.Switch{{Name: "l1"}, {Name: "l2"}, {Name: "l3"}}, map[string]int{"l1": 1, "l2": 1, "l3": 1},
+		[][2]fabric.End{{e("l1", 10), e("l2", 10)}, {e("l2", 11), e("l3", 11)}})
 
 	cases := []struct {
 		name   string
@@ -77,6 +82,8 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		{"dragonfly+", dragonfly, TopoDragonfly, "updn", []string{"g1s1", "g2s1"}},
 		{"torus", torus, TopoTorus, "torus-2QoS", []string{"t0", "t1", "t2", "t3"}},
 		{"single switch", single, TopoOther, "minhop", []string{"sw"}},
+		{"leaves back to back", backToBack, TopoOther, "minhop", []string{"leaf01", "leaf02"}},
+		{"chain of leaves", chain, TopoOther, "minhop", []string{"l1", "l2", "l3"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,20 +103,36 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 			}
 		})
 	}
-	t.Run("torus renders with qos", func(t *testing.T) {
+	t.Run("torus without a description routes with dfsssp", func(t *testing.T) {
 		cfg, err := FromGraph(buildGraph(t, torus), GraphOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Options["qos"] != "TRUE" {
-			t.Fatalf("torus config: qos %q", cfg.Options["qos"])
+		if cfg.RoutingEngine != EngineDFSSSP || cfg.Options["qos"] != "TRUE" {
+			t.Fatalf("torus without torus_config: engine %q, qos %q; want dfsssp with qos", cfg.RoutingEngine, cfg.Options["qos"])
 		}
-		// OpenSM cannot route a torus with torus-2QoS without its torus description.
+		if _, err := Render(cfg); err != nil {
+			t.Fatalf("a torus the user gave no engine must render: %v", err)
+		}
+	})
+	t.Run("torus-2QoS asked for without a description is refused", func(t *testing.T) {
+		cfg, err := FromGraph(buildGraph(t, torus), GraphOptions{RoutingEngine: EngineTorus, Options: map[string]string{"qos": "TRUE"}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		_, err = Render(cfg)
 		if fe := fieldErrors(t, err)["options.torus_config"]; fe == nil || !strings.Contains(fe.Message, "falls back to minhop") {
-			t.Fatalf("torus without torus_config: %v", err)
+			t.Fatalf("torus-2QoS without torus_config: %v", err)
 		}
-		cfg.Options["torus_config"] = "/etc/opensm/torus-2QoS.conf"
+	})
+	t.Run("torus with a description routes with torus-2QoS", func(t *testing.T) {
+		cfg, err := FromGraph(buildGraph(t, torus), GraphOptions{Options: map[string]string{"torus_config": "/etc/opensm/torus-2QoS.conf"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.RoutingEngine != EngineTorus || cfg.Options["qos"] != "TRUE" {
+			t.Fatalf("torus with torus_config: engine %q, qos %q", cfg.RoutingEngine, cfg.Options["qos"])
+		}
 		f, err := Render(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -119,6 +142,23 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 			t.Fatalf("torus opensm.conf names GUID files:\n%s", conf)
 		}
 	})
+	for _, c := range []struct {
+		name string
+		spec *fabric.Spec
+	}{{"leaves back to back", backToBack}, {"chain of leaves", chain}} {
+		t.Run(c.name+" render with minhop", func(t *testing.T) {
+			cfg, err := FromGraph(buildGraph(t, c.spec), GraphOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.RoutingEngine != EngineMinhop {
+				t.Fatalf("engine %q, want minhop", cfg.RoutingEngine)
+			}
+			if _, err := Render(cfg); err != nil {
+				t.Fatalf("render: %v", err)
+			}
+		})
+	}
 	t.Run("dragonfly roots for updn", func(t *testing.T) {
 		cfg, err := FromGraph(buildGraph(t, dragonfly), GraphOptions{})
 		if err != nil {
