@@ -33,14 +33,23 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	}
 	r.Cut = upperBound(t)
 	r.BisectionUpperGbps = r.Cut.CapacityGbps
-	switch {
-	case len(t.eps) < 2:
-		r.BisectionRatio = 1 // nothing to bisect
-	case r.FullBisectionGbps > 0:
-		r.BisectionRatio = r.BisectionLowerGbps / r.FullBisectionGbps
+	r.BisectionLowerMethod = "valiant"
+	// The best of two sound bounds: the enumeration (lower_enum.go) is exact on two-tier fabrics
+	// with few spine classes, damaged ones included; it is not needed when the routing bound
+	// already meets the witness.
+	if step := latticeStep(t); snapLower(lo.gbps, step) < snapCut(r.BisectionUpperGbps, step) {
+		if e := enumBound(t); e.ok && e.gbps > r.BisectionLowerGbps {
+			r.BisectionLowerGbps = e.gbps
+			r.BisectionLowerMethod = "enumeration"
+			if e.exact {
+				r.BisectionLowerMethod = "exact enumeration"
+			}
+		}
 	}
+	present(t, &r)
 	if w != nil {
 		r.AllReduce = allReduce(&r, w)
+		presentAllReduce(r.AllReduce)
 	}
 	return r
 }

@@ -127,7 +127,7 @@ func TestTwoTier512QuarterUplinksRemoved(t *testing.T) {
 	if r.BisectionLowerGbps != 76800 || r.BisectionUpperGbps != 76800 || r.BisectionRatio != 0.75 {
 		t.Errorf("lower %g upper %g ratio %g, want 76800, 76800, 0.75", r.BisectionLowerGbps, r.BisectionUpperGbps, r.BisectionRatio)
 	}
-	if want := 32.0 / 24; !near(r.Oversubscription["leaf"], want) || !near(r.MaxOversubscription, want) {
+	if want := 1.3334; r.Oversubscription["leaf"] != want || r.MaxOversubscription != want { // 32/24 rounded up (exact.go)
 		t.Errorf("leaf oversubscription %g, want 32/24", r.Oversubscription["leaf"])
 	}
 	if w := r.Worst["leaf"]; w.Name != "leaf0001" {
@@ -155,7 +155,7 @@ func TestTwoTierFailedSpine(t *testing.T) {
 	if r.BisectionLowerGbps < 89600 {
 		t.Errorf("lower %g, VLB over 7 spines gives theta = 28/32 (89600)", r.BisectionLowerGbps)
 	}
-	if !near(r.Oversubscription["leaf"], 32.0/28) {
+	if r.Oversubscription["leaf"] != 1.1429 { // 32/28 rounded up to 4 places (exact.go)
 		t.Errorf("leaf oversubscription %g, want 32/28", r.Oversubscription["leaf"])
 	}
 }
@@ -293,7 +293,7 @@ func TestTorus6(t *testing.T) {
 	if !near(r.BisectionLowerGbps, want) || r.BisectionUpperGbps != want {
 		t.Errorf("lower %g upper %g, want %g; cut %s", r.BisectionLowerGbps, r.BisectionUpperGbps, want, r.Cut.Method)
 	}
-	if !near(r.BisectionRatio, 4.0/6) {
+	if r.BisectionRatio != 0.6666 { // 4/6 rounded down to 4 places (exact.go)
 		t.Errorf("ratio %g, want 4/k", r.BisectionRatio)
 	}
 }
@@ -306,7 +306,7 @@ func TestDragonflyPlus(t *testing.T) {
 	if r.MaxSwitchHops != 3 {
 		t.Errorf("hops %d, want 3", r.MaxSwitchHops)
 	}
-	if got := r.Oversubscription[TierGroup]; got != 16.0/3 {
+	if got := r.Oversubscription[TierGroup]; got != 5.3334 { // 16/3 rounded up (exact.go)
 		t.Errorf("group oversubscription %g, want 16 endpoints / 3 global links", got)
 	}
 	if w := r.Worst[TierGroup]; w.Name != "g00" || w.DownGbps != 16*B || w.UpGbps != 3*B {

@@ -11,10 +11,14 @@ type Result struct {
 	FullBisectionGbps  float64 // sum of endpoint port rates / 2, one direction
 	BisectionLowerGbps float64 // proved: no balanced cut of the endpoints is smaller
 	BisectionUpperGbps float64 // capacity of Cut, a balanced cut that exists
-	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps
-	// BottleneckLink names the two ends of the link whose load sets BisectionLowerGbps below the
-	// full bisection under the routing of the proof (lower.go); empty when the bound is full or
-	// when nothing is proved because the fabric is in pieces.
+	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps, rounded down (exact.go)
+	// BisectionLowerMethod says which proof gave BisectionLowerGbps: "valiant" (the routing of
+	// lower.go), "exact enumeration" (lower_enum.go; then it is the bisection itself) or
+	// "enumeration" (the same, relaxed: a bound).
+	BisectionLowerMethod string
+	// BottleneckLink names the two ends of the most loaded link under the routing of lower.go,
+	// the link that limits that proof below the full bisection; empty when the routing proves the
+	// full bisection or nothing (a fabric in pieces).
 	BottleneckLink [2]string
 
 	// Oversubscription per tier, keyed by tier name ("leaf", "spine", ..., and "group" when the

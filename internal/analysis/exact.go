@@ -1,0 +1,192 @@
+package analysis
+
+import (
+	"math"
+	"math/big"
+)
+
+// Exact numbers: what the analysis reports carries no float noise, and rounding never breaks a
+// proof.
+//
+// The lattice. The capacity of a cut is a sum of link rates, so every cut, the bisection among
+// them, is a multiple of g, the greatest common divisor of the link rates (rates are read as the
+// exact binary fractions float64 holds, so g is exact: 400 when every link runs at 400 Gb/s, 200
+// with a mix of 400 and 200). Then:
+//
+//   - a proved lower bound x (no balanced cut is below x) proves the least multiple of g that is
+//     at least x: the bisection is a multiple of g and at least x. Before that, x is lowered by
+//     a relative 1e-9, the error forgiven for the floating-point sums behind it (the Valiant
+//     loads add up to a million shares; their rounding error is below 1e-10 relative), so that
+//     noise above a lattice point never lifts the bound to the next one. 28799.999971200003
+//     becomes 28800, and 28800.0000001 stays 28800, never 29200. This rounds the proof's real
+//     number down to what it proves, never up past it.
+//   - an upper bound is a real cut, whose capacity is a lattice point: it is rounded to the
+//     nearest multiple of g, which removes summation noise only.
+//
+// Ratios. bisection_ratio is lower / full taken as exact rationals of the rounded values, then
+// converted once. Every ratio a user reads is given to ratioPlaces decimal places, rounded in the
+// direction that keeps its meaning: DOWN for a proved lower bound (bisection_ratio: the gate
+// min_bisection_ratio may fail a fabric by at most 1e-4, never pass one that does not meet it),
+// UP for a ratio that must not be understated (oversubscription: 64/63 reads 1.0159). The
+// all-reduce estimate (not a bound) is rounded to nearest at timeSignificant significant digits:
+// far below the model's own accuracy, so exact values (5.5890625 s) stay, and float noise
+// (0.4959677410000001) goes.
+
+const (
+	ratioPlaces     = 4
+	timeSignificant = 9
+	latticeSlack    = 1e-9 // relative float error forgiven before snapping a proved bound
+)
+
+// latticeStep is g, the gcd of every link rate (switch links and access links) of t; 0 when
+// there is no link or a rate is not a positive finite number.
+func latticeStep(t *topo) float64 {
+	num := new(big.Int) // gcd of the numerators over a common denominator 2^shift
+	var rates []float64
+	for _, c := range t.cap {
+		rates = append(rates, c)
+	}
+	for _, e := range t.eps {
+		rates = append(rates, e.gbps)
+	}
+	if len(rates) == 0 {
+		return 0
+	}
+	// Every float64 is m * 2^exp with integer m; over the smallest exponent all are integers.
+	minExp := math.MaxInt
+	for _, r := range rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			return 0
+		}
+		_, e := math.Frexp(r)
+		if e-53 < minExp {
+			minExp = e - 53
+		}
+	}
+	for _, r := range rates {
+		m := new(big.Float).SetFloat64(r)
+		m.SetMantExp(m, -minExp)
+		i, _ := m.Int(nil)
+		num.GCD(nil, nil, num, i)
+	}
+	g, _ := new(big.Float).SetMantExp(new(big.Float).SetInt(num), minExp).Float64()
+	return g
+}
+
+// snapLower is the least multiple of g at or above a proved lower bound x, x first lowered by the
+// forgiven float error.
+func snapLower(x, g float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	if g <= 0 {
+		return x * (1 - latticeSlack)
+	}
+	return math.Ceil(x*(1-latticeSlack)/g) * g
+}
+
+// snapCut is the multiple of g nearest to the capacity of a real cut.
+func snapCut(x, g float64) float64 {
+	if g <= 0 || x <= 0 {
+		return x
+	}
+	return math.Round(x/g) * g
+}
+
+// ratioDown is p/q as exact rationals, rounded down to ratioPlaces decimals.
+func ratioDown(p, q float64) float64 {
+	if q <= 0 || math.IsInf(p, 0) || math.IsNaN(p) || math.IsInf(q, 0) || math.IsNaN(q) {
+		return 0
+	}
+	r := new(big.Rat).SetFloat64(p)
+	r.Quo(r, new(big.Rat).SetFloat64(q))
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(ratioPlaces), nil)
+	r.Mul(r, new(big.Rat).SetInt(scale))
+	k := new(big.Int).Quo(r.Num(), r.Denom()) // floor, r >= 0
+	f, _ := new(big.Rat).SetFrac(k, scale).Float64()
+	return f
+}
+
+// ratioUp is p/q as exact rationals, rounded up to ratioPlaces decimals.
+func ratioUp(p, q float64) float64 {
+	if q <= 0 || math.IsInf(p, 0) || math.IsNaN(p) || math.IsInf(q, 0) || math.IsNaN(q) {
+		return 0
+	}
+	r := new(big.Rat).SetFloat64(p)
+	r.Quo(r, new(big.Rat).SetFloat64(q))
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(ratioPlaces), nil)
+	r.Mul(r, new(big.Rat).SetInt(scale))
+	k, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() > 0 {
+		k.Add(k, big.NewInt(1))
+	}
+	f, _ := new(big.Rat).SetFrac(k, scale).Float64()
+	return f
+}
+
+// roundUpPlaces rounds an already computed ratio up to ratioPlaces decimals, forgiving a relative
+// error of 1e-12 (one correctly rounded division is off by at most 1.1e-16): used where only the
+// float ratio is at hand.
+func roundUpPlaces(x float64) float64 {
+	if x <= 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	s := math.Pow10(ratioPlaces)
+	return math.Ceil(x*s*(1-1e-12)) / s
+}
+
+// roundSignificant rounds x to n significant decimal digits, to nearest; the result is the float
+// nearest to that decimal, so it prints without noise.
+func roundSignificant(x float64, n int) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	e := int(math.Floor(math.Log10(math.Abs(x)))) - n + 1
+	if e >= 0 {
+		p := math.Pow10(e)
+		return math.Round(x/p) * p
+	}
+	p := math.Pow10(-e)
+	return math.Round(x*p) / p
+}
+
+// present applies the rules above to the result before the all-reduce estimate (which reads the
+// ratio): bisection numbers on the lattice, the ratio from them, oversubscriptions up.
+func present(t *topo, r *Result) {
+	g := latticeStep(t)
+	r.BisectionLowerGbps = snapLower(r.BisectionLowerGbps, g)
+	r.BisectionUpperGbps = snapCut(r.BisectionUpperGbps, g)
+	r.Cut.CapacityGbps = snapCut(r.Cut.CapacityGbps, g)
+	switch {
+	case len(t.eps) < 2:
+		r.BisectionRatio = 1 // nothing to bisect
+	case r.FullBisectionGbps > 0:
+		r.BisectionRatio = ratioDown(r.BisectionLowerGbps, r.FullBisectionGbps)
+	}
+	for i := range r.PerSwitch {
+		s := &r.PerSwitch[i]
+		if s.UpGbps > 0 && s.Oversubscription > 0 {
+			s.Oversubscription = ratioUp(s.DownGbps, s.UpGbps)
+		}
+	}
+	for k, s := range r.Worst {
+		if s.UpGbps > 0 && s.Oversubscription > 0 {
+			s.Oversubscription = ratioUp(s.DownGbps, s.UpGbps)
+		}
+		r.Worst[k] = s
+	}
+	for k, v := range r.Oversubscription {
+		r.Oversubscription[k] = roundUpPlaces(v)
+	}
+	r.MaxOversubscription = roundUpPlaces(r.MaxOversubscription)
+}
+
+// presentAllReduce rounds the estimate (not a bound: to nearest).
+func presentAllReduce(a *AllReduce) {
+	if a == nil {
+		return
+	}
+	a.RingSeconds = roundSignificant(a.RingSeconds, timeSignificant)
+	a.HierarchicalSeconds = roundSignificant(a.HierarchicalSeconds, timeSignificant)
+	a.BottleneckGbps = roundSignificant(a.BottleneckGbps, timeSignificant)
+}
