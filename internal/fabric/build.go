@@ -19,6 +19,7 @@ func Build(spec *Spec, cat *catalog.Catalog) (*Graph, []Problem) {
 		Links:   make([]Link, 0, len(spec.Cables)),
 		index:   make(map[string]int32, n),
 	}}
+	b.attributes()
 	b.racks()
 	b.switches()
 	b.nodes()
@@ -40,6 +41,10 @@ type builder struct {
 
 	rackByName map[string]*Rack
 	nodeByName map[string]int
+	// leftOut holds the names of devices left out of the graph for a problem already reported
+	// (an unknown model, an unknown node): cables and partition members that name them are not
+	// reported again, so one unknown model is one error, not one per cable.
+	leftOut map[string]bool
 	// used[portBase[d]+port-1] = 1 + index of the cable that took the port (0: free). One flat
 	// table instead of a map per device: Build runs on every plan of fabrics with 200,000 ports.
 	used     []int32
@@ -90,6 +95,7 @@ func (b *builder) switches() {
 	for i, s := range b.spec.Switches {
 		m, ok := b.cat.Switches[s.Model]
 		if !ok {
+			b.leaveOut(s.Name)
 			b.add(RuleUnknownModel, Error, b.at("switches", i, "model"), "unknown switch model %q; the catalog has %s", s.Model, quoteSome(b.cat.SwitchNames(), 20))
 			continue
 		}
@@ -124,6 +130,7 @@ func (b *builder) hcas() {
 	for i, h := range b.spec.HCAs {
 		ni, ok := b.nodeByName[h.Node]
 		if !ok {
+			b.leaveOut(h.Name)
 			b.add(RuleUnknownNode, Error, b.at("hcas", i, "node"), "HCA %q is on node %q, which is not among the fabric's nodes", h.Name, h.Node)
 			continue
 		}
@@ -135,6 +142,7 @@ func (b *builder) hcas() {
 		}
 		m, ok := b.cat.HCAs[modelName]
 		if !ok {
+			b.leaveOut(h.Name) // an unknown HCA model, or the node's unknown model, is reported once
 			if h.Model != "" {
 				b.add(RuleUnknownModel, Error, b.at("hcas", i, "model"), "unknown HCA model %q; the catalog has %s", h.Model, quoteSome(b.cat.HCANames(), 20))
 			}
@@ -165,12 +173,15 @@ func (b *builder) placement(d *Device) Placement {
 func (b *builder) end(ci int, side string, e End) (int32, bool) {
 	d, ok := b.g.index[e.Device]
 	if !ok {
+		if b.leftOut[e.Device] {
+			return 0, false
+		}
 		b.add(RuleUnknownDevice, Error, b.at("cables", ci, side, "device"), "cable end %s names %q, which is neither a switch nor an HCA of this fabric", side, e.Device)
 		return 0, false
 	}
 	dev := &b.g.Devices[d]
-	if e.Port < 1 || e.Port > dev.Ports {
-		b.add(RulePortRange, Error, b.at("cables", ci, side, "port"), "port %d of %q does not exist: a %s has ports 1-%d", e.Port, e.Device, dev.Model, dev.Ports)
+	if msg := CheckPort(e.Port, dev.Ports, dev.Model); msg != "" {
+		b.add(RulePortRange, Error, b.at("cables", ci, side, "port"), "%s (%s)", msg, e.Device)
 		return 0, false
 	}
 	return d, true
@@ -188,9 +199,8 @@ func (b *builder) cables() {
 		if !okA || !okB {
 			continue
 		}
-		if a == z && c.A.Port == c.B.Port {
-			b.add(RuleSamePort, Error, b.at("cables", ci, "b"), "both ends are %s port %d; a cable joins two different ports", c.A.Device, c.A.Port)
-			continue
+		if a == z {
+			continue // a loopback: reported by attributes (CheckCableEnds)
 		}
 		if !b.claim(ci, "a", a, c.A) || !b.claim(ci, "b", z, c.B) {
 			continue
@@ -394,6 +404,9 @@ func (b *builder) partitions() {
 				continue
 			}
 			d, ok := b.g.index[m.HCA]
+			if !ok && b.leftOut[m.HCA] {
+				continue
+			}
 			if !ok || b.g.Devices[d].Kind != KindHCA {
 				b.add(RulePartitionMember, Error, b.at("partitions", pi, "members").Index(mi).Attr("hca"),
 					"partition %q member %q is not an HCA of this fabric; name an HCA as \"<node>/<device>\" or give its port GUID", p.Name, m.HCA)

@@ -92,7 +92,7 @@ func TestBuildProblems(t *testing.T) {
 		{"port reuse", func(s *Spec) { s.Cables[1].A.Port = 1 }, nil, RulePortReuse, `cables["leaf01:1 <-> gpu001/mlx5_1:1"].a.port`, `leaf01 port 1 is already used by cables["leaf01:1 <-> gpu001/mlx5_0:1"]`},
 		{"unknown device", func(s *Spec) { s.Cables[3].B.Device = "gpu999/mlx5_0" }, nil, RuleUnknownDevice, `cables["leaf01:4 <-> gpu999/mlx5_0:1"].b.device`, `"gpu999/mlx5_0", which is neither a switch nor an HCA`},
 		{"port range", func(s *Spec) { s.Cables[70].B.Port = 65 }, nil, RulePortRange, `cables["leaf01:39 <-> spine01:65"].b.port`, "a QM9700 has ports 1-64"},
-		{"same port", func(s *Spec) { s.Cables = append(s.Cables, Cable{A: End{"spine01", 64}, B: End{"spine01", 64}}) }, nil, RuleSamePort, `cables["spine01:64 <-> spine01:64"].b`, "both ends are spine01 port 64"},
+		{"same port", func(s *Spec) { s.Cables = append(s.Cables, Cable{A: End{"spine01", 64}, B: End{"spine01", 64}}) }, nil, RuleSamePort, `cables["spine01:64 <-> spine01:64"].b.device`, "both ends are spine01 port 64"},
 		{"speed", func(s *Spec) { s.Switches[2].Model = "HDR40"; s.Cables = s.Cables[:64+8] }, hdr, RuleSpeedMismatch, `cables["leaf01:33 <-> spine01:1"]`, "leaf01 port 33 runs at 400 Gb/s but spine01 port 1 at 200 Gb/s"},
 		{"reach", func(s *Spec) { s.Cables[0].Kind = "dac" }, nil, RuleCableReach, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `needs 5.3 m (estimated from the rack positions) but dac reaches at most 3 m; use "fiber-mm" (up to 50 m)`},
 		{"reach declared", func(s *Spec) { s.Cables[64].Kind = "fiber-mm"; s.Cables[64].LengthM = 80 }, nil, RuleCableReach, `cables["leaf01:33 <-> spine01:1"].kind`, "needs 80.0 m (declared) but fiber-mm reaches at most 50 m"},

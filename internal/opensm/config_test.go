@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
@@ -175,7 +176,9 @@ func TestFromGraphErrors(t *testing.T) {
 		{Name: "p", PKey: "0x8001", Members: []fabric.Member{{HCA: "gpu001/mlx5_0", Membership: Full}}},
 		{Name: "q", PKey: "two", Members: []fabric.Member{{HCA: "gpu001/mlx5_6", Membership: Full}, {GUID: "0x0", Membership: Full}}},
 	}
-	g := buildGraph(t, spec)
+	// fabric.Build refuses the malformed GUIDs and P_Keys itself (attrs.go); FromGraph still
+	// names them for a graph built regardless.
+	g, _ := fabric.Build(spec, catalog.Default())
 	_, err := FromGraph(g, GraphOptions{})
 	fe := fieldErrors(t, err)
 	for field, want := range map[string]string{
