@@ -4,6 +4,8 @@ package main
 import (
 	"flag"
 	"log"
+	"os"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -19,6 +21,7 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+	quietSDKLogs(os.LookupEnv, os.Setenv)
 
 	// tf6server.Serve with provider.Wrap rather than providerserver.Serve: the wrapper keeps
 	// gpucluster_fabric's inventory lists away from the framework, which is quadratic in them
@@ -33,4 +36,27 @@ func main() {
 	if err != nil {
 		log.Fatal(err.Error())
 	}
+}
+
+// quietSDKLogs sets the level of the SDK's loggers (terraform-plugin-go and the framework) to the
+// level Terraform will show, when the user has not set one. Left unset, they log at TRACE and
+// Terraform drops the lines it does not show, after the provider has formatted each one as JSON:
+// a third of the provider's CPU time on a plan of 1,000 small resources, with nobody reading it.
+// Terraform shows provider logs at TF_LOG_PROVIDER, else TF_LOG, else not at all, and starts the
+// provider with its own environment, so the provider can read the same variables.
+func quietSDKLogs(lookup func(string) (string, bool), set func(string, string) error) {
+	if v, ok := lookup("TF_LOG_SDK"); ok && v != "" {
+		return
+	}
+	level := "OFF"
+	for _, name := range []string{"TF_LOG_PROVIDER", "TF_LOG"} {
+		if v, ok := lookup(name); ok && v != "" {
+			level = strings.ToUpper(v)
+			break
+		}
+	}
+	if level == "JSON" {
+		level = "TRACE"
+	}
+	_ = set("TF_LOG_SDK", level)
 }
