@@ -507,3 +507,119 @@ func smallestDivisorAtLeast(n, x int) int {
 	}
 	return 0
 }
+
+// ---- the normalized design ----
+
+// Normalized returns the design's own arguments as gpucluster_fabric's `design` takes them:
+// every default filled in and the planned sizes resolved (the planned size the upper tiers
+// were built for, the tiers that hold it, a dragonfly+ group's shape, a torus's endpoints per
+// switch). The size arguments given (node_count, scalable_units, group_count) stay as given, so
+// growing one within the planned size changes that one argument of the normalized design and
+// nothing else. Generate(d.Normalized()) builds exactly d's graph (TestNormalizedRegenerates).
+func (d *Design) Normalized() Params {
+	p := d.Params
+	if p.HCAGUIDs != nil {
+		m := make(map[string]string, len(p.HCAGUIDs))
+		for k, v := range p.HCAGUIDs {
+			m[k] = v
+		}
+		p.HCAGUIDs = m
+	}
+	switch d.Kind {
+	case KindFatTree:
+		p.PlannedNodes = d.Summary.PlannedNodes
+		p.Tiers = d.Tiers
+	case KindRailOptimized:
+		p.PlannedScalableUnits = d.Summary.PlannedScalableUnits
+		p.Tiers = d.Tiers
+	case KindDragonflyPlus:
+		p.PlannedGroups = d.Summary.PlannedGroups
+		p.LeavesPerGroup, p.SpinesPerGroup = d.groupShape()
+	case KindTorus3D:
+		if p.EndpointsPerSwitch == 0 && len(d.SwitchList) > 0 {
+			p.EndpointsPerSwitch = d.endpointsPerSwitch()
+		}
+	}
+	return p
+}
+
+// groupShape counts the leaves and spines of the first dragonfly+ group.
+func (d *Design) groupShape() (leaves, spines int) {
+	if len(d.SwitchList) == 0 {
+		return d.Params.LeavesPerGroup, d.Params.SpinesPerGroup
+	}
+	g := d.SwitchList[0].Group
+	for _, s := range d.SwitchList {
+		if s.Group != g {
+			continue
+		}
+		switch s.Role {
+		case fabric.RoleLeaf:
+			leaves++
+		case fabric.RoleSpine:
+			spines++
+		}
+	}
+	return leaves, spines
+}
+
+// endpointsPerSwitch is the torus's HCA ports per switch: the most node links of one switch
+// (a partial fill leaves later switches short, never the first).
+func (d *Design) endpointsPerSwitch() int {
+	if d.Params.EndpointsPerSwitch != 0 {
+		return d.Params.EndpointsPerSwitch
+	}
+	first := d.SwitchList[0].Name
+	n := 0
+	for i, c := range d.CableList {
+		if d.CableTiers[d.CableKeys[i]] == TierNodeLeaf && (c.A.Device == first || c.B.Device == first) {
+			n++
+		}
+	}
+	return n
+}
+
+// SizeAttribute names the argument that sizes the design: what a generated element is reported
+// on when a problem is found with it.
+func (d *Design) SizeAttribute() string {
+	p := d.Params
+	switch d.Kind {
+	case KindRailOptimized:
+		if p.ScalableUnits != 0 {
+			return "scalable_units"
+		}
+	case KindDragonflyPlus:
+		if p.Groups != 0 {
+			return "group_count"
+		}
+	case KindTorus3D:
+		if p.Nodes == 0 {
+			return "torus_dims"
+		}
+	}
+	return "node_count"
+}
+
+// FabricSpec is the design as a fabric.Spec whose elements carry their map key (the name; a
+// cable its key) and, as Origin, the design attribute that produced them (SizeAttribute), so a
+// problem found in a generated element is reported on the design.
+func (d *Design) FabricSpec() *fabric.Spec {
+	s := d.Spec()
+	origin := d.SizeAttribute()
+	for i := range s.Racks {
+		s.Racks[i].Ref = fabric.Ref{Key: s.Racks[i].Name, Origin: origin}
+	}
+	for i := range s.Switches {
+		s.Switches[i].Ref = fabric.Ref{Key: s.Switches[i].Name, Origin: origin}
+	}
+	for i := range s.Nodes {
+		s.Nodes[i].Ref = fabric.Ref{Key: s.Nodes[i].Name, Origin: origin}
+	}
+	for i := range s.HCAs {
+		s.HCAs[i].Ref = fabric.Ref{Key: s.HCAs[i].Name, Origin: origin}
+	}
+	for i := range s.Cables {
+		s.Cables[i].Ref = fabric.Ref{Key: d.CableKeys[i], Origin: origin}
+	}
+	return s
+}

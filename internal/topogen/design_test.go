@@ -1,0 +1,93 @@
+package topogen
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+)
+
+// normalizedCases cover every kind, defaults and explicit shapes.
+var normalizedCases = map[string]Params{
+	"fat-tree 2 tier":         {Kind: KindFatTree, Nodes: 64},
+	"fat-tree planned":        {Kind: KindFatTree, Nodes: 40, PlannedNodes: 200},
+	"fat-tree 3 tier":         {Kind: KindFatTree, Nodes: 300, Tiers: 3},
+	"fat-tree oversubscribed": {Kind: KindFatTree, Nodes: 100, Oversubscription: 3},
+	"fat-tree 1 tier":         {Kind: KindFatTree, Nodes: 4},
+	"rail-optimized":          {Kind: KindRailOptimized, ScalableUnits: 2, PlannedScalableUnits: 4, ReservedNodeSlots: 1},
+	"rail-optimized nodes":    {Kind: KindRailOptimized, Nodes: 50},
+	"dragonfly+":              {Kind: KindDragonflyPlus, Groups: 3, PlannedGroups: 5},
+	"torus":                   {Kind: KindTorus3D, TorusDims: [3]int{2, 3, 2}},
+	"torus partial":           {Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 5, CableKind: "aoc"},
+	"guids": {Kind: KindFatTree, Nodes: 2, SwitchGUIDBase: 0x10000, HCAGUIDBase: 0x20000,
+		HCAGUIDs: map[string]string{"gpu002/mlx5_0": "0x946dae0300a1b2c3"}},
+}
+
+// TestNormalizedRegenerates: the fabric, given the normalized design, builds exactly the graph
+// the data source describes, and normalizing is idempotent.
+func TestNormalizedRegenerates(t *testing.T) {
+	cat := catalog.Default()
+	for name, p := range normalizedCases {
+		t.Run(name, func(t *testing.T) {
+			d, err := Generate(p, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := d.Normalized()
+			again, err := Generate(n, cat)
+			if err != nil {
+				t.Fatalf("the normalized design %+v does not build: %v", n, err)
+			}
+			if !reflect.DeepEqual(d.FabricSpec(), again.FabricSpec()) {
+				t.Error("the normalized design builds another graph")
+			}
+			if !reflect.DeepEqual(d.CableKeys, again.CableKeys) {
+				t.Error("the normalized design keys its cables otherwise")
+			}
+			if !reflect.DeepEqual(again.Normalized(), n) {
+				t.Errorf("normalizing twice differs:\n%+v\n%+v", again.Normalized(), n)
+			}
+			if n.NodeModel == "" || n.SwitchModel == "" || n.Oversubscription == 0 || n.NodePrefix == "" || n.SwitchGUIDBase == 0 {
+				t.Errorf("defaults not filled: %+v", n)
+			}
+		})
+	}
+}
+
+// TestNormalizedGrowth: growing the build size within the plan changes that one argument.
+func TestNormalizedGrowth(t *testing.T) {
+	cat := catalog.Default()
+	for _, tc := range []struct{ small, large Params }{
+		{Params{Kind: KindRailOptimized, ScalableUnits: 2, PlannedScalableUnits: 4}, Params{Kind: KindRailOptimized, ScalableUnits: 4, PlannedScalableUnits: 4}},
+		{Params{Kind: KindFatTree, Nodes: 64, PlannedNodes: 256}, Params{Kind: KindFatTree, Nodes: 128, PlannedNodes: 256}},
+	} {
+		a, err := Generate(tc.small, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Generate(tc.large, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		na, nb := a.Normalized(), b.Normalized()
+		na.ScalableUnits, na.Nodes = nb.ScalableUnits, nb.Nodes
+		if !reflect.DeepEqual(na, nb) {
+			t.Errorf("%s: growing changes more than the size:\n%+v\n%+v", tc.small.Kind, na, nb)
+		}
+	}
+}
+
+// TestFabricSpecOrigin: generated elements carry their key and the size argument.
+func TestFabricSpecOrigin(t *testing.T) {
+	d, err := Generate(Params{Kind: KindRailOptimized, ScalableUnits: 1}, catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.FabricSpec()
+	if c := s.Cables[0]; c.Key != d.CableKeys[0] || c.Origin != "scalable_units" {
+		t.Errorf("cable ref %+v, want key %s origin scalable_units", c.Ref, d.CableKeys[0])
+	}
+	if sw := s.Switches[0]; sw.Key != sw.Name || sw.Origin != "scalable_units" {
+		t.Errorf("switch ref %+v", sw.Ref)
+	}
+}
