@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -46,7 +45,7 @@ const (
 // listens. The console is a fifo opened read-write by the shell that execs ibsim (`<>console`):
 // a console on /dev/null makes ibsim spin at 100% CPU, and a fifo with no writer ends its
 // console loop. The simulator is stopped by PID when the test ends.
-func StartIBSim(t testing.TB, net string) *IBSim {
+func StartIBSim(t TB, net string) *IBSim {
 	t.Helper()
 	Need(t, "ibsim", "ibsim-utils")
 	if _, err := os.Stat(UMAD2SimLib); err != nil {
@@ -142,7 +141,7 @@ func (s *IBSim) Process() *Process { return s.proc }
 // Console sends one console command ("Unlink \"leaf01\"[5]", "PerformanceSet ...") and returns
 // ibsim's reply. A comment line sent after the command marks the end of the reply: ibsim echoes
 // comments. Commands must fit ibsim's 128-byte console line.
-func (s *IBSim) Console(t testing.TB, command string) string {
+func (s *IBSim) Console(t TB, command string) string {
 	t.Helper()
 	if len(command) >= 127 || strings.ContainsAny(command, "\n\r") {
 		t.Fatalf("ibsim console command %q must be one line shorter than 127 bytes", command)
@@ -194,7 +193,7 @@ type Result struct {
 // at simHost, in Dir, and waits at most timeout. On timeout the program's process group is
 // killed by its PID and an error returned. A non-zero exit is an error too; the output is
 // returned in both cases.
-func (s *IBSim) Run(t testing.TB, simHost string, timeout time.Duration, program string, args ...string) (Result, error) {
+func (s *IBSim) Run(t TB, simHost string, timeout time.Duration, program string, args ...string) (Result, error) {
 	t.Helper()
 	Need(t, program, debianPackageOf(program))
 	cmd := exec.Command(program, args...)
@@ -237,14 +236,14 @@ func debianPackageOf(program string) string {
 // RunOpenSMOnce runs `opensm -F conf -o` attached at simHost: one sweep, routing, and exit. The
 // returned text is OpenSM's stdout and stderr. OpenSM does not exit when no engine can route
 // (routing_engine ...,no_fallback), so the run is bounded by timeout.
-func (s *IBSim) RunOpenSMOnce(t testing.TB, simHost, conf string, timeout time.Duration) (Result, error) {
+func (s *IBSim) RunOpenSMOnce(t TB, simHost, conf string, timeout time.Duration) (Result, error) {
 	t.Helper()
 	return s.Run(t, simHost, timeout, "opensm", "-F", conf, "-o")
 }
 
 // StartOpenSM starts a long-running OpenSM (`opensm -F conf`) attached at simHost. Send it
 // SIGHUP with Process.Cmd.Process.Signal; it is stopped by PID when the test ends.
-func (s *IBSim) StartOpenSM(t testing.TB, simHost, conf string) *Process {
+func (s *IBSim) StartOpenSM(t TB, simHost, conf string) *Process {
 	t.Helper()
 	Need(t, "opensm", "opensm")
 	return Start(t, s.Dir, s.Env(simHost), "opensm", "-F", conf)
@@ -252,7 +251,7 @@ func (s *IBSim) StartOpenSM(t testing.TB, simHost, conf string) *Process {
 
 // LIDs reads the LIDs OpenSM assigned from its guid2lid cache in Dir: port GUID ("0x" and 16
 // hex digits) to base LID.
-func (s *IBSim) LIDs(t testing.TB) map[string]int {
+func (s *IBSim) LIDs(t TB) map[string]int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(s.Dir, "guid2lid"))
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -60,7 +59,7 @@ exit 0
 // StartIPMISim starts ipmi_sim with a fresh state directory on a free UDP port, waits until it
 // answers an authenticated "chassis power status", and stops it (by process group) when the
 // test ends. The host starts powered off with no boot override.
-func StartIPMISim(t testing.TB) *IPMISim {
+func StartIPMISim(t TB) *IPMISim {
 	t.Helper()
 	sim := Need(t, "ipmi_sim", "openipmi")
 	ipmitool := Need(t, "ipmitool", "ipmitool")
@@ -90,7 +89,7 @@ func StartIPMISim(t testing.TB) *IPMISim {
 	return nil
 }
 
-func (s *IPMISim) writeFiles(t testing.TB) {
+func (s *IPMISim) writeFiles(t TB) {
 	t.Helper()
 	lan := fmt.Sprintf(`name "gpubmc"
 set_working_mc 0x20

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -33,7 +32,7 @@ type OpenSMService struct {
 // start is a no-op while OpenSM runs and fails when OpenSM dies within 0.2 s; stop sends SIGTERM
 // and waits up to 10 s (then SIGKILL), so a restart never has two OpenSMs on the simulator;
 // reload sends SIGHUP; status succeeds while the PID lives.
-func (s *IBSim) OpenSMService(t testing.TB, simHost, conf, dir string) *OpenSMService {
+func (s *IBSim) OpenSMService(t TB, simHost, conf, dir string) *OpenSMService {
 	t.Helper()
 	Need(t, "opensm", "opensm")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

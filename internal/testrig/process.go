@@ -9,12 +9,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 )
 
 // Need fails the test unless the program is on PATH, naming the Debian package that has it.
-func Need(t testing.TB, program, debianPackage string) string {
+func Need(t TB, program, debianPackage string) string {
 	t.Helper()
 	p, err := exec.LookPath(program)
 	if err != nil {
@@ -24,7 +23,7 @@ func Need(t testing.TB, program, debianPackage string) string {
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
+func FreePort(t TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +34,7 @@ func FreePort(t testing.TB) int {
 }
 
 // FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
-func FreeUDPPort(t testing.TB) int {
+func FreeUDPPort(t TB) int {
 	t.Helper()
 	c, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -55,7 +54,7 @@ type Process struct {
 
 // Start runs a program in its own process group, collecting stdout and stderr, and stops it
 // when the test ends.
-func Start(t testing.TB, dir string, env []string, name string, args ...string) *Process {
+func Start(t TB, dir string, env []string, name string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -124,7 +123,7 @@ func WaitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 // WaitForOutput waits until the process has printed want, or fails the test with its output.
-func (p *Process) WaitForOutput(t testing.TB, want string, timeout time.Duration) {
+func (p *Process) WaitForOutput(t TB, want string, timeout time.Duration) {
 	t.Helper()
 	if !WaitFor(timeout, func() bool { return strings.Contains(p.Output(), want) || p.Exited() }) || !strings.Contains(p.Output(), want) {
 		t.Fatalf("%s did not print %q within %s; output:\n%s", p.Cmd.Path, want, timeout, p.Output())

@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -145,7 +144,7 @@ var rfBIOSRegistry = map[string]rfBIOSAttr{
 
 // StartRedfish starts a Redfish rig on loopback with TLS (a certificate signed by a CA made for
 // this rig; trust it with CAPEM) and stops it when the test ends.
-func StartRedfish(t testing.TB, opts RedfishOptions) *Redfish {
+func StartRedfish(t TB, opts RedfishOptions) *Redfish {
 	t.Helper()
 	if opts.Username == "" {
 		opts.Username = "admin"
@@ -221,7 +220,7 @@ func (r *Redfish) stop() {
 }
 
 // rfCertificates makes a CA and a server certificate for 127.0.0.1 and localhost signed by it.
-func rfCertificates(t testing.TB) (caPEM string, cert tls.Certificate) {
+func rfCertificates(t TB) (caPEM string, cert tls.Certificate) {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

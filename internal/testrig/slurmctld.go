@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -25,7 +24,7 @@ type Slurmctld struct {
 // topology.conf next to it (Slurm reads it from slurm.conf's directory), starts slurmctld in the
 // foreground and waits until `scontrol ping` reports it up. It is stopped by its PID when the test
 // ends.
-func StartSlurmctld(t testing.TB, nodes, plugin, topologyConf string) *Slurmctld {
+func StartSlurmctld(t TB, nodes, plugin, topologyConf string) *Slurmctld {
 	t.Helper()
 	bin := Need(t, "slurmctld", "slurmctld")
 	Need(t, "scontrol", "slurm-client")

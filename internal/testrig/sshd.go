@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -67,7 +66,7 @@ type SSHDOptions struct {
 
 // SSHDPath finds the sshd binary. It lives in /usr/sbin, which is not on PATH for non-login
 // shells, and sshd refuses to re-exec itself unless started by absolute path.
-func SSHDPath(t testing.TB) string {
+func SSHDPath(t TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("sshd"); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
@@ -85,7 +84,7 @@ func SSHDPath(t testing.TB) string {
 
 // StartSSHD starts an OpenSSH server for this test and stops it (by process group) when the test
 // ends. It fails the test, with sshd's own output, if the server does not come up.
-func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
+func StartSSHD(t TB, opts SSHDOptions) *SSHD {
 	t.Helper()
 	host := opts.Host
 	if host == "" {
@@ -227,7 +226,7 @@ func descendants(pid int) []int {
 // RestartWithNewHostKey stops this server, gives it a freshly generated host key and starts it
 // again on the same address and port. KnownHostsFile still records the old key, so a client now
 // meets exactly what a man-in-the-middle (or a reinstalled host) looks like.
-func (s *SSHD) RestartWithNewHostKey(t testing.TB) {
+func (s *SSHD) RestartWithNewHostKey(t TB) {
 	t.Helper()
 	s.Stop()
 	s.newHostKey(t)
@@ -239,7 +238,7 @@ func (s *SSHD) RestartWithNewHostKey(t testing.TB) {
 }
 
 // newHostKey writes a new ed25519 host key into Dir and records its public half.
-func (s *SSHD) newHostKey(t testing.TB) {
+func (s *SSHD) newHostKey(t TB) {
 	t.Helper()
 	priv, _ := newEd25519(t, "gpucluster-test-host")
 	writeFile(t, s.hostKey, priv, 0o600) // sshd refuses a host key others can read
@@ -250,7 +249,7 @@ func (s *SSHD) newHostKey(t testing.TB) {
 	s.HostKey = signer.PublicKey()
 }
 
-func (s *SSHD) writeConfig(t testing.TB) {
+func (s *SSHD) writeConfig(t TB) {
 	t.Helper()
 	hostKeys := "HostKey " + s.hostKey
 	if s.extraKey != "" {
@@ -279,7 +278,7 @@ func (s *SSHD) writeConfig(t testing.TB) {
 
 // start runs sshd in the foreground and reports whether it is listening; false means it exited
 // (typically: port taken), and the caller may retry.
-func (s *SSHD) start(t testing.TB) bool {
+func (s *SSHD) start(t TB) bool {
 	t.Helper()
 	p := Start(t, s.Dir, nil, s.sshdPath, "-D", "-e", "-f", s.cfgFile)
 	s.Proc = p
@@ -299,7 +298,7 @@ func (s *SSHD) start(t testing.TB) bool {
 }
 
 // newEd25519 returns an unencrypted OpenSSH private key and its authorized_keys line.
-func newEd25519(t testing.TB, comment string) (privPEM, authorizedKey string) {
+func newEd25519(t TB, comment string) (privPEM, authorizedKey string) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -313,7 +312,7 @@ func newEd25519(t testing.TB, comment string) (privPEM, authorizedKey string) {
 }
 
 // encodePrivate writes a private key in OpenSSH PEM form, the one sshd and ssh(1) use.
-func encodePrivate(t testing.TB, key any, comment string) string {
+func encodePrivate(t TB, key any, comment string) string {
 	t.Helper()
 	block, err := ssh.MarshalPrivateKey(key, comment)
 	if err != nil {
@@ -322,14 +321,14 @@ func encodePrivate(t testing.TB, key any, comment string) string {
 	return string(pem.EncodeToMemory(block))
 }
 
-func writeFile(t testing.TB, path, content string, mode os.FileMode) {
+func writeFile(t TB, path, content string, mode os.FileMode) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), mode); err != nil {
 		t.Fatalf("writing %s: %v", path, err)
 	}
 }
 
-func readFile(t testing.TB, path string) string {
+func readFile(t TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -338,7 +337,7 @@ func readFile(t testing.TB, path string) string {
 	return string(b)
 }
 
-func appendFile(t testing.TB, path, content string) {
+func appendFile(t TB, path, content string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
