@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -20,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -80,7 +80,7 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 				Required: true,
 				MarkdownDescription: "Port number, from 1: switch ports 1-64 on a QM9700 (two per OSFP cage), HCA ports " +
 					"1 (single-port ConnectX-7) or 1-2. The fabric checks it against the device's model.",
-				Validators: []validator.Int64{int64validator.AtLeast(1)},
+				Validators: []validator.Int64{portValidator()},
 			},
 		},
 	}
@@ -113,7 +113,7 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Computed: true,
 				MarkdownDescription: "Length of the run in metres. Unset (null), the fabric estimates it from the rack " +
 					"positions of both ends.",
-				Validators: []validator.Float64{cableLengthValidator{}},
+				Validators: []validator.Float64{lengthMValidator()},
 			},
 			"label": schema.StringAttribute{
 				Computed: true,
@@ -145,9 +145,10 @@ func (r *cableResource) ValidateConfig(ctx context.Context, req resource.Validat
 	}
 	a, okA := knownCableEnd(ctx, m.A)
 	b, okB := knownCableEnd(ctx, m.B)
-	if okA && okB && a == b {
-		resp.Diagnostics.AddAttributeError(path.Root("b"), "Cable joins a port to itself",
-			fmt.Sprintf("a and b are both %s port %d; a cable joins two different ports: change b to the other end of the link", a.device, a.port))
+	if okA && okB {
+		if msg := fabric.CheckCableEnds(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)}); msg != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("b").AtName("device"), "Cable joins a device to itself", msg)
+		}
 	}
 }
 
@@ -378,26 +379,5 @@ func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, 
 		diags.AddAttributeError(p, "Port out of range",
 			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
 				"the fabric checks each end against its device's exact model", port, widest, maxPorts))
-	}
-}
-
-// cableLengthValidator rejects lengths that are not a positive number of metres.
-type cableLengthValidator struct{}
-
-func (cableLengthValidator) Description(context.Context) string {
-	return "must be a length in metres of at least 0.1"
-}
-
-func (v cableLengthValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (cableLengthValidator) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if v := req.ConfigValue.ValueFloat64(); v < 0.1 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cable length",
-			fmt.Sprintf("length_m must be the run in metres, at least 0.1 (the shortest DAC is 0.5 m), got: %g; leave it unset to have the fabric estimate it", v))
 	}
 }

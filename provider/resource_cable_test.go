@@ -94,8 +94,10 @@ func TestAccCableInvalid(t *testing.T) {
 	const leaf, hca = `{ device = "leaf01", port = 33 }`, `{ device = "gpu001/mlx5_0", port = 1 }`
 	steps := []struct{ config, want string }{
 		{cable(leaf, `{ device = "leaf01", port = 33 }`, ""),
-			`a and b are both leaf01 port 33; a cable joins two different ports: change b to the other end of the link`},
-		{cable(`{ device = "leaf01", port = 0 }`, hca, ""), `Attribute a.port value must be at least 1, got: 0`},
+			`both ends are leaf01 port 33; a cable joins two different ports of two different devices`},
+		{cable(leaf, `{ device = "leaf01", port = 34 }`, ""),
+			`both ends are on leaf01 (ports 33 and 34): a cable from a device back to itself is a loopback that joins nothing; cable b to another switch or to an HCA`},
+		{cable(`{ device = "leaf01", port = 0 }`, hca, ""), `port 0 does not exist: ports count from 1`},
 		{cable(`{ device = "leaf01", port = 65 }`, hca, ""),
 			`port 65 exists on no switch model in the catalog: the largest, QM9700, has ports 1-64; the fabric checks each end against its device's exact model`},
 		{cable(leaf, `{ device = "gpu001/mlx5_0", port = 99 }`, ""), `port 99 exists on no switch model in the catalog`},
@@ -104,7 +106,7 @@ func TestAccCableInvalid(t *testing.T) {
 		{cable(leaf, hca, `  kind = "copper"`),
 			`Attribute kind value must be one of: ["dac" "acc" "aoc" "fiber-mm" "fiber-sm"], got: "copper"`},
 		{cable(leaf, hca, `  length_m = 0`),
-			`length_m must be the run in metres, at least 0.1 (the shortest DAC is 0.5 m), got: 0; leave it unset to have the fabric estimate it`},
+			`length_m 0 is not a cable length: give the run in metres, at least 0.1 (the shortest DAC is 0.5 m), or leave it unset to have the fabric estimate it from the racks`},
 		{cable(leaf, hca, `  kind = "dac"
   length_m = 10`),
 			`leaf01:33 <-> gpu001/mlx5_0:1: no "dac" cable reaches 10 m between a switch and an HCA (the longest reaches 3 m); use kind = "fiber-mm", which does, or leave kind unset to let the fabric choose`},

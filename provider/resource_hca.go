@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -65,7 +64,6 @@ var (
 	// address or an RDMA device name; one word, so it passes through a remote shell unchanged.
 	mstDeviceRE = regexp.MustCompile(`^[A-Za-z0-9/][A-Za-z0-9/._:-]{0,254}$`)
 )
-
 
 func (r *hcaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_hca"

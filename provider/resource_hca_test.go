@@ -97,15 +97,15 @@ func TestAccHCAInvalid(t *testing.T) {
 		{hca(base + `  model = "ConnectX-6"`), `unknown HCA model "ConnectX-6"; the catalog has "ConnectX-7-OSFP", "ConnectX-7-QSFP112"`},
 		{hca(`  node      = "gpu001"
   device    = "mlx5_0"
-  port_guid = "0x0002c9030001000g"`), `Attribute port_guid must be 0x followed by 16 hex digits`},
+  port_guid = "0x0002c9030001000g"`), `GUID "0x0002c9030001000g" holds "g", which is not a hex digit; write 0x and 16 hex digits`},
 		{hca(`  node      = "gpu001"
   device    = "mlx5/0"
   port_guid = "0x0002c90300010000"`), `Attribute device must be an RDMA device name`},
 		{hca(`  node      = "gpu 001"
   device    = "mlx5_0"
-  port_guid = "0x0002c90300010000"`), `Attribute node must be 1-63 letters`},
-		{hca(base + `  name = "gpu001-mlx5_0"`), `Attribute name must be "<node>/<device>"`},
-		{hca(base + `  rail = -1`), `Attribute rail value must be between 0 and 63, got: -1`},
+  port_guid = "0x0002c90300010000"`), `"gpu 001" holds a space at position 4`},
+		{hca(base + `  name = "gpu001-mlx5_0"`), `"gpu001-mlx5_0" has no '/': an HCA is named "<node>/<device>"`},
+		{hca(base + `  rail = -1`), `rail -1 is out of range: rails are 0-63`},
 		{hca(base + `  mst_device = "/dev/mst/mt4129 pciconf0"`), `Attribute mst_device must be one word`},
 	}
 	var ts []resource.TestStep

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -130,7 +129,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
 					"(8 for a DGX H100: one ConnectX-7 per GPU). Set it for builds that differ, such as an HGX with one HCA " +
 					"per GPU pair.",
-				Validators: []validator.Int64{int64validator.Between(1, 64)},
+				Validators: []validator.Int64{computeHCAsValidator()},
 			},
 			"hca_devices": schema.ListAttribute{
 				ElementType: types.StringType,

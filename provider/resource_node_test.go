@@ -92,20 +92,20 @@ func TestAccNodeInvalid(t *testing.T) {
   name       = "gpu_001!"
   rack       = "r01"
   position_u = 2
-}`, `Attribute name must be 1-63 letters`},
+}`, `"gpu_001!" holds '!' at position 8; use 1-63 letters`},
 		{node(`  model = "DGX-A100"`), `unknown node model "DGX-A100"; the catalog has "DGX-H100", "HGX-H100"`},
 		{`resource "gpucluster_node" "n" {
   name       = "gpu001"
   rack       = "r01"
   position_u = 61
-}`, `Attribute position_u value must be between 1 and 60, got: 61`},
+}`, `position_u 61 is out of range: rack units count from 1 (the bottom) to at most 60`},
 		{`resource "gpucluster_node" "n" {
   name       = "gpu001"
   rack       = "rack/01"
   position_u = 2
-}`, `Attribute rack must be 1-63 letters`},
+}`, `"rack/01" holds '/' at position 5, which separates node and device in an HCA name`},
 		{node(`  ssh_host = "root@gpu001"`), `Attribute ssh_host must be a host name or an IP address`},
-		{node(`  compute_hcas = 0`), `Attribute compute_hcas value must be between 1 and 64, got: 0`},
+		{node(`  compute_hcas = 0`), `compute_hcas 0 is out of range: a node has 1-64 compute HCAs`},
 		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_6"]`),
 			`This attribute contains duplicate values of: "mlx5_6"`},
 		{node(`  hca_devices = ["mlx5_0", "mlx5 1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"]`),

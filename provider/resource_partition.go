@@ -3,13 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,8 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -53,13 +48,6 @@ var partitionMemberAttrTypes = map[string]attr.Type{
 }
 
 var (
-	// partitionGUIDRE is a port GUID or one of OpenSM's port-list keywords.
-	partitionGUIDRE = regexp.MustCompile(`^(0x[0-9a-fA-F]{16}|` + strings.Join(fabric.PartitionKeywords, "|") + `)$`)
-	pkeyRE          = regexp.MustCompile(`^0x[0-9a-fA-F]{4}$`)
-
-	// partitionMTUs are the IPoIB broadcast-group MTUs worth setting on a GPU fabric, in bytes
-	// (IBTA enums 4 and 5; smaller MTUs only cost bandwidth).
-	partitionMTUs = []int64{2048, 4096}
 	// partitionRates are the IBTA path-record rates in whole Gb/s, the values OpenSM's `rate=`
 	// flag encodes (enums 3-23 of ib_types.h; 2.5 Gb/s, enum 2, is not a whole number and not a
 	// rate anyone sets on a 400G fabric).
@@ -82,17 +70,18 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Partition name as OpenSM logs it, e.g. `compute`.",
-				Validators:          []validator.String{nameValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Required: true,
+				MarkdownDescription: "Partition name as OpenSM logs it, e.g. `compute`: up to 31 letters, digits, `_`, `.` or `-`, " +
+					"starting with a letter or `_` (OpenSM reads a leading digit as a P_Key and splits on `,` `=` `:` `;`).",
+				Validators:    []validator.String{partitionNameValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"pkey": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Partition key as `0x` and 4 hex digits, from `0x0001` to `0x7ffe`. The top bit (0x8000) " +
 					"is the membership bit, which each member's `membership` sets; `0x7fff` is the default partition. " +
 					"Each partition of a fabric needs its own key (OpenSM merges partitions that share one).",
-				Validators: []validator.String{pkeyValidator{}},
+				Validators: []validator.String{pkeyValidator()},
 			},
 			"members": schema.ListNestedAttribute{
 				Required: true,
@@ -111,9 +100,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 							Optional: true,
 							MarkdownDescription: "A port GUID (`0x` and 16 hex digits), or one of OpenSM's keywords: `ALL` (every port), " +
 								"`ALL_CAS` (every HCA port), `ALL_SWITCHES`, `ALL_ROUTERS`, `SELF` (the subnet manager's own port).",
-							Validators: []validator.String{stringvalidator.RegexMatches(partitionGUIDRE,
-								"must be a port GUID, 0x and 16 hex digits (\"0x0002c90300a1b2c3\"), or one of OpenSM's keywords "+
-									strings.Join(fabric.PartitionKeywords, ", "))},
+							Validators: []validator.String{memberGUIDValidator()},
 						},
 						"membership": schema.StringAttribute{
 							Optional: true,
@@ -121,7 +108,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 							Default:  stringdefault.StaticString("full"),
 							MarkdownDescription: "`full` (talks to every member) or `limited` (talks to full members only). " +
 								"Defaults to `full` (in partitions.conf an omitted membership means limited).",
-							Validators: []validator.String{stringvalidator.OneOf("full", "limited")},
+							Validators: []validator.String{membershipValidator()},
 						},
 					},
 				},
@@ -134,9 +121,10 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"mtu": schema.Int64Attribute{
 				Optional: true,
-				MarkdownDescription: "MTU of the IPoIB broadcast group in bytes: `2048` or `4096`. Unset: OpenSM's default (2048). " +
-					"The provider writes OpenSM's enum (`mtu=4` or `mtu=5`).",
-				Validators: []validator.Int64{int64SetValidator{values: partitionMTUs, unit: "bytes"}},
+				MarkdownDescription: "MTU of the IPoIB broadcast group in bytes, one of the InfiniBand MTUs: `256`, `512`, `1024`, " +
+					"`2048` or `4096` (4096 on a GPU fabric; smaller ones only cost bandwidth). Unset: OpenSM's default (2048). " +
+					"The provider writes OpenSM's IBTA code (`mtu=1` ... `mtu=5`; 4096 is `mtu=5`).",
+				Validators: []validator.Int64{mtuValidator()},
 			},
 			"rate": schema.Int64Attribute{
 				Optional: true,
@@ -150,7 +138,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Computed:            true,
 				Default:             int64default.StaticInt64(0),
 				MarkdownDescription: "Service level of the broadcast group, 0-15. Defaults to `0`.",
-				Validators:          []validator.Int64{int64validator.Between(0, 15)},
+				Validators:          []validator.Int64{slValidator()},
 			},
 		},
 	}
@@ -253,40 +241,6 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// pkeyValidator accepts a partition key from 0x0001 to 0x7ffe written as 0x and 4 hex digits.
-type pkeyValidator struct{}
-
-func (pkeyValidator) Description(context.Context) string {
-	return `must be 0x and 4 hex digits from "0x0001" to "0x7ffe"`
-}
-
-func (v pkeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (pkeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if !pkeyRE.MatchString(s) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
-			fmt.Sprintf("pkey must be 0x and 4 hex digits, from \"0x0001\" to \"0x7ffe\", e.g. \"0x0001\"; got: %q", s))
-		return
-	}
-	n, _ := strconv.ParseUint(s[2:], 16, 16)
-	switch {
-	case n == 0:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
-			fmt.Sprintf("pkey %s is the invalid P_Key; use one from \"0x0001\" to \"0x7ffe\"", s))
-	case n == 0x7fff:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
-			fmt.Sprintf("pkey %s is OpenSM's default partition, which always exists; use one from \"0x0001\" to \"0x7ffe\"", s))
-	case n > 0x7fff:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid partition key",
-			fmt.Sprintf("pkey %s has the membership bit (0x8000) set; write the key from \"0x0001\" to \"0x7ffe\" (here \"0x%04x\") and "+
-				"set each member's membership instead", s, n&0x7fff))
-	}
 }
 
 // partitionMemberValidator requires each member to name exactly one of hca and guid.

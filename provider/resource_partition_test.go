@@ -87,26 +87,32 @@ func TestAccPartitionInvalid(t *testing.T) {
   name    = "compute partition"
   pkey    = "0x0001"
   members = [{ guid = "ALL_CAS" }]
-}`, `Attribute name must be 1-63 letters`},
-		{part("1", all, ""), `pkey must be 0x and 4 hex digits, from "0x0001" to "0x7ffe", e.g. "0x0001"; got: "1"`},
-		{part("0x0000", all, ""), `pkey 0x0000 is the invalid P_Key; use one from "0x0001" to "0x7ffe"`},
-		{part("0x7fff", all, ""), `pkey 0x7fff is OpenSM's default partition, which always exists; use one from "0x0001" to "0x7ffe"`},
+}`, `"compute partition" holds a space at position 8`},
+		{`resource "gpucluster_partition" "p" {
+  name    = "sto:rage"
+  pkey    = "0x0001"
+  members = [{ guid = "ALL_CAS" }]
+}`, `"sto:rage" holds ':' at position 4, which separates a cable end's device from its port and, in partitions.conf, a partition's header from its members`},
+		{part("1", all, ""), `pkey "1" does not start with 0x; use 0x and 4 hex digits from "0x0001" to "0x7ffe", e.g. "0x0001"`},
+		{part("0x0000", all, ""), `pkey 0x0000 is the invalid P_Key, which no port may hold; use 0x and 4 hex digits from "0x0001" to "0x7ffe"`},
+		{part("0x7fff", all, ""), `pkey 0x7fff is OpenSM's default partition, which always exists and is not declared; use 0x and 4 hex digits from "0x0001" to "0x7ffe"`},
 		{part("0x8001", all, ""),
-			`pkey 0x8001 has the membership bit (0x8000) set; write the key from "0x0001" to "0x7ffe" (here "0x0001") and set each member's membership instead`},
+			`pkey 0x8001 has the membership bit (0x8000) set; write the 15-bit key "0x0001" and set each member's membership instead`},
+		{part("abc", all, ""), `pkey "abc" does not start with 0x`},
 		{part("0x0001", `[]`, ""), `Attribute members list must contain at least 1 elements, got: 0`},
 		{part("0x0001", `[{ guid = "ALL_CAS" }, { hca = "gpu001/mlx5_0", guid = "0x0002c90300010001" }]`, ""),
 			`members[1] sets both hca and guid; name either an HCA of the fabric (hca = "gpu001/mlx5_0") or a port GUID or OpenSM keyword (guid = "0x..." or "ALL_CAS"), one per member`},
 		{part("0x0001", `[{ membership = "full" }]`, ""), `members[0] sets neither hca nor guid; name either an HCA of the fabric`},
 		{part("0x0001", `[{ guid = "ALL_NODES" }]`, ""),
-			`Attribute members[0].guid must be a port GUID, 0x and 16 hex digits ("0x0002c90300a1b2c3"), or one of OpenSM's keywords ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF, got: ALL_NODES`},
-		{part("0x0001", `[{ guid = "0x2c90300010001" }]`, ""), `Attribute members[0].guid must be a port GUID`},
-		{part("0x0001", `[{ hca = "gpu001" }]`, ""), `Attribute members[0].hca must be "<node>/<device>"`},
+			`GUID "ALL_NODES" does not start with 0x; write 0x and 16 hex digits, e.g. "0x0002c90300a1b2c3", or one of OpenSM's keywords ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF`},
+		{part("0x0001", `[{ guid = "0x2c90300010001" }]`, ""), `GUID "0x2c90300010001" has 13 hex digits, not 16`},
+		{part("0x0001", `[{ hca = "gpu001" }]`, ""), `"gpu001" has no '/': an HCA is named "<node>/<device>", e.g. "gpu001/mlx5_0"`},
 		{part("0x0001", `[{ guid = "ALL_CAS", membership = "both" }]`, ""),
-			`Attribute members[0].membership value must be one of: ["full" "limited"], got: "both"`},
-		{part("0x0001", all, `  mtu = 1500`), `mtu must be one of 2048, 4096 (bytes), got: 1500`},
+			`membership "both" must be "full" (talks to every member) or "limited" (talks to full members only)`},
+		{part("0x0001", all, `  mtu = 1500`), `MTU 1500 is not an InfiniBand MTU: use 256, 512, 1024, 2048 or 4096 bytes`},
 		{part("0x0001", all, `  rate = 401`),
 			`rate must be one of 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600, 800 (Gb/s), got: 401`},
-		{part("0x0001", all, `  sl = 16`), `Attribute sl value must be between 0 and 15, got: 16`},
+		{part("0x0001", all, `  sl = 16`), `SL 16 is out of range: a service level is 0-15`},
 	}
 	var ts []resource.TestStep
 	for _, s := range steps {

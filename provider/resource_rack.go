@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -60,26 +58,26 @@ func (r *rackResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			},
 			"row": schema.Int64Attribute{
 				Required:            true,
-				MarkdownDescription: "Row of the hall, counted from 0 or 1 as you like; only differences matter.",
-				Validators:          []validator.Int64{int64validator.Between(0, 999)},
+				MarkdownDescription: "Row of the hall, 0-999, counted from 0 or 1 as you like; only differences matter.",
+				Validators:          []validator.Int64{rowValidator()},
 			},
 			"position": schema.Int64Attribute{
 				Required:            true,
-				MarkdownDescription: "Slot of the rack within its row.",
-				Validators:          []validator.Int64{int64validator.Between(0, 999)},
+				MarkdownDescription: "Slot of the rack within its row, 0-999.",
+				Validators:          []validator.Int64{positionValidator()},
 			},
 			"units": schema.Int64Attribute{
 				Optional:            true,
 				Computed:            true,
 				Default:             int64default.StaticInt64(42),
 				MarkdownDescription: "Usable rack units (U). Defaults to `42`.",
-				Validators:          []validator.Int64{int64validator.Between(1, 60)},
+				Validators:          []validator.Int64{unitsValidator()},
 			},
 			"power_kw": schema.Float64Attribute{
 				Optional: true,
 				MarkdownDescription: "Power budget in kW. When set, the fabric fails the plan if the equipment's maximum " +
 					"power from the catalog exceeds it.",
-				Validators: []validator.Float64{float64validator.Between(0.1, 1000)},
+				Validators: []validator.Float64{powerKWValidator()},
 			},
 		},
 	}

@@ -54,13 +54,24 @@ func TestAccRackInvalid(t *testing.T) {
   name = "r 01"
   row = 1
   position = 1
-}`, `Attribute name must be 1-63 letters, digits`},
+}`, `"r 01" holds a space at position 2, which splits words in OpenSM's files and cable labels; use 1-63 letters, digits`},
 		"units": {`resource "gpucluster_rack" "r" {
   name = "r01"
   row = 1
   position = 1
   units = 0
-}`, `Attribute units value must be between 1 and 60, got: 0`},
+}`, `units 0 is out of range: a rack has 1-60 usable units`},
+		"row": {`resource "gpucluster_rack" "r" {
+  name = "r01"
+  row = -1
+  position = 1
+}`, `row -1 is out of range: use 0-999`},
+		"power": {`resource "gpucluster_rack" "r" {
+  name = "r01"
+  row = 1
+  position = 1
+  power_kw = -45
+}`, `power_kw -45 is out of range: a rack's power budget is 0.1-1000 kW`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

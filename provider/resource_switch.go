@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -94,7 +91,7 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: "Tier of the switch: `leaf` (HCAs attach to it), `spine` or `core`. Leave it unset to let " +
 					"the fabric infer it from the cabling (one hop from an HCA is a leaf; the top tier is the spine, or the " +
 					"core when there are three switch tiers); set it where the inference is not what you mean.",
-				Validators: []validator.String{stringvalidator.OneOf(fabric.RoleLeaf, fabric.RoleSpine, fabric.RoleCore)},
+				Validators: []validator.String{roleValidator()},
 			},
 			"guid": schema.StringAttribute{
 				Required: true,
@@ -210,10 +207,6 @@ func (r *switchResource) ImportState(ctx context.Context, req resource.ImportSta
 const positionUDescription = "Lowest rack unit the device occupies, counted from 1 at the bottom of the rack; " +
 	"the device takes its model's height upwards from there. The fabric checks it against the rack's `units` " +
 	"and against the other equipment of the rack, and estimates cable runs from it."
-
-// positionUValidator bounds position_u by the tallest rack the rack resource accepts (60 U); the
-// exact limit depends on the rack and the device's height, which only the fabric sees.
-func positionUValidator() validator.Int64 { return int64validator.Between(1, 60) }
 
 // inventoryCatalog returns the provider's catalog, or the built-in one when the provider has not
 // been configured: Terraform configures the provider before any plan, so the fallback only serves

@@ -102,26 +102,26 @@ func TestAccSwitchInvalid(t *testing.T) {
 		{sw(`  name = "leaf 01"
   rack = "r03"
   position_u = 20
-  guid = "0x0002c903000a0001"`), `Attribute name must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`},
+  guid = "0x0002c903000a0001"`), `"leaf 01" holds a space at position 5, which splits words in OpenSM's files and cable labels; use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`},
 		{sw(ok + `  model = "QM8700"`), `unknown switch model "QM8700"; the catalog has "QM9700", "QM9790"`},
 		{sw(`  name = "leaf01"
   rack = "r03"
   position_u = 0
-  guid = "0x0002c903000a0001"`), `Attribute position_u value must be between 1 and 60, got: 0`},
+  guid = "0x0002c903000a0001"`), `position_u 0 is out of range: rack units count from 1 (the bottom) to at most 60`},
 		{sw(`  name = "leaf01"
   rack = "r03"
   position_u = 61
-  guid = "0x0002c903000a0001"`), `Attribute position_u value must be between 1 and 60, got: 61`},
+  guid = "0x0002c903000a0001"`), `position_u 61 is out of range`},
 		{sw(`  name = "leaf01"
   rack = "r 03"
   position_u = 20
-  guid = "0x0002c903000a0001"`), `Attribute rack must be 1-63 letters`},
-		{sw(ok + `  role = "aggregation"`), `Attribute role value must be one of: ["leaf" "spine" "core"], got: "aggregation"`},
+  guid = "0x0002c903000a0001"`), `"r 03" holds a space at position 2`},
+		{sw(ok + `  role = "aggregation"`), `role "aggregation" is not a switch role: use "leaf", "spine" or "core", or leave it unset to have the fabric infer it`},
 		{sw(`  name = "leaf01"
   rack = "r03"
   position_u = 20
-  guid = "0x2c903000a0001"`), `Attribute guid must be 0x followed by 16 hex digits`},
-		{sw(ok + `  group = "group one"`), `Attribute group must be 1-63 letters`},
+  guid = "0x2c903000a0001"`), `GUID "0x2c903000a0001" has 13 hex digits, not 16; write 0x and 16 hex digits`},
+		{sw(ok + `  group = "group one"`), `"group one" holds a space at position 6`},
 	}
 	var ts []resource.TestStep
 	for _, s := range steps {

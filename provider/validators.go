@@ -1,24 +1,153 @@
 package provider
 
 import (
-	"regexp"
+	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-var (
-	nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
-	guidRE = regexp.MustCompile(`^0x[0-9a-fA-F]{16}$`)
-)
+// The resources' validators are thin wrappers over the attribute rules of internal/fabric
+// (rules.go): the fabric's Build runs the same rules on plain objects and generated items, so a
+// value is refused with the same words whether it comes from a resource or not.
 
-// nameValidator accepts the device and rack names the fabric, OpenSM's node-name-map and cable
-// labels can all carry unquoted.
-func nameValidator() validator.String {
-	return stringvalidator.RegexMatches(nameRE, "must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit, e.g. \"leaf01\"")
+// stringRule is a framework validator over a rule that takes a string.
+type stringRule struct {
+	summary string
+	desc    string
+	check   func(string) string
 }
 
-// guidValidator accepts an InfiniBand GUID written as 0x and 16 hex digits.
+func (v stringRule) Description(context.Context) string             { return v.desc }
+func (v stringRule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v stringRule) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := v.check(req.ConfigValue.ValueString()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+	}
+}
+
+// int64Rule is a framework validator over a rule that takes a whole number.
+type int64Rule struct {
+	summary string
+	desc    string
+	check   func(int) string
+}
+
+func (v int64Rule) Description(context.Context) string             { return v.desc }
+func (v int64Rule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v int64Rule) ValidateInt64(_ context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := v.check(int(req.ConfigValue.ValueInt64())); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+	}
+}
+
+// float64Rule is a framework validator over a rule that takes a number.
+type float64Rule struct {
+	summary string
+	desc    string
+	check   func(float64) string
+}
+
+func (v float64Rule) Description(context.Context) string             { return v.desc }
+func (v float64Rule) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v float64Rule) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := v.check(req.ConfigValue.ValueFloat64()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+	}
+}
+
+// nameValidator accepts the device and rack names the fabric, OpenSM's node-name-map and cable
+// labels can all carry unquoted (fabric.CheckName).
+func nameValidator() validator.String {
+	return stringRule{"Invalid name", "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit", fabric.CheckName}
+}
+
+// guidValidator accepts an InfiniBand GUID written as 0x and 16 hex digits (fabric.CheckGUID).
 func guidValidator() validator.String {
-	return stringvalidator.RegexMatches(guidRE, "must be 0x followed by 16 hex digits, e.g. \"0x0002c90300a1b2c3\"")
+	return stringRule{"Invalid GUID", "0x and 16 hex digits, e.g. \"0x0002c90300a1b2c3\"", fabric.CheckGUID}
+}
+
+func hcaNameValidator() validator.String {
+	return stringRule{"Invalid HCA name", "\"<node>/<device>\", e.g. \"gpu001/mlx5_0\"", fabric.CheckHCAName}
+}
+
+func partitionNameValidator() validator.String {
+	return stringRule{"Invalid partition name", "up to 31 letters, digits, '_', '.' or '-', starting with a letter or '_'", fabric.CheckPartitionName}
+}
+
+func pkeyValidator() validator.String {
+	return stringRule{"Invalid partition key", "0x and 4 hex digits from \"0x0001\" to \"0x7ffe\"", fabric.CheckPKey}
+}
+
+func memberGUIDValidator() validator.String {
+	return stringRule{"Invalid partition member", "a port GUID (0x and 16 hex digits) or one of OpenSM's keywords", fabric.CheckMemberGUID}
+}
+
+func membershipValidator() validator.String {
+	return stringRule{"Invalid membership", "\"full\" or \"limited\"", fabric.CheckMembership}
+}
+
+func roleValidator() validator.String {
+	return stringRule{"Invalid switch role", "\"leaf\", \"spine\" or \"core\"", fabric.CheckRole}
+}
+
+func mtuValidator() validator.Int64 {
+	return int64Rule{"Invalid MTU", "256, 512, 1024, 2048 or 4096 (bytes)", fabric.CheckMTU}
+}
+
+func slValidator() validator.Int64 {
+	return int64Rule{"Invalid service level", "0-15", fabric.CheckSL}
+}
+
+func rowValidator() validator.Int64 {
+	return int64Rule{"Invalid row", "0-999", func(n int) string { return fabric.CheckRowPosition("row", n) }}
+}
+
+func positionValidator() validator.Int64 {
+	return int64Rule{"Invalid position", "0-999", func(n int) string { return fabric.CheckRowPosition("position", n) }}
+}
+
+func unitsValidator() validator.Int64 {
+	return int64Rule{"Invalid rack units", "1-60", fabric.CheckUnits}
+}
+
+// positionUValidator bounds position_u by the tallest rack the rack resource accepts (60 U); the
+// exact limit depends on the rack and the device's height, which only the fabric sees.
+func positionUValidator() validator.Int64 {
+	return int64Rule{"Invalid position_u", "1-60", fabric.CheckPositionU}
+}
+
+func railValidator() validator.Int64 {
+	return int64Rule{"Invalid rail", "0-63", fabric.CheckRail}
+}
+
+func computeHCAsValidator() validator.Int64 {
+	return int64Rule{"Invalid compute_hcas", "1-64", fabric.CheckComputeHCAs}
+}
+
+// portValidator checks that a port counts from 1; the radix is the fabric's to check, against
+// the device's model.
+func portValidator() validator.Int64 {
+	return int64Rule{"Invalid port", "1 or more", func(n int) string { return fabric.CheckPort(n, 0, "") }}
+}
+
+func powerKWValidator() validator.Float64 {
+	return float64Rule{"Invalid power budget", "0.1-1000 kW", fabric.CheckPowerKW}
+}
+
+func lengthMValidator() validator.Float64 {
+	return float64Rule{"Invalid cable length", "at least 0.1 m", fabric.CheckLengthM}
 }
