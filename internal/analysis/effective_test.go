@@ -1,0 +1,213 @@
+package analysis
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// designGraph builds a generated design's graph.
+func designGraph(t testing.TB, p topogen.Params) *fabric.Graph {
+	t.Helper()
+	d, err := topogen.Generate(p, catalog.Default())
+	if err != nil {
+		t.Fatalf("topogen.Generate(%+v): %v", p, err)
+	}
+	g, problems := fabric.Build(d.Spec(), catalog.Default())
+	if fabric.HasErrors(problems) {
+		t.Fatalf("fabric.Build: %v", problems)
+	}
+	return g
+}
+
+// routingOf is what the provider passes: the declared switch GUIDs and the top tier as roots.
+func routingOf(t testing.TB, g *fabric.Graph, engine string) Routing {
+	t.Helper()
+	r := Routing{Engine: engine, GUIDs: make([]uint64, len(g.Devices))}
+	top := 0
+	for i := range g.Devices {
+		d := &g.Devices[i]
+		if d.GUID != "" {
+			v, err := strconv.ParseUint(strings.TrimPrefix(d.GUID, "0x"), 16, 64)
+			if err != nil {
+				t.Fatalf("GUID %q of %s: %v", d.GUID, d.Name, err)
+			}
+			r.GUIDs[i] = v
+		}
+		if d.Kind == fabric.KindSwitch && d.Level > top {
+			top = d.Level
+		}
+	}
+	for i := range g.Devices {
+		if d := &g.Devices[i]; d.Kind == fabric.KindSwitch && d.Level == top {
+			r.Roots = append(r.Roots, int32(i))
+		}
+	}
+	return r
+}
+
+// fatTree512 is the 512-GPU two-tier fat tree of the issue: 64 DGX H100 (512 HCAs), 16 leaves
+// x 8 spines, 1:1.
+func fatTree512(t testing.TB) *fabric.Graph {
+	g := designGraph(t, topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8})
+	r := Analyze(g, nil)
+	if r.Endpoints != 512 || r.Tiers != 2 {
+		t.Fatalf("fat tree: %d endpoints, %d tiers; want 512, 2", r.Endpoints, r.Tiers)
+	}
+	return g
+}
+
+// TestRoutesComplete checks that every engine gives every endpoint pair a loop-free path of
+// the fewest switch hops the fabric allows, on a two-tier and a three-tier tree.
+func TestRoutesComplete(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    *fabric.Graph
+		hops int // switches on the longest shortest path
+		step int // sources checked: every step-th
+	}{
+		{"2-tier", fatTree512(t), 3, 1},
+		{"3-tier", designGraph(t, topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}), 5, 16},
+	} {
+		for _, engine := range []string{"ftree", "updn", "minhop"} {
+			t.Run(tc.name+"/"+engine, func(t *testing.T) {
+				rt, err := ComputeRoutes(tc.g, routingOf(t, tc.g, engine))
+				if err != nil || rt == nil {
+					t.Fatalf("ComputeRoutes: %v", err)
+				}
+				if rt.Engine != engine {
+					t.Fatalf("routed with %s (fallbacks %v), want %s", rt.Engine, rt.Fallbacks, engine)
+				}
+				eps := rt.Endpoints()
+				longest := 0
+				for s := 0; s < len(eps); s += tc.step {
+					for d := range eps {
+						if s == d {
+							continue
+						}
+						path, ok := rt.Path(s, d)
+						if !ok {
+							t.Fatalf("no path %s -> %s: %v", eps[s].HCA, eps[d].HCA, path)
+						}
+						if eps[s].Switch == eps[d].Switch && len(path) != 1 {
+							t.Fatalf("%s -> %s on one leaf crosses %v", eps[s].HCA, eps[d].HCA, path)
+						}
+						if len(path) > longest {
+							longest = len(path)
+						}
+					}
+				}
+				if longest != tc.hops {
+					t.Fatalf("longest path crosses %d switches, want %d", longest, tc.hops)
+				}
+			})
+		}
+	}
+}
+
+// TestFtreeSpreadsDestinations checks ftree's defining property on a non-blocking two-tier
+// tree (Zahavi 2012): every source reaches a destination through the same spine-to-leaf
+// channel, and the destinations of one leaf come down distinct channels, one per uplink, so
+// the down direction never congests. minhop balances each switch on its own and, on this
+// cabling (leaf uplinks round-robin over the spines), sends four destinations of a leaf down
+// one channel.
+func TestFtreeSpreadsDestinations(t *testing.T) {
+	g := fatTree512(t)
+	entries := func(engine string) (perLeafMin int) {
+		rt, err := ComputeRoutes(g, routingOf(t, g, engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps := rt.Endpoints()
+		channels := map[string]map[Hop]bool{} // leaf -> the channels its destinations come down
+		for d := range eps {
+			var entry *Hop
+			for s := range eps {
+				if eps[s].Switch == eps[d].Switch {
+					continue
+				}
+				path, ok := rt.Path(s, d)
+				if !ok || len(path) != 3 {
+					t.Fatalf("%s: path %s -> %s: %v", engine, eps[s].HCA, eps[d].HCA, path)
+				}
+				if entry == nil {
+					entry = &path[1]
+				} else if *entry != path[1] && engine == "ftree" {
+					t.Fatalf("ftree: %s reaches %s down %v, another source down %v", eps[s].HCA, eps[d].HCA, path[1], *entry)
+				}
+			}
+			if channels[eps[d].Switch] == nil {
+				channels[eps[d].Switch] = map[Hop]bool{}
+			}
+			channels[eps[d].Switch][*entry] = true
+		}
+		perLeafMin = 1 << 30
+		for _, c := range channels {
+			perLeafMin = min(perLeafMin, len(c))
+		}
+		return perLeafMin
+	}
+	if n := entries("ftree"); n != 32 {
+		t.Fatalf("ftree: the 32 destinations of some leaf come down only %d distinct channels", n)
+	}
+	if n := entries("minhop"); n == 32 {
+		t.Fatalf("minhop spreads destinations like ftree; the fabric no longer tells the engines apart")
+	}
+}
+
+// TestEffectiveBisection512 measures the 512-GPU tree under each engine: deterministic, below
+// the capacity ratio (1.0) as static routing must be on random patterns, and ftree at least as
+// good as minhop.
+func TestEffectiveBisection512(t *testing.T) {
+	g := fatTree512(t)
+	res := map[string]*Effective{}
+	for _, engine := range []string{"ftree", "updn", "minhop"} {
+		e, err := EffectiveBisection(g, routingOf(t, g, engine))
+		if err != nil || e == nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		again, _ := EffectiveBisection(g, routingOf(t, g, engine))
+		if again.RatioMean != e.RatioMean || again.RatioP05 != e.RatioP05 {
+			t.Fatalf("%s: not deterministic: %+v then %+v", engine, e, again)
+		}
+		if e.RoutingEngine != engine || e.Samples != DefaultSamples {
+			t.Fatalf("%s: %+v", engine, e)
+		}
+		if !(e.RatioP05 > 0 && e.RatioP05 <= e.RatioMean && e.RatioMean < 1) {
+			t.Fatalf("%s: mean %v p05 %v; want 0 < p05 <= mean < 1", engine, e.RatioMean, e.RatioP05)
+		}
+		res[engine] = e
+		t.Logf("512-GPU 2-tier fat tree, %s: effective bisection mean %.4f, p05 %.4f over %d patterns (capacity ratio 1.0)", engine, e.RatioMean, e.RatioP05, e.Samples)
+	}
+	if res["ftree"].RatioMean < res["minhop"].RatioMean {
+		t.Errorf("ftree (%v) below minhop (%v)", res["ftree"].RatioMean, res["minhop"].RatioMean)
+	}
+	other, err := EffectiveBisection(g, Routing{Engine: "ftree", GUIDs: routingOf(t, g, "").GUIDs, Roots: routingOf(t, g, "").Roots, Seed: 7})
+	if err != nil || other.RatioMean == res["ftree"].RatioMean {
+		t.Errorf("another seed gives the same mean %v (%v)", other.RatioMean, err)
+	}
+}
+
+// TestEffectiveNotModelled: engines the model does not reproduce give no number, and an
+// engine that fails falls back the way OpenSM does.
+func TestEffectiveNotModelled(t *testing.T) {
+	g := fatTree512(t)
+	r := routingOf(t, g, "torus-2QoS")
+	if e, err := EffectiveBisection(g, r); e != nil || err != nil {
+		t.Fatalf("torus-2QoS: %+v, %v; want nil, nil", e, err)
+	}
+	r = routingOf(t, g, "ftree")
+	r.Roots = nil
+	rt, err := ComputeRoutes(g, r)
+	if err != nil || rt.Engine != "minhop" || len(rt.Fallbacks) != 1 || !strings.HasPrefix(rt.Fallbacks[0], "ftree:") {
+		t.Fatalf("ftree without roots: %+v, %v; want a fallback to minhop", rt, err)
+	}
+	r.Engine = "ftree,no_fallback"
+	if _, err := ComputeRoutes(g, r); err == nil {
+		t.Fatalf("ftree,no_fallback without roots routed")
+	}
+}

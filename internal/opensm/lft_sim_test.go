@@ -1,0 +1,176 @@
+package opensm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// TestModelRoutesMatchOpenSM runs OpenSM 3.3 on ibsim for generated fabrics with each routing
+// engine the effective-bisection model reproduces, reads the forwarding tables OpenSM dumped
+// (opensm-lfts.dump) and compares, for every ordered pair of endpoints, the path through the
+// dumped tables with the path through the model's: the same switches left by the same ports.
+func TestModelRoutesMatchOpenSM(t *testing.T) {
+	trees := []string{"ftree", "updn", "minhop"}
+	for _, tc := range []struct {
+		name    string
+		p       topogen.Params
+		engines []string
+	}{
+		{"fat-tree 2-tier 8 leaves", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees},
+		{"fat-tree 2-tier 16 leaves x 8 spines (512 GPUs)", topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8}, trees},
+		{"fat-tree 3-tier 2 pods", topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}, trees},
+		{"rail-optimized 1 SU", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1}, trees},
+		{"dragonfly+ 3 groups", topogen.Params{Kind: "dragonfly-plus", Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4, Nodes: 12}, []string{"updn", "minhop"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := topogen.Generate(tc.p, catalog.Default())
+			if err != nil {
+				t.Fatalf("topogen: %v", err)
+			}
+			g := buildGraph(t, d.Spec())
+			if want := DefaultEngine(g); want != tc.engines[0] {
+				t.Fatalf("the provider configures %s on this fabric; the test starts with %s", want, tc.engines[0])
+			}
+			sim := testrig.StartIBSim(t, ExpectedTopology(g))
+			for _, engine := range tc.engines {
+				t.Run(engine, func(t *testing.T) {
+					lfts, cfg := runOpenSMWithDump(t, sim, g, engine)
+					total, same, first := compareRoutes(t, g, cfg, lfts)
+					t.Logf("%s on %s: %d of %d endpoint paths equal (%.2f%%)", engine, tc.name, same, total, 100*float64(same)/float64(total))
+					if same != total {
+						t.Errorf("%d of %d paths differ from OpenSM's; first:\n%s", total-same, total, first)
+					}
+				})
+			}
+		})
+	}
+}
+
+// runOpenSMWithDump routes the simulated fabric once with engine, as the provider would
+// configure it, and returns the dumped forwarding tables.
+func runOpenSMWithDump(t *testing.T, sim *testrig.IBSim, g *fabric.Graph, engine string) (*LFTs, Config) {
+	t.Helper()
+	dir := filepath.Join(sim.Dir, engine)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := renderInto(t, g, dir, GraphOptions{RoutingEngine: engine, Options: map[string]string{
+		"log_flags": "0x43", "dump_files_dir": dir,
+	}})
+	smHost := HCADescription(g, g.Endpoints()[0])
+	began := time.Now()
+	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("opensm: %v\n%s", err, r.Stdout)
+	}
+	v := ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
+	if err := v.Check(Expect{Engine: engine, OptionFile: cfg.Paths.Path(FileOpenSMConf)}); err != nil {
+		t.Fatalf("%v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileLFTDump))
+	if err != nil {
+		t.Fatalf("OpenSM wrote no LFT dump: %v", err)
+	}
+	lfts, err := ParseLFTs(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("opensm -o with %s: %s, %d switch tables", engine, time.Since(began).Round(time.Millisecond), len(lfts.Switches))
+	return lfts, cfg
+}
+
+// compareRoutes follows every endpoint pair through OpenSM's tables and the model's and counts
+// the equal paths; first describes the first difference.
+func compareRoutes(t *testing.T, g *fabric.Graph, cfg Config, lfts *LFTs) (total, same int, first string) {
+	t.Helper()
+	rt, err := analysis.ComputeRoutes(g, ModelRouting(g, cfg))
+	if err != nil || rt == nil {
+		t.Fatalf("model: %v", err)
+	}
+	if rt.Engine != cfg.RoutingEngine {
+		t.Fatalf("the model routes with %s (%v), OpenSM with %s", rt.Engine, rt.Fallbacks, cfg.RoutingEngine)
+	}
+	nguid := nodeGUIDs(g)
+	type end struct {
+		dev  int32
+		port int
+	}
+	peer := map[end]end{}
+	for _, l := range g.Links {
+		peer[end{l.A, l.PortA}] = end{l.B, l.PortB}
+		peer[end{l.B, l.PortB}] = end{l.A, l.PortA}
+	}
+	tables := map[int32]*SwitchLFT{}
+	for i := range g.Devices {
+		if g.Devices[i].Kind != fabric.KindSwitch {
+			continue
+		}
+		if sw, ok := lfts.Switch(nguid[i]); ok {
+			tables[int32(i)] = sw
+		}
+	}
+	eps := rt.Endpoints()
+	lids := make([]int, len(eps))
+	devs := make([]int32, len(eps))
+	for i, e := range eps {
+		d, _ := g.Lookup(e.HCA)
+		devs[i] = d
+		lid, ok := lfts.LIDOf(nguid[d] + GUID(e.Port))
+		if !ok {
+			t.Fatalf("no LID for %s port %d (port GUID %s) in the dump", e.HCA, e.Port, nguid[d]+GUID(e.Port))
+		}
+		lids[i] = lid
+	}
+	osmPath := func(src, dst int) ([]analysis.Hop, bool) {
+		var hops []analysis.Hop
+		at := peer[end{devs[src], eps[src].Port}]
+		for i := 0; i < 64; i++ {
+			tbl := tables[at.dev]
+			if tbl == nil {
+				return hops, false
+			}
+			p, ok := tbl.Ports[lids[dst]]
+			if !ok {
+				return hops, false
+			}
+			hops = append(hops, analysis.Hop{Switch: g.Devices[at.dev].Name, Port: p})
+			next, ok := peer[end{at.dev, p}]
+			if !ok {
+				return hops, false
+			}
+			if next.dev == devs[dst] && next.port == eps[dst].Port {
+				return hops, true
+			}
+			if g.Devices[next.dev].Kind != fabric.KindSwitch {
+				return hops, false
+			}
+			at = next
+		}
+		return hops, false
+	}
+	for s := range eps {
+		for d := range eps {
+			if s == d {
+				continue
+			}
+			total++
+			want, okW := osmPath(s, d)
+			got, okG := rt.Path(s, d)
+			if okW && okG && fmt.Sprint(want) == fmt.Sprint(got) {
+				same++
+			} else if first == "" {
+				first = fmt.Sprintf("  %s -> %s (LID %d)\n  OpenSM: %v (complete %v)\n  model:  %v (complete %v)", eps[s].HCA, eps[d].HCA, lids[d], want, okW, got, okG)
+			}
+		}
+	}
+	return total, same, first
+}
