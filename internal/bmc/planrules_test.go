@@ -1,0 +1,31 @@
+package bmc
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlanRules(t *testing.T) {
+	cases := []struct {
+		name, got, want string
+	}{
+		{"16 bytes over IPMI", CheckUserName("abcdefghijklmnop", nil), ""},
+		{"17 bytes, default protocols", CheckUserName("abcdefghijklmnopq", nil), "is 17 bytes, but IPMI carries at most 16"},
+		{"17 bytes, IPMI listed", CheckUserName("abcdefghijklmnopq", []string{"redfish", "ipmi"}), "shorten the name to 16 bytes"},
+		{"17 bytes, Redfish only", CheckUserName("abcdefghijklmnopq", []string{"redfish"}), ""},
+		{"endpoint port only", CheckEndpointPort("10.0.0.5:9623", 0), ""},
+		{"same port twice", CheckEndpointPort("10.0.0.5:9623", 9623), ""},
+		{"port only", CheckEndpointPort("10.0.0.5", 9624), ""},
+		{"conflict", CheckEndpointPort("10.0.0.5:9623", 9624), `remove ":9623" from endpoint (endpoint = "10.0.0.5") to use port 9624, or remove port to use 9623`},
+		{"conflict https", CheckEndpointPort("https://bmc.example:8443/", 443), `names port 8443 but bmc.port is 443`},
+		{"conflict v6", CheckEndpointPort("[fd00::5]:9623", 9624), `endpoint = "[fd00::5]"`},
+	}
+	for _, c := range cases {
+		if (c.want == "") != (c.got == "") || !strings.Contains(c.got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if EndpointPort("bmc01") != 0 || EndpointPort("HTTPS://bmc01:444") != 444 {
+		t.Error("EndpointPort")
+	}
+}
