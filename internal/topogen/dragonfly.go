@@ -73,6 +73,10 @@ func (g *gen) dragonflyPlus() *Error {
 		return refuse("node_count", "node_count = 1", "the design holds no node")
 	}
 	hp := P / (planned - 1)
+	if n := dragonflyObjects(groups, lg, sg, u, hp, nodes, h); n > MaxObjects {
+		return refuse("group_count", g.largest(), "%s", budgetReason(fmt.Sprintf("a dragonfly+ of %d groups (%d nodes)", groups, nodes), n))
+	}
+	b.reserve(groups*(lg+sg), nodes, nodes*h, nodes*h+groups*lg*u+groups*(groups-1)/2*hp)
 	b.des.Tiers = 2
 	b.des.Summary.PlannedGroups = planned
 	b.des.Summary.PlannedNodes = planned * perGroupEP / h
@@ -140,7 +144,7 @@ func (g *gen) dragonflyPlus() *Error {
 	pp := &b.des.PortPlan
 	*pp = append(*pp,
 		PortRange{Role: fabric.RoleLeaf, First: 1, Last: d, Faces: "nodes", Rule: fmt.Sprintf("node n (1-based) HCA i is endpoint e = (n-1)*%d+i, on leaf e/%d+1, port e mod %d + 1", h, d, d)},
-		PortRange{Role: fabric.RoleLeaf, First: d + 1, Last: r, Faces: "spines of the group", Rule: fmt.Sprintf("uplink k = port-%d-1 goes to spine (k mod %d)+1 of the group, %d link(s) per pair", d, sg, m)},
+		PortRange{Role: fabric.RoleLeaf, First: d + 1, Last: d + u, Faces: "spines of the group", Rule: fmt.Sprintf("uplink k = port-%d-1 goes to spine (k mod %d)+1 of the group, %d link(s) per pair", d, sg, m)},
 		PortRange{Role: fabric.RoleSpine, First: 1, Last: lg * m, Faces: "leaves of the group", Rule: fmt.Sprintf("the group's leaf i (1-based) takes ports (i-1)*%d+1..i*%d", m, m)},
 		PortRange{Role: fabric.RoleSpine, First: lg*m + 1, Last: lg*m + hp*(planned-1)/sg + boolInt(hp*(planned-1)%sg != 0), Faces: "global",
 			Rule: fmt.Sprintf("global port q (0..%d per group) is spine (q mod %d)+1 port %d+q/%d; link t (0..%d) between groups a<b uses q = t*%d + (b-a-1) on a's side and q = t*%d + (%d-(b-a)-1) on b's side", P-1, sg, lg*m+1, sg, hp-1, planned-1, planned-1, planned)},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -66,6 +67,9 @@ func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 			return nil, err
 		}
 	}
+	if err := g.checkArgs(); err != nil {
+		return nil, err
+	}
 	var err *Error
 	switch p.Kind {
 	case KindFatTree:
@@ -80,6 +84,10 @@ func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Kind != KindTorus3D && g.b.des.Tiers >= 2 && g.d+g.u < g.r {
+		g.b.note("oversubscription %s splits a %d-port %s %d:%d (%d down, %d up); %s stay spare on every leaf",
+			ratioText(g.d, g.u), g.r, g.sw.Name, g.d, g.u, g.d, g.u, plural(g.r-g.d-g.u, "port"))
+	}
 	g.b.sortRacks()
 	if err := g.applyGUIDs(); err != nil {
 		return nil, err
@@ -87,27 +95,100 @@ func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 	return g.b.finish(), nil
 }
 
-// split turns the oversubscription into whole down and up port counts: up = r/(ratio+1).
+// split turns the oversubscription into whole down and up port counts. A ratio is accepted
+// when some split of the radix gives exactly it: the reduced fraction p/q = ratio with p+q <= r,
+// scaled by k = floor(r/(p+q)) to use as many ports as it can (d = k*p down, u = k*q up); the
+// r - d - u ports left over stay spare (2:1 on 64 ports: 42 down, 21 up, 1 spare). "Exactly"
+// is up to float rounding (1e-9 relative), so 43/21 written as an HCL expression matches.
 func (g *gen) split() *Error {
 	o := g.p.Oversubscription
 	r := g.r
 	if o < 1 || math.IsNaN(o) || math.IsInf(o, 0) {
 		return refuse("oversubscription", "oversubscription = 1", "oversubscription is down:up at the leaf as a number >= 1 (1 = non-blocking), not %g", o)
 	}
-	x := float64(r) / (o + 1)
-	u := int(math.Round(x))
-	if math.Abs(x-float64(u)) > 1e-6 || u < 1 || u >= r {
-		var near []string
-		for _, c := range []int{int(math.Floor(x)), int(math.Ceil(x))} {
-			if c >= 1 && c < r {
-				near = append(near, fmt.Sprintf("oversubscription = %.4g (%d:%d)", float64(r-c)/float64(c), r-c, c))
+	if d, u, ok := exactSplit(o, r); ok {
+		g.d, g.u = d, u
+		return nil
+	}
+	var near []string
+	for _, c := range nearestSplits(o, r) {
+		near = append(near, fmt.Sprintf("oversubscription = %s (%d:%d on %d ports%s)", ratioText(c[0], c[1]), c[0], c[1], r, spareText(r-c[0]-c[1])))
+	}
+	return refuse("oversubscription", strings.Join(near, " or "),
+		"%g:1 is not the ratio of any split of a %d-port %s into whole down and up port counts (down + up <= %d)", o, r, g.sw.Name, r)
+}
+
+// exactSplit returns the split of r ports at ratio o using the most ports, if there is one.
+func exactSplit(o float64, r int) (d, u int, ok bool) {
+	for q := 1; q < r; q++ {
+		p := math.Round(o * float64(q))
+		if p < 1 || p+float64(q) > float64(r) {
+			continue
+		}
+		if math.Abs(p/float64(q)-o) <= 1e-9*o {
+			k := r / (int(p) + q)
+			return k * int(p), k * q, true
+		}
+	}
+	return 0, 0, false
+}
+
+// nearestSplits returns the splits of r ports whose ratios are nearest below and above o, each
+// using the most ports its ratio allows.
+func nearestSplits(o float64, r int) [][2]int {
+	var lo, hi [2]int
+	loV, hiV := 0.0, math.Inf(1)
+	for u := 1; u < r; u++ {
+		for d := u; d+u <= r; d++ {
+			v := float64(d) / float64(u)
+			if v < o && v > loV {
+				lo, loV = [2]int{d, u}, v
+			}
+			if v > o && v < hiV {
+				hi, hiV = [2]int{d, u}, v
 			}
 		}
-		return refuse("oversubscription", strings.Join(dedupe(near), " or "),
-			"%g:1 does not split a %d-port %s into whole down and up port counts (up = %d/(%g+1) = %.4g)", o, r, g.sw.Name, r, o, x)
 	}
-	g.d, g.u = r-u, u
-	return nil
+	var out [][2]int
+	for _, c := range [][2]int{hi, lo} {
+		if c[1] == 0 {
+			continue
+		}
+		d, u, _ := exactSplit(float64(c[0])/float64(c[1]), r)
+		out = append(out, [2]int{d, u})
+	}
+	return out
+}
+
+// ratioText writes d/u as a value the generator accepts back: the shortest decimal when it
+// has at most 4 decimals (2, 2.5, 1.75), else the fraction, which Terraform evaluates as an
+// expression (43/21).
+func ratioText(d, u int) string {
+	v := float64(d) / float64(u)
+	if s := strconv.FormatFloat(v, 'f', -1, 64); len(s) <= len(strconv.Itoa(d/u))+5 {
+		return s
+	}
+	gcd := func(a, b int) int {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}(d, u)
+	return fmt.Sprintf("%d/%d", d/gcd, u/gcd)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func spareText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d spare", n)
 }
 
 func dedupe(s []string) []string {

@@ -171,8 +171,9 @@ func TestEveryDesignBuilds(t *testing.T) {
 		{Kind: KindFatTree, Nodes: 256},
 		{Kind: KindFatTree, Nodes: 100, PlannedNodes: 256},
 		{Kind: KindFatTree, Nodes: 300, Oversubscription: 3},
-		{Kind: KindFatTree, Nodes: 90, Oversubscription: 1.56, Tiers: 3}, // 39:25
-		{Kind: KindFatTree, Nodes: 40, Oversubscription: 5.4},            // 54:10, nodes straddle leaves
+		{Kind: KindFatTree, Nodes: 90, PlannedNodes: 200, Oversubscription: 1.56, Tiers: 3}, // 39:25, 2 pods planned
+		{Kind: KindFatTree, Nodes: 90, Oversubscription: 2},                                 // 42:21, 1 spare port
+		{Kind: KindFatTree, Nodes: 40, Oversubscription: 5.4},                               // 54:10, nodes straddle leaves
 		{Kind: KindFatTree, Nodes: 300, NodeModel: "HGX-H100", CableKind: catalog.KindFiberSM},
 		{Kind: KindFatTree, Nodes: 600},
 		{Kind: KindRailOptimized, ScalableUnits: 2, ReservedNodeSlots: 1},
@@ -360,8 +361,10 @@ func TestRefusals(t *testing.T) {
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 3, Spines: 12}, "spines", "32 uplinks do not divide evenly over 12 spines", "spines = 16")
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 4, Spines: 8}, "spines", "need 1024 spine ports", "spines = 16")
 	wantRefusal(t, Params{Kind: KindDragonflyPlus, Groups: 3, SpinesPerGroup: 12}, "spines_per_group", "do not divide evenly", "spines_per_group = 8 or spines_per_group = 16")
-	// An oversubscription that does not split the radix: 2:1 would need 64/3 up ports.
-	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 10, Oversubscription: 2}, "oversubscription", "does not split a 64-port", "oversubscription = 2.048 (43:21) or oversubscription = 1.909 (42:22)")
+	// An oversubscription no split of the radix gives: 2.04 = 51/25 needs 76 ports. The
+	// suggestions are values Generate accepts (TestOversubscriptionSuggestionsAccepted).
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 10, Oversubscription: 2.04}, "oversubscription", "not the ratio of any split of a 64-port",
+		"oversubscription = 43/21 (43:21 on 64 ports) or oversubscription = 2 (42:21 on 64 ports, 1 spare)")
 	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 10, Oversubscription: 0.5}, "oversubscription", ">= 1", "oversubscription = 1")
 	// Growth past the plan would move leaf uplinks.
 	wantRefusal(t, Params{Kind: KindRailOptimized, ScalableUnits: 5, PlannedScalableUnits: 4}, "scalable_units", "re-cabling every leaf", "planned_scalable_units = 5")

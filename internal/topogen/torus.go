@@ -48,9 +48,22 @@ func (g *gen) torus() *Error {
 		return refuse("endpoints_per_switch", fmt.Sprintf("endpoints_per_switch = %d", max(1, min(e, r-6))),
 			"a %d-port %s keeps 6 ports for its torus neighbours, leaving 1-%d for endpoints; asked %d", r, g.sw.Name, r-6, e)
 	}
+	// Each dimension is at most MaxObjects (checkArgs), so the product cannot overflow.
 	nsw := k[0] * k[1] * k[2]
-	if nsw >= 1<<20 {
-		return refuse("torus_dims", "", "%d switches exceed the generator's GUID numbering (2^20 per tier)", nsw)
+	if nsw > MaxObjects || torusObjects(nsw, nsw*e/h, h) > MaxObjects {
+		c := g.largestCube(e)
+		return refuse("torus_dims", fmt.Sprintf("torus_dims = [%d, %d, %d] (or any dims of at most %d switches at %d endpoints per switch)", c, c, c, largestTorusSwitches(e, h), e),
+			"%s", budgetReason(fmt.Sprintf("a %dx%dx%d torus of %d switches with %d endpoints each", k[0], k[1], k[2], nsw, e), torusObjects(nsw, nsw*e/h, h)))
+	}
+	// Filling the torus (node_count 0) with whole nodes must reach every switch: with e < h a
+	// node spreads over several switches, and when the switch count is not a multiple of that
+	// spread the last switches would get no endpoint, transit-only routers that the summary would
+	// not mention (5x5x5 at 1 endpoint per switch: 15 DGX take 120 of 125 ports, 5 switches
+	// empty). A partial last switch (spare ports) is fine and noted.
+	if fill := nsw * e / h * h; p.Nodes == 0 && nsw*e-fill >= e {
+		return refuse("endpoints_per_switch", fmt.Sprintf("endpoints_per_switch = %d (one %s per switch), or torus_dims whose product is a multiple of %d", h, g.nm.Name, ceilDiv(h, e)),
+			"a %dx%dx%d torus with %d endpoint(s) per switch has %d endpoint ports, which %d-HCA %s nodes do not fill: %d whole nodes take %d ports and %d switch(es) would stay without an endpoint",
+			k[0], k[1], k[2], e, nsw*e, h, g.nm.Name, nsw*e/h, fill, (nsw*e-fill)/e)
 	}
 	capNodes := nsw * e / h
 	nodes := p.Nodes
@@ -68,6 +81,13 @@ func (g *gen) torus() *Error {
 	}
 	b.des.Tiers = 1
 	b.des.Summary.PlannedNodes = capNodes
+	b.reserve(nsw, nodes, nodes*h, nodes*h+3*nsw)
+	if spare := nsw*e - capNodes*h; spare > 0 && p.Nodes == 0 {
+		b.note("%d endpoint port(s) of the last switch stay spare: %d switches x %d ports do not divide into %d-HCA nodes", spare, nsw, e, h)
+	}
+	if used := ceilDiv(nodes*h, e); used < nsw {
+		b.note("%d of %d switches host no endpoint yet (node_count %d of %d); they forward torus traffic only", nsw-used, nsw, nodes, capNodes)
+	}
 	plane := k[0] * k[1]
 	if err := g.setLayout(k[2], ceilDiv(plane*e, h), plane, 0, capNodes); err != nil {
 		return err
@@ -124,4 +144,13 @@ func (g *gen) torus() *Error {
 	}
 	b.note("torus built whole for %dx%dx%d switches (%d nodes at most); changing torus_dims re-cables the wraparound links", k[0], k[1], k[2], capNodes)
 	return nil
+}
+
+// largestTorusSwitches is the most switches a filled torus with e endpoints per switch may have.
+func largestTorusSwitches(e, h int) int {
+	n := MaxObjects / 4
+	for n > 1 && torusObjects(n, n*e/h, h) > MaxObjects {
+		n--
+	}
+	return n
 }

@@ -36,9 +36,10 @@ type treeShape struct {
 
 // treeUnit turns capacity into the user's unit for messages: nodes or scalable units.
 type treeUnit struct {
-	attr    string // argument that sets the size
-	name    string // "nodes", "scalable units"
-	perLeaf func(leaves, endpoints int) int
+	attr     string // argument that sets the size
+	planAttr string // argument that sets the planned size
+	name     string // "nodes", "scalable units"
+	perLeaf  func(leaves, endpoints int) int
 }
 
 // planTree fixes the tiers and the upper tiers' sizes for a planned number of leaves (and, for
@@ -92,6 +93,15 @@ func planTree(r, d, u, plannedLeaves, plannedEndpoints, tiers, spines int, allow
 		}
 		if r%2 != 0 {
 			return t, refuse("switch_model", "tiers = 2", "a 3-tier tree splits spine ports half down, half up; %s has an odd radix %d", model, r)
+		}
+		// Cores join pods of r/2 leaves. With one pod every shortest path turns at its spines,
+		// so cores would be bought, racked and cabled to carry nothing (and their uplinks halve
+		// the spines' ports for leaves). Refused rather than built: the plan either fits 2 tiers
+		// or grows into a second pod, which planned_nodes says.
+		if plannedLeaves <= r/2 {
+			return t, refuse("tiers", fmt.Sprintf("tiers = 2 (or 0), or %s = %d to build cores for a second pod", unit.planAttr, unit.perLeaf(r/2, r/2*d)+1),
+				"the plan's %d leaves fit one 3-tier pod (%d leaves of %d-port %s), so core switches would be on no shortest path: traffic between any two leaves turns at the pod's spines",
+				plannedLeaves, r/2, r, model)
 		}
 		t.tiers = 3
 	default:
@@ -155,6 +165,17 @@ func nearList(attr string, lo, hi, need int) string {
 	return opts[0]
 }
 
+// objects counts what a tree of `leaves` leaves built now holds: nodes, their HCAs and access
+// cables, the switches and the uplink cables (budget.go).
+func (t treeShape) objects(nodes, h, leaves int) int {
+	spines := t.spinesNow(leaves)
+	n := nodes + 2*sat(nodes, h) + leaves + spines + t.cores + sat(leaves, t.u)
+	if t.tiers == 3 {
+		n += sat(spines, t.r/2)
+	}
+	return n
+}
+
 // spinesNow is the number of spines that exist for a number of leaves built now.
 func (t treeShape) spinesNow(leaves int) int {
 	switch t.tiers {
@@ -197,16 +218,19 @@ func (t treeShape) portPlan(b *builder, leafRule string) {
 		*pp = append(*pp, PortRange{Role: role, First: first, Last: last, Faces: faces, Rule: rule})
 	}
 	add(fabric.RoleLeaf, 1, t.d, "nodes", leafRule)
+	if t.tiers >= 2 && t.d+t.u < t.r {
+		defer add(fabric.RoleLeaf, t.d+t.u+1, t.r, "nothing (spare)", fmt.Sprintf("%d:%d uses %d of the %d ports; the rest stay free", t.d, t.u, t.d+t.u, t.r))
+	}
 	switch t.tiers {
 	case 2:
-		add(fabric.RoleLeaf, t.d+1, t.r, "spines", fmt.Sprintf("uplink k = port-%d-1 goes to spine (k mod %d)+1, round-robin, %d link(s) per leaf-spine pair", t.d, t.spines, t.m))
+		add(fabric.RoleLeaf, t.d+1, t.d+t.u, "spines", fmt.Sprintf("uplink k = port-%d-1 goes to spine (k mod %d)+1, round-robin, %d link(s) per leaf-spine pair", t.d, t.spines, t.m))
 		rule := fmt.Sprintf("leaf l (1-based) takes ports (l-1)*%d+1..l*%d, in the order of its uplinks", t.m, t.m)
 		if t.leaves*t.m < t.r {
 			rule += fmt.Sprintf("; ports %d-%d stay free", t.leaves*t.m+1, t.r)
 		}
 		add(fabric.RoleSpine, 1, t.leaves*t.m, "leaves", rule)
 	case 3:
-		add(fabric.RoleLeaf, t.d+1, t.r, "spines", fmt.Sprintf("uplink k = port-%d-1 goes to spine k+1 of the leaf's pod (pods of %d leaves, %d spines)", t.d, t.podLeaves, t.u))
+		add(fabric.RoleLeaf, t.d+1, t.d+t.u, "spines", fmt.Sprintf("uplink k = port-%d-1 goes to spine k+1 of the leaf's pod (pods of %d leaves, %d spines)", t.d, t.podLeaves, t.u))
 		add(fabric.RoleSpine, 1, t.r/2, "leaves", "the pod's leaf i (1-based within the pod) on port i")
 		add(fabric.RoleSpine, t.r/2+1, t.r, "cores", fmt.Sprintf("spine j of every pod (1-based within the pod) joins core group j (%d cores); uplink k = port-%d-1 goes to core (k mod %d)+1 of the group", t.cg, t.r/2, t.cg))
 		add(fabric.RoleCore, 1, t.pods*t.mc, "spines", fmt.Sprintf("pod p (1-based) takes ports (p-1)*%d+1..p*%d, %d link(s) per spine-core pair", t.mc, t.mc, t.mc))
@@ -235,7 +259,7 @@ func (g *gen) fatTree() *Error {
 	b := g.b
 	b.des.Summary.PlannedNodes = planned
 	h := g.h
-	unit := treeUnit{attr: "node_count", name: "nodes of " + fmt.Sprint(h) + " HCAs", perLeaf: func(_, endpoints int) int { return endpoints / h }}
+	unit := treeUnit{attr: "node_count", planAttr: "planned_nodes", name: "nodes of " + fmt.Sprint(h) + " HCAs", perLeaf: func(_, endpoints int) int { return endpoints / h }}
 	if planned != p.Nodes {
 		unit.attr = "planned_nodes"
 	}
@@ -250,6 +274,10 @@ func (g *gen) fatTree() *Error {
 	b.des.Tiers = t.tiers
 	endpoints := p.Nodes * h
 	leavesNow := ceilDiv(endpoints, t.d)
+	if n := t.objects(p.Nodes, h, leavesNow); n > MaxObjects {
+		return refuse(unit.attr, g.largest(), "%s", budgetReason(fmt.Sprintf("a fat tree of %d nodes", p.Nodes), n))
+	}
+	g.b.reserve(leavesNow+t.spinesNow(leavesNow)+t.cores, p.Nodes, endpoints, t.objects(p.Nodes, h, leavesNow))
 
 	// Blocks: pods of DefaultLeavesPerPod leaves (1-2 tiers) or Al-Fares pods of r/2 leaves.
 	lpb := DefaultLeavesPerPod
@@ -433,7 +461,7 @@ func (g *gen) railOptimized() *Error {
 	}
 	b.des.Summary.PlannedScalableUnits = planned
 	b.des.Summary.PlannedNodes = planned*d - res
-	unit := treeUnit{attr: "scalable_units", name: fmt.Sprintf("scalable units of %d nodes", d), perLeaf: func(leaves, _ int) int { return leaves / h }}
+	unit := treeUnit{attr: "scalable_units", planAttr: "planned_scalable_units", name: fmt.Sprintf("scalable units of %d nodes", d), perLeaf: func(leaves, _ int) int { return leaves / h }}
 	if planned != sus {
 		unit.attr = "planned_scalable_units"
 	}
@@ -443,6 +471,10 @@ func (g *gen) railOptimized() *Error {
 	}
 	b.des.Tiers = t.tiers
 	leavesNow := sus * h
+	if n := t.objects(nodes, h, leavesNow) + res*p.ApplianceLinksPerSlot; n > MaxObjects {
+		return refuse(unit.attr, g.largest(), "%s", budgetReason(fmt.Sprintf("a rail-optimized fabric of %d scalable units", sus), n))
+	}
+	g.b.reserve(leavesNow+t.spinesNow(leavesNow)+t.cores, nodes, nodes*h, t.objects(nodes, h, leavesNow))
 
 	// Blocks are scalable units: the SU's leaves in the middle of its row. Spines (and cores)
 	// sit in the central row.
