@@ -37,7 +37,8 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	// The best of two sound bounds: the enumeration (lower_enum.go) is exact on two-tier fabrics
 	// with few spine classes, damaged ones included; it is not needed when the routing bound
 	// already meets the witness.
-	if step := latticeStep(t); snapLower(lo.gbps, step) < snapCut(r.BisectionUpperGbps, step) {
+	step := latticeStep(t)
+	if snapLower(lo.gbps, step) < snapCut(r.BisectionUpperGbps, step) {
 		if e := enumBound(t); e.ok && e.gbps > r.BisectionLowerGbps {
 			r.BisectionLowerGbps = e.gbps
 			r.BisectionLowerMethod = "enumeration"
@@ -46,7 +47,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 			}
 		}
 	}
-	present(t, &r)
+	present(t, &r, step)
 	if w != nil {
 		r.AllReduce = allReduce(&r, w)
 		presentAllReduce(r.AllReduce)

@@ -41,13 +41,20 @@ const (
 // latticeStep is g, the gcd of every link rate (switch links and access links) of t; 0 when
 // there is no link or a rate is not a positive finite number.
 func latticeStep(t *topo) float64 {
-	num := new(big.Int) // gcd of the numerators over a common denominator 2^shift
+	num := new(big.Int) // gcd of the numerators over a common denominator 2^minExp
+	distinct := map[float64]bool{}
 	var rates []float64
+	add := func(r float64) {
+		if !distinct[r] {
+			distinct[r] = true
+			rates = append(rates, r)
+		}
+	}
 	for _, c := range t.cap {
-		rates = append(rates, c)
+		add(c)
 	}
 	for _, e := range t.eps {
-		rates = append(rates, e.gbps)
+		add(e.gbps)
 	}
 	if len(rates) == 0 {
 		return 0
@@ -94,33 +101,35 @@ func snapCut(x, g float64) float64 {
 }
 
 // ratioDown is p/q as exact rationals, rounded down to ratioPlaces decimals.
-func ratioDown(p, q float64) float64 {
-	if q <= 0 || math.IsInf(p, 0) || math.IsNaN(p) || math.IsInf(q, 0) || math.IsNaN(q) {
-		return 0
-	}
-	r := new(big.Rat).SetFloat64(p)
-	r.Quo(r, new(big.Rat).SetFloat64(q))
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(ratioPlaces), nil)
-	r.Mul(r, new(big.Rat).SetInt(scale))
-	k := new(big.Int).Quo(r.Num(), r.Denom()) // floor, r >= 0
-	f, _ := new(big.Rat).SetFrac(k, scale).Float64()
-	return f
-}
+func ratioDown(p, q float64) float64 { return ratioPlacesOf(p, q, false) }
 
 // ratioUp is p/q as exact rationals, rounded up to ratioPlaces decimals.
-func ratioUp(p, q float64) float64 {
-	if q <= 0 || math.IsInf(p, 0) || math.IsNaN(p) || math.IsInf(q, 0) || math.IsNaN(q) {
+func ratioUp(p, q float64) float64 { return ratioPlacesOf(p, q, true) }
+
+// ratioPlacesOf is k / 10^ratioPlaces for k the floor (or ceiling) of p/q * 10^ratioPlaces,
+// computed exactly: in integers when p and q are whole numbers of Gb/s (the usual case), with
+// big.Rat from the exact binary values otherwise.
+func ratioPlacesOf(p, q float64, up bool) float64 {
+	if !(q > 0) || !(p >= 0) || math.IsInf(p, 0) || math.IsInf(q, 0) {
 		return 0
+	}
+	const scale = 10000 // 10^ratioPlaces
+	if p == math.Trunc(p) && q == math.Trunc(q) && p < 1e14 && q < 1e14 {
+		n, d := int64(p)*scale, int64(q)
+		k := n / d
+		if up && n%d != 0 {
+			k++
+		}
+		return float64(k) / scale
 	}
 	r := new(big.Rat).SetFloat64(p)
 	r.Quo(r, new(big.Rat).SetFloat64(q))
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(ratioPlaces), nil)
-	r.Mul(r, new(big.Rat).SetInt(scale))
+	r.Mul(r, new(big.Rat).SetInt64(scale))
 	k, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
-	if m.Sign() > 0 {
+	if up && m.Sign() > 0 {
 		k.Add(k, big.NewInt(1))
 	}
-	f, _ := new(big.Rat).SetFrac(k, scale).Float64()
+	f, _ := new(big.Rat).SetFrac(k, big.NewInt(scale)).Float64()
 	return f
 }
 
@@ -152,8 +161,7 @@ func roundSignificant(x float64, n int) float64 {
 
 // present applies the rules above to the result before the all-reduce estimate (which reads the
 // ratio): bisection numbers on the lattice, the ratio from them, oversubscriptions up.
-func present(t *topo, r *Result) {
-	g := latticeStep(t)
+func present(t *topo, r *Result, g float64) {
 	r.BisectionLowerGbps = snapLower(r.BisectionLowerGbps, g)
 	r.BisectionUpperGbps = snapCut(r.BisectionUpperGbps, g)
 	r.Cut.CapacityGbps = snapCut(r.Cut.CapacityGbps, g)

@@ -61,7 +61,7 @@ import (
 
 // enumWorkBudget bounds the work of one enumeration (adjacency entries and programme steps); a
 // variable so that the tests can shrink it.
-var enumWorkBudget = 3e7
+var enumWorkBudget = 1.5e7
 
 // enumResult is the enumeration bound.
 type enumResult struct {
@@ -96,19 +96,85 @@ func enumBound(t *topo) enumResult {
 			Q = append(Q, int32(s))
 		}
 	}
-	for _, twins := range []bool{true, false} {
-		var groups []enumGroup
-		if twins {
-			groups = twinGroups(t, Q)
-		} else {
-			groups = levelGroups(t, Q)
-		}
-		if r := enumerate(t, inP, groups, twins); r.ok {
-			// Twin groups give min F itself, which no other grouping can exceed.
+	if r := enumerate(t, inP, twinGroups(t, Q), true); r.ok {
+		return r // min F itself, which no other grouping can exceed
+	}
+	// Relaxed: the level groups with the k most deviant members taken out as singletons, k as
+	// large as the budget allows (each refusal costs one pass over the adjacency at most).
+	level := levelGroups(t, Q, inP)
+	order := byDeviation(t, level)
+	for k := min(len(order), 24); k >= 0; k-- {
+		if r := enumerate(t, inP, splitOut(t, level, order[:k]), false); r.ok {
 			return r
 		}
 	}
 	return enumResult{}
+}
+
+// byDeviation orders the members of groups of two or more by how far each falls short of its
+// group's best capacity to every P switch (sum over P of the group's largest capacity to it
+// minus the member's), most deviant first: the members whose per-switch choice in the relaxation
+// loses most, to be enumerated one by one.
+func byDeviation(t *topo, groups []enumGroup) []int32 {
+	type key struct{ g, p int32 }
+	best := map[key]float64{}
+	own := map[key]float64{} // per (member, P switch)
+	gof := map[int32]int32{}
+	for gi, g := range groups {
+		if len(g.members) < 2 {
+			continue
+		}
+		for _, m := range g.members {
+			gof[m] = int32(gi)
+			for k := t.start[m]; k < t.start[m+1]; k++ {
+				own[key{m, t.nbr[k]}] += t.cap[k]
+			}
+		}
+	}
+	for k, c := range own {
+		gk := key{gof[k.g], k.p}
+		best[gk] = math.Max(best[gk], c)
+	}
+	dev := map[int32]float64{}
+	for gk, b := range best {
+		for _, m := range groups[gk.g].members {
+			dev[m] += b - own[key{m, gk.p}]
+		}
+	}
+	var out []int32
+	for m := range gof {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if dev[out[i]] != dev[out[j]] {
+			return dev[out[i]] > dev[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// splitOut is groups with the given members moved into groups of their own.
+func splitOut(t *topo, groups []enumGroup, single []int32) []enumGroup {
+	out := map[int32]bool{}
+	for _, s := range single {
+		out[s] = true
+	}
+	var res []enumGroup
+	for _, g := range groups {
+		var rest []int32
+		for _, m := range g.members {
+			if out[m] {
+				res = append(res, enumGroup{members: []int32{m}})
+			} else {
+				rest = append(rest, m)
+			}
+		}
+		if len(rest) > 0 {
+			res = append(res, enumGroup{members: rest})
+		}
+	}
+	return finishGroups(t, res)
 }
 
 // independentSet picks P greedily, lowest level first (leaves, then cores), so that on a tree the
@@ -177,17 +243,52 @@ func twinGroups(t *topo, Q []int32) []enumGroup {
 	return finishGroups(t, groups)
 }
 
-// levelGroups puts the Q switches of one level (and one declared group) together.
-func levelGroups(t *topo, Q []int32) []enumGroup {
-	byKey := map[string]int{}
+// levelGroups puts together the Q switches of one level and one declared group that are joined
+// through shared leaves (union-find over the Q neighbours of every level-1 switch of P): the
+// spines of one two-tier tree, damaged or not, form one group; the spines of different pods of a
+// three-tier tree do not, which keeps the case count, and the bound, meaningful.
+func levelGroups(t *topo, Q []int32, inP []bool) []enumGroup {
+	parent := make([]int32, t.n())
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(x int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	key := func(s int32) string {
+		return strconv.Itoa(int(t.level[s])) + "/" + t.g.Devices[t.dev[s]].Group
+	}
+	for s := range t.dev {
+		if !inP[s] || t.level[s] != 1 {
+			continue
+		}
+		first := int32(-1)
+		for k := t.start[s]; k < t.start[s+1]; k++ {
+			y := t.nbr[k]
+			if inP[y] {
+				continue
+			}
+			if first < 0 {
+				first = y
+			} else if key(y) == key(first) {
+				parent[find(y)] = find(first)
+			}
+		}
+	}
+	byRoot := map[int32]int{}
 	var groups []enumGroup
 	for _, s := range Q {
-		key := strconv.Itoa(int(t.level[s])) + "/" + t.g.Devices[t.dev[s]].Group
-		if gi, ok := byKey[key]; ok {
+		r := find(s)
+		if gi, ok := byRoot[r]; ok {
 			groups[gi].members = append(groups[gi].members, s)
 			continue
 		}
-		byKey[key] = len(groups)
+		byRoot[r] = len(groups)
 		groups = append(groups, enumGroup{members: []int32{s}})
 	}
 	return finishGroups(t, groups)
@@ -217,9 +318,36 @@ func finishGroups(t *topo, groups []enumGroup) []enumGroup {
 // groups are twin classes (the relaxation is exact and Q-Q links are counted).
 func enumerate(t *topo, inP []bool, groups []enumGroup, twins bool) enumResult {
 	N := len(t.eps)
+	// With N even, a placement and its complement cost the same (the cut is symmetric and
+	// |nA - h| = |(N - nA) - h| for h = N/2), and so do their relaxations: one group's count
+	// stops at half its size, every case or its complement is still run. An odd-sized group
+	// halves the cases exactly.
+	limit := make([]int, len(groups))
+	for gi, g := range groups {
+		limit[gi] = len(g.members)
+	}
+	if N%2 == 0 && len(groups) > 0 {
+		sym := 0
+		for gi, g := range groups {
+			if len(g.members)%2 == 1 {
+				sym = gi
+				break
+			}
+		}
+		limit[sym] /= 2
+	}
 	cases := 1.0
-	for _, g := range groups {
-		cases *= float64(len(g.members) + 1)
+	for _, l := range limit {
+		cases *= float64(l + 1)
+	}
+	nP := 0
+	for _, in := range inP {
+		if in {
+			nP++
+		}
+	}
+	if cases*float64(nP+1) > enumWorkBudget { // a floor on the work, before building anything
+		return enumResult{}
 	}
 	// Rows of P and the work of one case.
 	groupOf := make([]int32, t.n())
@@ -231,9 +359,37 @@ func enumerate(t *topo, inP []bool, groups []enumGroup, twins bool) enumResult {
 			groupOf[s] = int32(gi)
 		}
 	}
+	// The groups each P switch touches, in group order; what building the rows costs and what
+	// one case costs at the least, checked before anything is built.
+	stamp := make([]int32, len(groups))
+	for i := range stamp {
+		stamp[i] = -1
+	}
+	touchedOf := make([][]int32, t.n())
+	build, perCase := 0.0, 0.0
+	for s := range t.dev {
+		if !inP[s] {
+			continue
+		}
+		var tg []int32
+		for k := t.start[s]; k < t.start[s+1]; k++ {
+			if gi := groupOf[t.nbr[k]]; stamp[gi] != int32(s) {
+				stamp[gi] = int32(s)
+				tg = append(tg, gi)
+			}
+		}
+		sort.Slice(tg, func(i, j int) bool { return tg[i] < tg[j] })
+		touchedOf[s] = tg
+		for _, gi := range tg {
+			build += float64(len(groups[gi].members))
+		}
+		perCase += float64(len(tg) + 2)
+	}
+	if build+cases*perCase > enumWorkBudget {
+		return enumResult{}
+	}
 	var rows []pRow
 	capTo := map[int32]float64{}
-	perCase := 0.0
 	for s := range t.dev {
 		if !inP[s] {
 			continue
@@ -243,14 +399,7 @@ func enumerate(t *topo, inP []bool, groups []enumGroup, twins bool) enumResult {
 		for k := t.start[s]; k < t.start[s+1]; k++ {
 			capTo[t.nbr[k]] += t.cap[k]
 		}
-		touched := map[int32]bool{}
-		for y := range capTo {
-			touched[groupOf[y]] = true
-		}
-		for gi := range groups {
-			if !touched[int32(gi)] {
-				continue
-			}
+		for _, gi := range touchedOf[s] {
 			ms := groups[gi].members
 			cs := make([]float64, len(ms))
 			for i, m := range ms {
@@ -261,10 +410,9 @@ func enumerate(t *topo, inP []bool, groups []enumGroup, twins bool) enumResult {
 			for i, c := range cs {
 				pre[i+1] = pre[i] + c
 			}
-			row.groups = append(row.groups, int32(gi))
+			row.groups = append(row.groups, gi)
 			row.prefix = append(row.prefix, pre)
 		}
-		perCase += float64(len(row.groups) + 2)
 		rows = append(rows, row)
 	}
 	// Programme work: classes of equal endpoint count, each at most N+1 states times its size.
@@ -422,7 +570,7 @@ func enumerate(t *topo, inP []bool, groups []enumGroup, twins bool) enumResult {
 		// Next case, mixed radix.
 		gi := 0
 		for ; gi < len(groups); gi++ {
-			if counts[gi] < len(groups[gi].members) {
+			if counts[gi] < limit[gi] {
 				counts[gi]++
 				break
 			}
