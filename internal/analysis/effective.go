@@ -81,7 +81,7 @@ type Routes struct {
 	Engine    string
 	Fallbacks []string
 	n         *rnet
-	lft       [][]uint8
+	lft       lftTable
 }
 
 // RouteEndpoint names an endpoint of Routes: an HCA port and the switch port it is cabled to.
@@ -122,7 +122,7 @@ func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
 		if !Modelled(e) {
 			return nil, nil
 		}
-		var lft [][]uint8
+		var lft lftTable
 		var err error
 		switch e {
 		case "ftree":
@@ -181,7 +181,7 @@ func (rt *Routes) OutPort(sw string, dst int) (int, bool) {
 	if !ok || rt.n.local[d] < 0 {
 		return 0, false
 	}
-	p := rt.lft[rt.n.local[d]][dst]
+	p := rt.lft.get(rt.n.local[d], int32(dst))
 	return int(p), p != noPort
 }
 
@@ -202,7 +202,7 @@ func (rt *Routes) walk(src, dst int32, visit func(s int32, p uint8)) bool {
 	n := rt.n
 	s := n.eps[src].sw
 	for i := 0; i < maxPathHops; i++ {
-		p := rt.lft[s][dst]
+		p := rt.lft.get(s, dst)
 		if p == noPort || int(p) > n.nports[s] {
 			return false
 		}

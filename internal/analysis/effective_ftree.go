@@ -47,6 +47,9 @@ type ftSwitch struct {
 	down, up, sib    []*ftGroup
 	counterUpChanged bool
 	minCounterDown   uint32
+	// caOnly: every down group leads to an HCA and there are no siblings, so routing down
+	// from here only reports that a route exists (a leaf of a fat tree).
+	caOnly bool
 }
 
 type ftree struct {
@@ -54,7 +57,7 @@ type ftree struct {
 	sw  []ftSwitch
 	lft []uint8 // the current target's forwarding entry per switch
 	hop []uint8 // the current target's hop count per switch (ftree's own hops[])
-	out [][]uint8
+	out lftTable
 	// touched lists the switches whose lft/hop were set for the current target.
 	touched []int32
 	dummy   bool
@@ -64,16 +67,16 @@ const ftUnranked = 0xffffffff
 
 // ftreeLFTs routes the fabric with ftree; an error says why OpenSM's ftree would refuse it
 // (and fall back to the next engine).
-func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
+func ftreeLFTs(n *rnet, roots []int32) (lftTable, error) {
 	f := &ftree{n: n, sw: make([]ftSwitch, len(n.dev))}
 	if len(n.dev) < 2 {
-		return nil, fmt.Errorf("ftree needs at least 2 switches")
+		return lftTable{}, fmt.Errorf("ftree needs at least 2 switches")
 	}
 	if len(n.eps) < 2 {
-		return nil, fmt.Errorf("ftree needs at least 2 HCAs")
+		return lftTable{}, fmt.Errorf("ftree needs at least 2 HCAs")
 	}
 	if len(roots) == 0 {
-		return nil, fmt.Errorf("ftree without root_guid_file ranks from the HCAs; not modelled")
+		return lftTable{}, fmt.Errorf("ftree without root_guid_file ranks from the HCAs; not modelled")
 	}
 	for s := range f.sw {
 		f.sw[s].rank = ftUnranked
@@ -103,7 +106,7 @@ func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
 		}
 	}
 	if maxRank == 0 {
-		return nil, fmt.Errorf("ftree: every switch is a root")
+		return lftTable{}, fmt.Errorf("ftree: every switch is a root")
 	}
 	// fabric_populate_ports: groups per neighbour and direction, ports in port order. Unranked
 	// switches were removed from the fabric (fabric_remove_unranked_sw).
@@ -149,24 +152,31 @@ func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
 	leafRank := f.sw[n.eps[0].sw].rank
 	for _, e := range n.eps {
 		if r := f.sw[e.sw].rank; r != leafRank {
-			return nil, fmt.Errorf("ftree: HCAs hang on switches of rank %d and %d; ftree needs every compute node on the leaf rank", leafRank, r)
+			return lftTable{}, fmt.Errorf("ftree: HCAs hang on switches of rank %d and %d; ftree needs every compute node on the leaf rank", leafRank, r)
 		}
 		f.sw[e.sw].isLeaf = true
 	}
 	if leafRank+1 < 2 || leafRank+1 > 8 {
-		return nil, fmt.Errorf("ftree: fat tree rank %d is outside 2-8", leafRank+1)
+		return lftTable{}, fmt.Errorf("ftree: fat tree rank %d is outside 2-8", leafRank+1)
 	}
 	for s := range f.sw {
 		if f.sw[s].rank < leafRank {
 			for _, g := range f.sw[s].down {
 				if g.remoteSw < 0 {
-					return nil, fmt.Errorf("ftree: HCA %s hangs on %s above the leaf rank; not modelled", n.g.Devices[n.eps[g.remoteEp].hca].Name, n.swName(int32(s)))
+					return lftTable{}, fmt.Errorf("ftree: HCA %s hangs on %s above the leaf rank; not modelled", n.g.Devices[n.eps[g.remoteEp].hca].Name, n.swName(int32(s)))
 				}
 			}
 		}
 	}
+	for s := range f.sw {
+		fs := &f.sw[s]
+		fs.caOnly = len(fs.down) > 0 && len(fs.sib) == 0
+		for _, g := range fs.down {
+			fs.caOnly = fs.caOnly && g.remoteSw < 0
+		}
+	}
 	if err := f.index(leafRank); err != nil {
-		return nil, err
+		return lftTable{}, err
 	}
 	// fabric_create_leaf_switch_array: switches of leaf rank sorted by tuple, from the first to
 	// the last real leaf.
@@ -187,7 +197,7 @@ func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
 		}
 	}
 	if first >= last {
-		return nil, fmt.Errorf("ftree: fewer than two leaf switches")
+		return lftTable{}, fmt.Errorf("ftree: fewer than two leaf switches")
 	}
 	leaves := all[first : last+1]
 	maxCN := 0
@@ -208,14 +218,7 @@ func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
 	for i := range f.lft {
 		f.lft[i], f.hop[i] = noPort, noPort
 	}
-	f.out = make([][]uint8, len(n.dev))
-	for s := range f.out {
-		row := make([]uint8, len(n.eps))
-		for i := range row {
-			row[i] = noPort
-		}
-		f.out[s] = row
-	}
+	f.out = newLFTTable(len(n.dev), len(n.eps))
 	// fabric_route_to_cns
 	for _, s := range leaves {
 		routed := 0
@@ -228,7 +231,7 @@ func ftreeLFTs(n *rnet, roots []int32) ([][]uint8, error) {
 			f.set(s, g.ports[0].num, 1)
 			f.downByUp(s, -1, true, 1)
 			for _, t := range f.touched {
-				f.out[t][e] = f.lft[t]
+				f.out.set(t, e, f.lft[t])
 			}
 			f.reset()
 			routed++
@@ -428,6 +431,9 @@ func (f *ftree) upByDown(s, prev int32, hops uint8) bool {
 	sw := &f.sw[s]
 	if len(sw.down) == 0 {
 		return false
+	}
+	if sw.caOnly && !sw.counterUpChanged {
+		return true // the loop below would only find HCA groups
 	}
 	if sw.counterUpChanged {
 		bubble(sw.down, f.cmpUp)

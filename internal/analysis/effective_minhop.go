@@ -264,20 +264,15 @@ func portOrder(n *rnet) []int32 {
 	return out
 }
 
-// buildLFTs runs ucast_mgr_build_lfts over the candidate sets: out[s][e] is the port of
-// switch s towards endpoint e.
-func buildLFTs(n *rnet, c *candSets) [][]uint8 {
+// buildLFTs runs ucast_mgr_build_lfts over the candidate sets: the port of every switch
+// towards every endpoint.
+func buildLFTs(n *rnet, c *candSets) lftTable {
 	order := portOrder(n)
-	out := make([][]uint8, len(n.dev))
+	out := newLFTTable(len(n.dev), len(n.eps))
 	var count []uint32
 	var curMin []uint32
 	var pos []int
 	for s := range n.dev {
-		row := make([]uint8, len(n.eps))
-		for i := range row {
-			row[i] = noPort
-		}
-		out[s] = row
 		count = resetU32(count, n.nports[s]+1)
 		sets := c.ports[s]
 		curMin = resetU32(curMin, len(sets))
@@ -291,7 +286,7 @@ func buildLFTs(n *rnet, c *candSets) [][]uint8 {
 		for _, e := range order {
 			ep := &n.eps[e]
 			if ep.sw == int32(s) {
-				row[e] = uint8(ep.swPort)
+				out.set(int32(s), e, uint8(ep.swPort))
 				continue
 			}
 			id := c.set[s][ep.sw]
@@ -314,7 +309,7 @@ func buildLFTs(n *rnet, c *candSets) [][]uint8 {
 				}
 				p := set[pos[id]]
 				if count[p] == curMin[id] {
-					row[e] = p
+					out.set(int32(s), e, p)
 					count[p]++
 					break
 				}

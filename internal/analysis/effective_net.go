@@ -11,6 +11,25 @@ import (
 // noPort marks "no route" in a forwarding table, as OpenSM's OSM_NO_PATH (0xff) does.
 const noPort = 0xff
 
+// lftTable holds every switch's forwarding entry for every endpoint, stored by destination:
+// the entries of all switches towards one endpoint are contiguous, so following the paths to
+// one destination stays in one cache line or two.
+type lftTable struct {
+	nsw int
+	a   []uint8
+}
+
+func newLFTTable(nsw, neps int) lftTable {
+	t := lftTable{nsw: nsw, a: make([]uint8, nsw*neps)}
+	for i := range t.a {
+		t.a[i] = noPort
+	}
+	return t
+}
+
+func (t lftTable) get(s, e int32) uint8    { return t.a[int(e)*t.nsw+int(s)] }
+func (t lftTable) set(s, e int32, p uint8) { t.a[int(e)*t.nsw+int(s)] = p }
+
 // rnet is the fabric as a subnet manager sees it: switches with numbered ports, each port
 // cabled to another switch's port or to an HCA port (an endpoint, one LID each with LMC 0).
 // Switches are numbered 0..n-1 in graph order; only switches with a link are present.
