@@ -1,0 +1,316 @@
+package bom
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// CableEnd is one end of a cable as the technician finds it: the box (switch, node or appliance),
+// the OSFP cage on its front and the position in the cage, and the part plugged in at that end.
+//
+// Numbering: a twin-port switch (QM9700: 64 logical ports in 32 OSFP cages, FACTS 2.1 after the
+// QM97x0 user manual and Linux mlx-platform) puts logical ports 2c-1 and 2c in cage c, as splits 1
+// and 2; MLNX-OS names them "1/<cage>/<split>" on a 1U switch (NVIDIA MLNX-OS User Manual,
+// "InfiniBand Interface Commands": `interface ib 1/<interface>`, split ports). A node with
+// twin-port cages (DGX H100: four OSFP cages serving eight single-port ConnectX-7, RA-11333-001)
+// puts its compute HCAs, in declaration order, two per cage: HCAs 1-2 in cage 1 as splits 1 and
+// 2, and so on. Any other HCA or appliance port is a cage of its own (split 0).
+type CableEnd struct {
+	Device string // switch, node or appliance name
+	HCA    string // the HCA's name (gpu001/mlx5_0) at an HCA end, else ""
+	Port   int    // the fabric's logical port: switch port, HCA port, appliance port
+	Cage   int    // OSFP cage on the box, 1-based
+	Split  int    // 1 or 2 in a twin-port cage; 0 in a single-port cage
+	Rack   string
+	U      int
+	// Part is what plugs into the cage at this end: a transceiver's SKU for fiber (one module
+	// serves both splits of a twin-port cage), the cable's own SKU for copper (the cable ends in
+	// its connector).
+	Part            string
+	PartDescription string
+}
+
+// PortName is the port as printed on the box: "16/2" (cage/split) in a twin-port cage, the cage
+// alone in a single-port one.
+func (e CableEnd) PortName() string {
+	if e.Split == 0 {
+		return strconv.Itoa(e.Cage)
+	}
+	return fmt.Sprintf("%d/%d", e.Cage, e.Split)
+}
+
+// Endpoint is the end's identity in the fabric: "leaf01:33", "gpu001/mlx5_0:1", "ufm01:1".
+func (e CableEnd) Endpoint() string {
+	if e.HCA != "" {
+		return fmt.Sprintf("%s:%d", e.HCA, e.Port)
+	}
+	return fmt.Sprintf("%s:%d", e.Device, e.Port)
+}
+
+// CableRow is one logical link of the cabling plan with both ends spelled out.
+type CableRow struct {
+	Label    string // the lower-tier end, as the plan and the generator key it
+	A, B     CableEnd
+	Kind     string
+	LengthM  float64 // standard length ordered; 0 when the run is unknown
+	CableSKU string
+	Bundle   string // rows of one twin-port copper cable share it
+}
+
+// Cabling is the cabling plan of a graph (and its external links) with cage, split and part at
+// each end. Rows come in the plan's order (graph links, then external links) and agree with
+// Build's plan row for row: same label, kind, length and SKU.
+func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
+	if g == nil || g.Spec == nil || cat == nil {
+		return nil
+	}
+	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}}
+	for i := range g.Spec.Racks {
+		r := &g.Spec.Racks[i]
+		if _, dup := b.racks[r.Name]; !dup {
+			b.racks[r.Name] = r
+		}
+	}
+	b.collect(opts.External)
+	b.decide()
+	plan := b.plan(&Counts{})
+
+	// Split of an HCA in its node's twin cage: its ordinal among the node's HCAs, as collect
+	// assigns cages.
+	split := map[string]int{}
+	perNode := map[string]int{}
+	node := map[string]string{}
+	for i := range g.Devices {
+		if d := &g.Devices[i]; d.Kind == fabric.KindHCA {
+			split[d.Name] = perNode[d.Node]%2 + 1
+			perNode[d.Node]++
+			node[d.Name] = d.Node
+		}
+	}
+	// One transceiver per cage and medium, chosen for the cage's longest run (as transceivers()).
+	type key struct {
+		cage  cageID
+		media string
+	}
+	longest := map[key]float64{}
+	for _, l := range b.links {
+		if l.ok && optical(l.kind) {
+			for _, e := range []xend{l.a, l.b} {
+				k := key{e.cage, l.kind}
+				longest[k] = max(longest[k], l.lengthM)
+			}
+		}
+	}
+	end := func(e xend, l *xlink, sku string) CableEnd {
+		ce := CableEnd{Device: e.device, Port: e.port, Rack: e.rack, U: e.u, Cage: e.cage.idx + 1}
+		switch e.cage.kind {
+		case 's':
+			if e.typ == endSwitchTwin {
+				m := b.cat.Switches[g.Devices[mustLookup(g, e.device)].Model]
+				per := max(1, m.Ports/max(1, m.Cages))
+				ce.Split = (e.port-1)%per + 1
+			}
+		case 'n':
+			ce.HCA, ce.Device, ce.Split = e.device, node[e.device], split[e.device]
+		case 'h':
+			ce.HCA, ce.Device, ce.Cage = e.device, node[e.device], 1
+		case 'x':
+			ce.Cage = e.port
+		}
+		if !l.ok {
+			return ce
+		}
+		if !optical(l.kind) {
+			ce.Part, ce.PartDescription = sku, l.product.Description
+			return ce
+		}
+		endName := map[endType]string{endSwitchTwin: EndSwitch, endNodeTwin: EndNodeTwin, endSingle: EndHCA}[e.typ]
+		if t, ok := b.transceiver(l.kind, endName, longest[key{e.cage, l.kind}]); ok {
+			ce.Part, ce.PartDescription = skuOr(t.SKU, t.Name), t.Description
+		}
+		return ce
+	}
+	rows := make([]CableRow, len(plan))
+	for i, r := range plan {
+		l := &b.links[i]
+		rows[i] = CableRow{Label: r.Label, A: end(l.a, l, r.SKU), B: end(l.b, l, r.SKU), Kind: r.Kind, LengthM: r.LengthM, CableSKU: r.SKU, Bundle: r.Bundle}
+	}
+	return rows
+}
+
+func mustLookup(g *fabric.Graph, name string) int32 {
+	i, _ := g.Lookup(name)
+	return i
+}
+
+// CablingHeader is the header of CablingCSV.
+var CablingHeader = []string{
+	"label",
+	"a_device", "a_hca", "a_port", "a_cage", "a_split", "a_port_name", "a_rack", "a_u", "a_part",
+	"b_device", "b_hca", "b_port", "b_cage", "b_split", "b_port_name", "b_rack", "b_u", "b_part",
+	"kind", "length_m", "cable_sku", "bundle",
+}
+
+func endFields(e CableEnd) []string {
+	split := ""
+	if e.Split > 0 {
+		split = strconv.Itoa(e.Split)
+	}
+	return []string{e.Device, e.HCA, strconv.Itoa(e.Port), strconv.Itoa(e.Cage), split, e.PortName(), e.Rack, unit(e.U), e.Part}
+}
+
+func rowFields(r CableRow) []string {
+	length := ""
+	if r.LengthM > 0 {
+		length = strconv.FormatFloat(r.LengthM, 'f', -1, 64)
+	}
+	out := []string{r.Label}
+	out = append(out, endFields(r.A)...)
+	out = append(out, endFields(r.B)...)
+	return append(out, r.Kind, length, r.CableSKU, r.Bundle)
+}
+
+// CablingCSV renders rows as RFC 4180 text with CablingHeader.
+func CablingCSV(rows []CableRow) (string, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(CablingHeader); err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		if err := w.Write(rowFields(r)); err != nil {
+			return "", err
+		}
+	}
+	w.Flush()
+	return buf.String(), w.Error()
+}
+
+// Change actions.
+const (
+	ChangeAdd    = "add"
+	ChangeRemove = "remove"
+	ChangeMove   = "move"
+)
+
+// Change is one step of a re-cabling: a cable to add, to remove, or to move (one end stays, the
+// other goes from From to the row's end).
+type Change struct {
+	Action string
+	Row    CableRow // the planned row (add, move) or the prior one (remove)
+	From   string   // move: the end it leaves, "spine01:5 (3/1)"
+}
+
+func endKey(e CableEnd) string { return e.Endpoint() }
+
+func pairKey(r CableRow) [2]string {
+	a, b := endKey(r.A), endKey(r.B)
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// CablingChanges is what turns the prior cabling into the planned one. A cable joining the same
+// two ports in both is unchanged (left out, even if its part changes: the ports stay cabled). A
+// prior cable and a planned one that share one end are a move of the other end; what remains is
+// removed (prior only) or added (planned only). Order: removals, moves, additions, each in its
+// plan's order, so a technician frees ports before filling them.
+func CablingChanges(prior, next []CableRow) []Change {
+	had := map[[2]string]bool{}
+	for _, r := range prior {
+		had[pairKey(r)] = true
+	}
+	has := map[[2]string]bool{}
+	for _, r := range next {
+		has[pairKey(r)] = true
+	}
+	var gone, added []CableRow
+	for _, r := range prior {
+		if !has[pairKey(r)] {
+			gone = append(gone, r)
+		}
+	}
+	for _, r := range next {
+		if !had[pairKey(r)] {
+			added = append(added, r)
+		}
+	}
+	// Pair removals with additions that keep one end: first by the A (lower-tier) end, then by B.
+	byEnd := func(rows []CableRow, f func(CableRow) string) map[string][]int {
+		m := map[string][]int{}
+		for i, r := range rows {
+			m[f(r)] = append(m[f(r)], i)
+		}
+		return m
+	}
+	usedGone := make([]bool, len(gone))
+	usedAdd := make([]bool, len(added))
+	var moves []Change
+	var moveAt []int // index in added of each move, for ordering
+	for _, side := range []func(CableRow) (keep, other CableEnd){
+		func(r CableRow) (CableEnd, CableEnd) { return r.A, r.B },
+		func(r CableRow) (CableEnd, CableEnd) { return r.B, r.A },
+	} {
+		idx := byEnd(gone, func(r CableRow) string { k, _ := side(r); return endKey(k) })
+		for j, r := range added {
+			if usedAdd[j] {
+				continue
+			}
+			k, _ := side(r)
+			for _, i := range idx[endKey(k)] {
+				if usedGone[i] {
+					continue
+				}
+				_, from := side(gone[i])
+				usedGone[i], usedAdd[j] = true, true
+				moves = append(moves, Change{Action: ChangeMove, Row: r, From: fmt.Sprintf("%s (%s)", endKey(from), from.PortName())})
+				moveAt = append(moveAt, j)
+				break
+			}
+		}
+	}
+	var out []Change
+	for i, r := range gone {
+		if !usedGone[i] {
+			out = append(out, Change{Action: ChangeRemove, Row: r})
+		}
+	}
+	order := make([]int, len(moves))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return moveAt[order[a]] < moveAt[order[b]] })
+	for _, i := range order {
+		out = append(out, moves[i])
+	}
+	for j, r := range added {
+		if !usedAdd[j] {
+			out = append(out, Change{Action: ChangeAdd, Row: r})
+		}
+	}
+	return out
+}
+
+// ChangesCSV renders changes as RFC 4180 text: action and from, then the CablingHeader columns of
+// the row.
+func ChangesCSV(changes []Change) (string, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(append([]string{"action", "from"}, CablingHeader...)); err != nil {
+		return "", err
+	}
+	for _, c := range changes {
+		if err := w.Write(append([]string{c.Action, c.From}, rowFields(c.Row)...)); err != nil {
+			return "", err
+		}
+	}
+	w.Flush()
+	return buf.String(), w.Error()
+}
