@@ -15,7 +15,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	r.Endpoints = len(t.eps)
 	r.Switches = t.n()
 	r.Links = len(g.Links)
-	r.Tiers = t.maxLevel
+	r.Tiers = switchTiers(t) // oversub.go: declared roles, else levels
 	r.PortRateGbps = t.rate
 	for _, e := range t.eps {
 		r.FullBisectionGbps += e.gbps
@@ -49,7 +49,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	}
 	present(t, &r, step)
 	if w != nil {
-		r.AllReduce = allReduce(&r, w)
+		r.AllReduce = allReduce(&r, w, gpusOf(t, w))
 		presentAllReduce(r.AllReduce)
 	}
 	return r

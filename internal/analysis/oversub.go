@@ -45,10 +45,10 @@ func oversubscription(t *topo, r *Result) {
 				continue
 			}
 			od := &g.Devices[o]
-			switch {
-			case od.Kind == fabric.KindHCA || (od.Level >= 0 && od.Level < dev.Level):
+			switch dir := direction(dev, od); {
+			case dir < 0:
 				sl.DownGbps += l.RateGbps
-			case od.Level > dev.Level:
+			case dir > 0:
 				sl.UpGbps += l.RateGbps
 			default:
 				sl.LateralGbps += l.RateGbps
@@ -67,6 +67,67 @@ func oversubscription(t *topo, r *Result) {
 			r.MaxOversubscription = v
 		}
 	}
+}
+
+// roleRank orders the declared switch roles of a folded Clos; 0 for anything else.
+func roleRank(d *fabric.Device) int {
+	if !d.Declared {
+		return 0
+	}
+	switch d.Role {
+	case fabric.RoleLeaf:
+		return 1
+	case fabric.RoleSpine:
+		return 2
+	case fabric.RoleCore:
+		return 3
+	}
+	return 0
+}
+
+// direction says whether the link from switch dev to device od goes down (-1, towards the
+// endpoints), up (+1) or lateral (0). An HCA is always down. Between two switches whose roles
+// are declared the roles decide: a leaf-to-leaf link is lateral however far the second leaf is
+// from an HCA. That matters where levels mislead: a torus whose last switches have no node yet
+// (they sit 2 or more links from an HCA, yet are torus routers like the others) and a leaf
+// built for a scalable unit whose nodes are not racked yet (it hangs above its spines). Without
+// declared roles the levels (links from the nearest HCA) decide.
+func direction(dev, od *fabric.Device) int {
+	if od.Kind == fabric.KindHCA {
+		return -1
+	}
+	if a, b := roleRank(dev), roleRank(od); a > 0 && b > 0 {
+		return b - a
+	}
+	switch {
+	case od.Level >= 0 && od.Level < dev.Level:
+		return -1
+	case od.Level > dev.Level:
+		return 1
+	}
+	return 0
+}
+
+// switchTiers is the number of switch tiers: the distinct declared roles when every linked
+// switch declares one (a torus of leaves is 1 tier even where some switches have no endpoint
+// yet), else the highest level.
+func switchTiers(t *topo) int {
+	seen := [4]bool{}
+	n := 0
+	for _, d := range t.dev {
+		k := roleRank(&t.g.Devices[d])
+		if k == 0 {
+			return t.maxLevel
+		}
+		if !seen[k] {
+			seen[k] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return t.maxLevel
+	}
+	return n
 }
 
 // worst records sl as its tier's witness when it is strictly worse than the one held, so the

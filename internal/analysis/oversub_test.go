@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"fmt"
 	"testing"
 )
 
-// Down, up and lateral capacity; ports used by a loop; a switch without links up has no ratio.
+// Down, up and lateral capacity; a switch without links up has no ratio. (A loopback cable is
+// refused by fabric.Build, so none reaches the analysis.)
 func TestOversubscriptionPerSwitch(t *testing.T) {
 	b := newSpecBuilder()
 	b.sw("leaf1", "", "")
@@ -18,7 +20,6 @@ func TestOversubscriptionPerSwitch(t *testing.T) {
 	b.cable("leaf1", "spine1")
 	b.cable("leaf1", "leaf2") // lateral
 	b.cable("leaf2", "spine1")
-	b.cable("spine1", "spine1") // a loop takes two ports
 	_, r := analyze(t, &b.spec)
 	by := map[string]SwitchLoad{}
 	for _, s := range r.PerSwitch {
@@ -31,7 +32,7 @@ func TestOversubscriptionPerSwitch(t *testing.T) {
 	if l2.Oversubscription != 1 {
 		t.Errorf("leaf2 %+v", l2)
 	}
-	if sp.DownGbps != 3*B || sp.UpGbps != 0 || sp.LateralGbps != B || sp.UsedPorts != 5 || sp.Oversubscription != 0 || sp.Role != "spine" {
+	if sp.DownGbps != 3*B || sp.UpGbps != 0 || sp.LateralGbps != 0 || sp.UsedPorts != 3 || sp.Oversubscription != 0 || sp.Role != "spine" {
 		t.Errorf("spine1 %+v", sp)
 	}
 	if r.Oversubscription["leaf"] != 3 || r.Worst["leaf"].Name != "leaf1" || len(r.Oversubscription) != 1 || r.MaxOversubscription != 3 {
@@ -66,5 +67,34 @@ func TestOversubscriptionGroups(t *testing.T) {
 	// Leaves: 3 down, 2 up.
 	if r.Oversubscription["leaf"] != 1.5 {
 		t.Errorf("leaf ratio %g", r.Oversubscription["leaf"])
+	}
+}
+
+// A torus is one tier of leaves: no tier has links up, so the oversubscription map is empty,
+// also when some switches have no node yet (they are 2 or more links from an HCA, and by level
+// alone would look like spines above their neighbours: issue 10).
+func TestOversubscriptionTorus(t *testing.T) {
+	for _, empty := range []int{0, 3} {
+		b := newSpecBuilder()
+		const k = 3
+		name := func(x, y, z int) string { return fmt.Sprintf("sw%d%d%d", x%k, y%k, z%k) }
+		for i := 0; i < k*k*k; i++ {
+			b.sw(name(i%k, i/k%k, i/(k*k)), "leaf", "")
+		}
+		for i := 0; i < k*k*k; i++ {
+			x, y, z := i%k, i/k%k, i/(k*k)
+			if i < k*k*k-empty {
+				for h := 0; h < 8; h++ {
+					b.cable(b.hca(), name(x, y, z))
+				}
+			}
+			b.cable(name(x, y, z), name(x+1, y, z))
+			b.cable(name(x, y, z), name(x, y+1, z))
+			b.cable(name(x, y, z), name(x, y, z+1))
+		}
+		_, r := analyze(t, &b.spec)
+		if r.Tiers != 1 || len(r.Oversubscription) != 0 || r.MaxOversubscription != 0 {
+			t.Errorf("%d empty switches: tiers %d, oversubscription %v (max %g); want 1 tier, none", empty, r.Tiers, r.Oversubscription, r.MaxOversubscription)
+		}
 	}
 }

@@ -74,9 +74,12 @@ type Cut struct {
 type Workload struct {
 	Parameters            float64 // model parameters
 	GradientBytesPerParam float64 // 2 for BF16, 1 for FP8
-	GPUs                  int     // 0: every endpoint
-	GPUsPerNode           int     // 0: 8 (DGX H100)
-	NVLinkGBps            float64 // per GPU per direction, GB/s; 0: 450 (NVLink4)
+	GPUs                  int     // 0: every GPU of the nodes cabled to the fabric
+	GPUsPerNode           int     // 0: 8 (DGX H100); for nodes NodeGPUs does not name
+	// NodeGPUs holds the GPUs of each node by name, from its catalog model (NodeGPUs in
+	// allreduce.go); with the node's cabled HCA ports it gives how many GPUs share an HCA.
+	NodeGPUs   map[string]int
+	NVLinkGBps float64 // per GPU per direction, GB/s; 0: 450 (NVLink4)
 }
 
 // AllReduce is the estimated time of one gradient all-reduce.
