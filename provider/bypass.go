@@ -38,7 +38,7 @@ import (
 // bypassTypes names the resources and data sources whose inventory lists Wrap strips.
 var (
 	bypassResources   = map[string]bool{"gpucluster_fabric": true}
-	bypassDataSources = map[string]bool{"gpucluster_bom": true, "gpucluster_discovered_fabric": true}
+	bypassDataSources = map[string]bool{"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true}
 )
 
 // listSource says which value of a request a list is taken from.

@@ -36,7 +36,7 @@ type bomModel struct {
 	Cables        types.List `tfsdk:"cables"`
 	ExternalLinks types.List `tfsdk:"external_links"`
 
-	Items      types.List    `tfsdk:"items"`
+	Items      types.Map     `tfsdk:"items"`
 	TotalCost  types.Float64 `tfsdk:"total_cost"`
 	Unpriced   types.List    `tfsdk:"unpriced"`
 	Warnings   types.List    `tfsdk:"warnings"`
@@ -94,9 +94,10 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 			"length_m":    schema.Float64Attribute{Optional: true, MarkdownDescription: "Length; estimated from the racks when unset."},
 		}},
 	}
-	attrs["items"] = schema.ListNestedAttribute{
+	attrs["items"] = schema.MapNestedAttribute{
 		Computed: true,
-		MarkdownDescription: "What to order, sorted by category (switches, nodes, HCAs, cables, transceivers) then SKU. Cables " +
+		MarkdownDescription: "What to order, keyed by SKU (as `bom.items` of `gpucluster_fabric`; `csv`, `markdown` and `json` " +
+			"list them sorted by category, then SKU). Cables " +
 			"are counted per physical cable at a standard length (a twin-port copper cable carries two links); transceivers " +
 			"one twin-port module per switch OSFP cage with an optical link, one flat-top module per DGX cage, one " +
 			"single-port module per other HCA or appliance port.",
@@ -129,7 +130,8 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +
 			"kind gets the cheapest kind that reaches its run (DAC, then ACC, then multimode fiber with transceivers, then " +
 			"single-mode); prices come from the catalog only, so an item without a sourced price is listed in `unpriced` and " +
-			"left out of `total_cost`. For what an expansion adds, see `bom_delta` of `gpucluster_fabric`.",
+			"left out of `total_cost`. For what an expansion adds, plan it: the plan's diff of `bom` of `gpucluster_fabric` " +
+			"is the purchase order by SKU, and its plan summary says what to buy.",
 		Attributes: attrs,
 	}
 }
@@ -197,18 +199,6 @@ func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.Exter
 		out = append(out, e)
 	}
 	return out
-}
-
-// bomItemsValue is the `items` list of DESIGN.md's BOM shape.
-func bomItemsValue(items []bom.Item) types.List {
-	vs := make([]attr.Value, len(items))
-	for i, it := range items {
-		vs[i] = types.ObjectValueMust(bomItemAttrTypes, map[string]attr.Value{
-			"sku": types.StringValue(it.SKU), "description": types.StringValue(it.Description),
-			"quantity": types.Int64Value(int64(it.Quantity)), "unit_price": optionalFloat(it.UnitPrice), "cost": optionalFloat(it.Cost),
-		})
-	}
-	return types.ListValueMust(bomItemType, vs)
 }
 
 func stringList(ss []string) types.List {

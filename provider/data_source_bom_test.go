@@ -42,18 +42,17 @@ func TestAccBOM(t *testing.T) {
 			{
 				Config: smallBOM(""),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(bomDS, "items.#", "3"),
-					resource.TestCheckResourceAttr(bomDS, "items.0.sku", "920-9B210-00FN-0M0"), // QM9700
-					resource.TestCheckResourceAttr(bomDS, "items.0.quantity", "1"),
-					resource.TestCheckResourceAttr(bomDS, "items.0.unit_price", "85000"),
-					resource.TestCheckResourceAttr(bomDS, "items.0.cost", "85000"),
-					resource.TestCheckResourceAttr(bomDS, "items.1.sku", "DGXH-G640F+P2EDI36"),
-					resource.TestCheckResourceAttr(bomDS, "items.1.quantity", "1"),
-					resource.TestCheckNoResourceAttr(bomDS, "items.1.unit_price"),
-					resource.TestCheckNoResourceAttr(bomDS, "items.1.cost"),
+					// Keyed by SKU.
+					resource.TestCheckResourceAttr(bomDS, "items.%", "3"),
+					resource.TestCheckResourceAttr(bomDS, "items.920-9B210-00FN-0M0.sku", "920-9B210-00FN-0M0"), // QM9700
+					resource.TestCheckResourceAttr(bomDS, "items.920-9B210-00FN-0M0.quantity", "1"),
+					resource.TestCheckResourceAttr(bomDS, "items.920-9B210-00FN-0M0.unit_price", "85000"),
+					resource.TestCheckResourceAttr(bomDS, "items.920-9B210-00FN-0M0.cost", "85000"),
+					resource.TestCheckResourceAttr(bomDS, "items.DGXH-G640F+P2EDI36.quantity", "1"),
+					resource.TestCheckNoResourceAttr(bomDS, "items.DGXH-G640F+P2EDI36.unit_price"),
+					resource.TestCheckNoResourceAttr(bomDS, "items.DGXH-G640F+P2EDI36.cost"),
 					// Eight links on four twin-port copper cables.
-					resource.TestCheckResourceAttr(bomDS, "items.2.sku", "MCA4J80-N003"),
-					resource.TestCheckResourceAttr(bomDS, "items.2.quantity", "4"),
+					resource.TestCheckResourceAttr(bomDS, "items.MCA4J80-N003.quantity", "4"),
 					resource.TestCheckResourceAttr(bomDS, "total_cost", "85000"),
 					resource.TestCheckResourceAttr(bomDS, "unpriced.#", "2"),
 					resource.TestCheckResourceAttr(bomDS, "unpriced.0", "DGXH-G640F+P2EDI36"),
@@ -78,8 +77,8 @@ func TestAccBOM(t *testing.T) {
 				// A fabric-manager appliance outside the graph: its own row and cable.
 				Config: smallBOM(`external_links = [{ device = "ufm01", rack = "r1", position_u = 30, switch = "leaf01", switch_port = 9 }]`),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(bomDS, "items.#", "4"),
-					resource.TestCheckResourceAttr(bomDS, "items.3.sku", "MCP7Y00-N01A"),
+					resource.TestCheckResourceAttr(bomDS, "items.%", "4"),
+					resource.TestCheckResourceAttr(bomDS, "items.MCP7Y00-N01A.quantity", "1"),
 					resource.TestCheckResourceAttr(bomDS, "unpriced.#", "3"),
 					cablingRows(9, func(rows [][]string) error {
 						if got := rows[9][0]; got != "ufm01:1" {
@@ -93,7 +92,7 @@ func TestAccBOM(t *testing.T) {
 				// An external link to a switch the fabric lacks is left out, with a warning.
 				Config: smallBOM(`external_links = [{ device = "ufm01", switch = "leaf09", switch_port = 9 }]`),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(bomDS, "items.#", "3"),
+					resource.TestCheckResourceAttr(bomDS, "items.%", "3"),
 					resource.TestMatchResourceAttr(bomDS, "warnings.0", re(`external link ufm01:1 names switch "leaf09", which is not in the fabric`)),
 					cablingRows(8, func([][]string) error { return nil }),
 				),

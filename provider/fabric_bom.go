@@ -8,7 +8,8 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 )
 
-// The `bom` and `bom_delta` outputs have the fixed shape of DESIGN.md.
+// The `bom` output has the fixed shape of DESIGN.md: items keyed by SKU, so that Terraform's
+// diff of `bom` is the purchase order (each SKU whose quantity changes, before and after).
 
 var bomItemAttrTypes = map[string]attr.Type{
 	"sku":         types.StringType,
@@ -19,7 +20,7 @@ var bomItemAttrTypes = map[string]attr.Type{
 }
 
 var bomAttrTypes = map[string]attr.Type{
-	"items":      types.ListType{ElemType: types.ObjectType{AttrTypes: bomItemAttrTypes}},
+	"items":      types.MapType{ElemType: types.ObjectType{AttrTypes: bomItemAttrTypes}},
 	"total_cost": types.Float64Type,
 }
 
@@ -28,13 +29,14 @@ func bomSchema(desc string) schema.SingleNestedAttribute {
 		Computed:            true,
 		MarkdownDescription: desc,
 		Attributes: map[string]schema.Attribute{
-			"items": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "One line per SKU. `unit_price` and `cost` are null for items the catalog has no sourced price for.",
+			"items": schema.MapNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "One entry per SKU, keyed by the SKU. `unit_price` and `cost` are null for items the catalog " +
+					"has no sourced price for.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"sku":         schema.StringAttribute{Computed: true, MarkdownDescription: "Orderable part number."},
 					"description": schema.StringAttribute{Computed: true, MarkdownDescription: "What it is."},
-					"quantity":    schema.Int64Attribute{Computed: true, MarkdownDescription: "How many (negative in `bom_delta`: freed)."},
+					"quantity":    schema.Int64Attribute{Computed: true, MarkdownDescription: "How many."},
 					"unit_price":  schema.Float64Attribute{Computed: true, MarkdownDescription: "USD, from the catalog; null when unpriced."},
 					"cost":        schema.Float64Attribute{Computed: true, MarkdownDescription: "`quantity x unit_price`; null when unpriced."},
 				}},
@@ -52,9 +54,17 @@ func optionalFloat(p *float64) types.Float64 {
 }
 
 func bomValue(b bom.BOM) types.Object {
-	items := make([]attr.Value, len(b.Items))
-	for i, it := range b.Items {
-		items[i] = types.ObjectValueMust(bomItemAttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(bomAttrTypes, map[string]attr.Value{
+		"items":      bomItemsValue(b.Items),
+		"total_cost": types.Float64Value(b.TotalCost),
+	})
+}
+
+// bomItemsValue is the `items` map of DESIGN.md's BOM shape, keyed by SKU (bom.BySKU).
+func bomItemsValue(items []bom.Item) types.Map {
+	vs := make(map[string]attr.Value, len(items))
+	for sku, it := range bom.BySKU(items) {
+		vs[sku] = types.ObjectValueMust(bomItemAttrTypes, map[string]attr.Value{
 			"sku":         types.StringValue(it.SKU),
 			"description": types.StringValue(it.Description),
 			"quantity":    types.Int64Value(int64(it.Quantity)),
@@ -62,8 +72,5 @@ func bomValue(b bom.BOM) types.Object {
 			"cost":        optionalFloat(it.Cost),
 		})
 	}
-	return types.ObjectValueMust(bomAttrTypes, map[string]attr.Value{
-		"items":      types.ListValueMust(types.ObjectType{AttrTypes: bomItemAttrTypes}, items),
-		"total_cost": types.Float64Value(b.TotalCost),
-	})
+	return types.MapValueMust(bomItemType, vs)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -237,20 +238,16 @@ func execSh(cmd string) (string, error) {
 	return string(out), err
 }
 
-// fabricSMConfig is the fabric with a subnet_manager for the rig; extra goes into
-// subnet_manager, members adds HCAs to the compute partition.
+// fabricSMConfig is the fabric with a subnet_manager for the rig, and gpucluster_opensm_files
+// given the same inputs and the same subnet_manager object; extra goes into subnet_manager,
+// moreCompute adds HCAs to the compute partition.
 func (r *smRig) fabricSMConfig(extra string, moreCompute ...int) string {
 	var more []string
 	for _, h := range moreCompute {
 		more = append(more, fmt.Sprintf("%q", simHCAName(h)))
 	}
 	return r.providerHCL() + simFabricHCL() + fmt.Sprintf(`
-resource "gpucluster_fabric" "f" {
-  name     = "sim"
-  switches = local.switches
-  nodes    = local.nodes
-  hcas     = local.hcas
-  cables   = local.cables
+locals {
   partitions = [
     {
       name = "compute", pkey = "0x0001", ipoib = true, mtu = 4096, rate = 400
@@ -261,7 +258,7 @@ resource "gpucluster_fabric" "f" {
       members = [{ hca = "gpu006/mlx5_0", membership = "limited" }, { guid = "SELF", membership = "full" }]
     },
   ]
-  subnet_manager = {
+  sm = {
     hosts           = ["127.0.0.1"]
     port            = %d
     ssh_private_key = file(%q)
@@ -275,23 +272,89 @@ resource "gpucluster_fabric" "f" {
     %s
   }
 }
+
+resource "gpucluster_fabric" "f" {
+  name           = "sim"
+  switches       = local.switches
+  nodes          = local.nodes
+  hcas           = local.hcas
+  cables         = local.cables
+  partitions     = local.partitions
+  subnet_manager = local.sm
+}
+
+data "gpucluster_opensm_files" "f" {
+  switches       = local.switches
+  nodes          = local.nodes
+  hcas           = local.hcas
+  cables         = local.cables
+  partitions     = local.partitions
+  subnet_manager = local.sm
+}
 `, strings.Join(more, ", "), r.sshd.Port, r.keyFile, r.confDir, r.log, r.svc.Start, r.svc.Stop, r.svc.Reload, r.svc.Status, extra)
 }
 
-// checkFilesOnHost compares the files in the config directory with the `opensm` attribute.
+// checkFilesOnHost checks that the files in the config directory are, byte for byte, the files
+// of gpucluster_opensm_files, and that the fabric's `opensm` holds their digests: the data source
+// and the fabric render the same files from the same inputs.
 func (r *smRig) checkFilesOnHost(t *testing.T) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		rs, ok := s.RootModule().Resources["gpucluster_fabric.f"]
 		if !ok {
 			return fmt.Errorf("gpucluster_fabric.f is not in state")
 		}
+		ds, ok := s.RootModule().Resources["data.gpucluster_opensm_files.f"]
+		if !ok {
+			return fmt.Errorf("data.gpucluster_opensm_files.f is not in state")
+		}
+		if n := rs.Primary.Attributes["opensm.%"]; n != strconv.Itoa(len(opensm.FileNames)) {
+			return fmt.Errorf("opensm has %s files, want %d", n, len(opensm.FileNames))
+		}
 		host := r.onHost(t)
-		for name, a := range opensm.FileAttributes {
-			if got, want := host[name], rs.Primary.Attributes["opensm."+a]; got != want {
-				return fmt.Errorf("%s on the host differs from opensm.%s in state:\n--- host\n%s\n--- state\n%s", name, a, got, want)
+		for _, name := range opensm.FileNames {
+			if got, want := host[name], ds.Primary.Attributes["files."+name]; got != want {
+				return fmt.Errorf("%s on the host differs from the data source's files[%q]:\n--- host\n%s\n--- data source\n%s", name, name, got, want)
+			}
+			d := opensm.DigestOf(host[name])
+			for attr, want := range map[string]string{"sha256": d.SHA256, "bytes": strconv.Itoa(d.Bytes), "lines": strconv.Itoa(d.Lines)} {
+				if got := rs.Primary.Attributes["opensm."+name+"."+attr]; got != want {
+					return fmt.Errorf("opensm[%q].%s = %q in state, the host's file gives %q", name, attr, got, want)
+				}
 			}
 		}
 		return nil
+	}
+}
+
+// expectDigestChange checks that the plan changes the fabric's `opensm` digest of exactly the
+// files named (drift on the host is planned as a change of that file's digest only).
+type expectDigestChange struct{ files []string }
+
+func (e expectDigestChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	rc := findChange(req.Plan, "gpucluster_fabric.f")
+	if rc == nil {
+		resp.Error = fmt.Errorf("gpucluster_fabric.f is not in the plan")
+		return
+	}
+	digests := func(v any) map[string]string {
+		out := map[string]string{}
+		obj, _ := v.(map[string]any)
+		files, _ := obj["opensm"].(map[string]any)
+		for n, d := range files {
+			m, _ := d.(map[string]any)
+			out[n], _ = m["sha256"].(string)
+		}
+		return out
+	}
+	before, after := digests(rc.Change.Before), digests(rc.Change.After)
+	var changed []string
+	for _, n := range opensm.FileNames {
+		if before[n] != after[n] {
+			changed = append(changed, n)
+		}
+	}
+	if strings.Join(changed, ",") != strings.Join(e.files, ",") {
+		resp.Error = fmt.Errorf("the plan changes the digests of %q, want %q", changed, e.files)
 	}
 }
 
@@ -304,7 +367,7 @@ func (r *smRig) checkFilesOnHost(t *testing.T) resource.TestCheckFunc {
 func TestAccFabricSubnetManager(t *testing.T) {
 	requireAcc(t)
 	r := startSMRig(t)
-	const f = "gpucluster_fabric.f"
+	const f, ds = "gpucluster_fabric.f", "data.gpucluster_opensm_files.f"
 	var pid int
 	var updnFiles map[string]string
 	stepStart := time.Now()
@@ -336,9 +399,9 @@ func TestAccFabricSubnetManager(t *testing.T) {
 				// First push: OpenSM is started with the rendered files and routes with ftree.
 				Config: r.fabricSMConfig(""),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(f, "expected_topology", opensm.ExpectedTopology(r.g)),
-					resource.TestMatchResourceAttr(f, "opensm.opensm_conf", re("routing_engine ftree")),
-					resource.TestMatchResourceAttr(f, "opensm.opensm_conf", re("force_log_flush TRUE")),
+					resource.TestCheckResourceAttr(ds, "expected_topology", opensm.ExpectedTopology(r.g)),
+					resource.TestMatchResourceAttr(ds, "files.opensm.conf", re("routing_engine ftree")),
+					resource.TestMatchResourceAttr(ds, "files.opensm.conf", re("force_log_flush TRUE")),
 					r.checkFilesOnHost(t),
 					func(*terraform.State) error {
 						if pid = r.svc.PID(); pid == 0 {
@@ -383,7 +446,7 @@ func TestAccFabricSubnetManager(t *testing.T) {
 				// A new routing engine: OpenSM reads it only at start, so a restart.
 				Config: r.fabricSMConfig(`routing_engine = "updn"`, 50),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestMatchResourceAttr(f, "opensm.opensm_conf", re("routing_engine updn")),
+					resource.TestMatchResourceAttr(ds, "files.opensm.conf", re("routing_engine updn")),
 					r.checkFilesOnHost(t),
 					func(*terraform.State) error {
 						np := r.svc.PID()
@@ -434,8 +497,13 @@ func TestAccFabricSubnetManager(t *testing.T) {
 				ExpectNonEmptyPlan: true,
 			},
 			{
-				// Apply puts the rendered partitions.conf back, with a SIGHUP.
+				// Apply puts the rendered partitions.conf back, with a SIGHUP: the plan changes that
+				// file's digest only.
 				Config: r.fabricSMConfig(`routing_engine = "updn"`, 50),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(f, plancheck.ResourceActionUpdate),
+					expectDigestChange{files: []string{opensm.FilePartitions}},
+				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					r.checkFilesOnHost(t),
 					func(*terraform.State) error {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
 
 // cluster512 is the 512-GPU two-tier fabric of the fabric issue: 64 DGX-H100, 16 leaves with 32
@@ -67,10 +68,11 @@ func TestAccFabric512(t *testing.T) {
 					resource.TestCheckResourceAttrSet(f, "analysis.allreduce_seconds.hierarchical"),
 					// 24 QM9700 at the sourced $85,000 are the only priced items: the DGX, optics
 					// and fiber have no public price and stay unpriced.
-					resource.TestCheckTypeSetElemNestedAttrs(f, "bom.items.*", map[string]string{"sku": "920-9B210-00FN-0M0", "quantity": "24", "cost": "2040000"}),
+					resource.TestCheckResourceAttr(f, "bom.items.920-9B210-00FN-0M0.quantity", "24"),
+					resource.TestCheckResourceAttr(f, "bom.items.920-9B210-00FN-0M0.cost", "2040000"),
 					resource.TestCheckResourceAttr(f, "bom.total_cost", "2040000"),
-					resource.TestCheckTypeSetElemNestedAttrs(f, "bom.items.*", map[string]string{"sku": "DGXH-G640F+P2EDI36", "quantity": "64"}),
-					resource.TestCheckTypeSetElemNestedAttrs(f, "bom_delta.items.*", map[string]string{"sku": "920-9B210-00FN-0M0", "quantity": "24"}),
+					resource.TestCheckResourceAttr(f, "bom.items.DGXH-G640F+P2EDI36.quantity", "64"),
+					resource.TestCheckResourceAttr(f, "bom.items.MFP7E10-N.quantity", "1024"),
 				),
 			},
 			{
@@ -86,16 +88,18 @@ func TestAccFabric512(t *testing.T) {
 			},
 			{
 				Config: cluster512(24, "inference", ""),
+				// The diff of bom, keyed by SKU, is the purchase order: exactly the two SKUs freed.
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectBOMOrder{addr: f, want: map[string]int{"980-9I510-00NS00": -64, "MFP7E10-N": -128}},
+				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(f, "analysis.bisection_lower_gbps", "76800"),
 					resource.TestCheckResourceAttr(f, "analysis.bisection_upper_gbps", "76800"),
 					resource.TestCheckResourceAttr(f, "analysis.bisection_ratio", "0.75"),
-					// 128 uplinks removed: the delta frees 128 fibers and the 64 leaf cages (ports
-					// 57-64) they used; every spine cage keeps one port (l*4+3) and its module.
-					resource.TestCheckResourceAttr(f, "bom_delta.total_cost", "0"),
-					resource.TestCheckResourceAttr(f, "bom_delta.items.#", "2"),
-					resource.TestCheckTypeSetElemNestedAttrs(f, "bom_delta.items.*", map[string]string{"sku": "980-9I510-00NS00", "quantity": "-64"}),
-					resource.TestCheckTypeSetElemNestedAttrs(f, "bom_delta.items.*", map[string]string{"sku": "MFP7E10-N", "quantity": "-128"}),
+					// 128 uplinks removed: 128 fibers and the 64 leaf cages (ports 57-64) they used
+					// are freed; every spine cage keeps one port (l*4+3) and its module.
+					resource.TestCheckResourceAttr(f, "bom.items.MFP7E10-N.quantity", "896"),
+					resource.TestCheckResourceAttr(f, "bom.total_cost", "2040000"),
 				),
 			},
 		},

@@ -1,0 +1,660 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+// The OpenSM side of gpucluster_fabric: the subnet_manager settings, the rendering shared with
+// gpucluster_opensm_files, the `opensm` digests, the push at apply and the read-back at refresh.
+
+// ---- subnet_manager ----
+
+// subnetManagerModel is the `subnet_manager` object.
+type subnetManagerModel struct {
+	Hosts             types.List   `tfsdk:"hosts"`
+	SSHUser           types.String `tfsdk:"ssh_user"`
+	SSHPrivateKey     types.String `tfsdk:"ssh_private_key"`
+	KnownHostsFile    types.String `tfsdk:"known_hosts_file"`
+	Port              types.Int64  `tfsdk:"port"`
+	ConfigDir         types.String `tfsdk:"config_dir"`
+	RoutingEngine     types.String `tfsdk:"routing_engine"`
+	LMC               types.Int64  `tfsdk:"lmc"`
+	Options           types.Map    `tfsdk:"options"`
+	Roots             types.List   `tfsdk:"roots"`
+	DefaultMembership types.String `tfsdk:"default_membership"`
+	Service           types.String `tfsdk:"service"`
+	StartCommand      types.String `tfsdk:"start_command"`
+	StopCommand       types.String `tfsdk:"stop_command"`
+	ReloadCommand     types.String `tfsdk:"reload_command"`
+	StatusCommand     types.String `tfsdk:"status_command"`
+	LogFile           types.String `tfsdk:"log_file"`
+	VerifyTimeout     types.String `tfsdk:"verify_timeout"`
+}
+
+// subnetManager is a known `subnet_manager`, defaults applied.
+type subnetManager struct {
+	renderSettings
+	hosts         []string
+	ssh           SSHDefaults // the resource's overrides of the provider's ssh block
+	port          int
+	service       opensm.Service
+	verifyTimeout time.Duration
+}
+
+// renderSettings are the settings of openSMRenderAttributes, read.
+type renderSettings struct {
+	paths   opensm.Paths
+	graph   opensm.GraphOptions
+	logFile string
+}
+
+func subnetManagerSchema() schema.SingleNestedAttribute {
+	cmd := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{
+			Optional: true, MarkdownDescription: desc,
+			Validators: []validator.String{
+				stringvalidator.LengthAtLeast(1),
+				stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("service")),
+			},
+		}
+	}
+	start, stop := cmd("Command that starts OpenSM (run with `/bin/sh -c` over SSH). With `stop_command`, replaces the systemd unit; "+
+		"a restart runs `stop_command`, then `start_command`."), cmd("Command that stops OpenSM; required with `start_command`.")
+	start.Validators = append(start.Validators, stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("stop_command")))
+	stop.Validators = append(stop.Validators, stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("start_command")))
+	reload := cmd("Command that sends OpenSM SIGHUP (a heavy sweep that re-reads partitions.conf and the GUID files). " +
+		"Without it, changes that a SIGHUP would apply restart OpenSM instead.")
+	reload.Validators = append(reload.Validators, stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("start_command")))
+	status := cmd("Command that exits 0 while OpenSM runs. Without it, only the log tells whether OpenSM came up.")
+	status.Validators = append(status.Validators, stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("start_command")))
+	attrs := openSMRenderAttributes()
+	for k, v := range map[string]schema.Attribute{
+		"hosts": schema.ListAttribute{
+			Required: true, ElementType: types.StringType,
+			MarkdownDescription: "SM hosts, primary first: names or addresses, optionally `host:port`. Refresh reads the files back from the first.",
+			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+		},
+	} {
+		attrs[k] = v
+	}
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Where and how the OpenSM files are pushed at apply. Each host, primary first, then the " +
+			"standbys, gets the five files of `opensm` written atomically under `config_dir` over SSH (host keys " +
+			"checked against `known_hosts_file`; there is no insecure mode), with the previous versions kept as " +
+			"`<name>.prev`. A change that only touches partitions.conf, the root/CN GUID files or options OpenSM " +
+			"updates at run time is applied with SIGHUP; anything OpenSM reads only at start (routing engine, LMC, " +
+			"file paths, most options) restarts it. The provider then reads the OpenSM log written since the change " +
+			"and requires the intended routing engine to have configured the switches with no fallback and, for " +
+			"ftree, the expected number of root switches; a standby SM (which does not route) only has to run " +
+			"without partition errors. If verification fails, that host gets its previous files back, OpenSM is " +
+			"told again, the apply fails with the log lines that explain why, and the hosts after it are not touched. " +
+			"The first push to a host also keeps its original files (`<name>.gpucluster-orig` and " +
+			"`gpucluster-orig.manifest` in `config_dir`); destroying the fabric restores them. Hosts removed from " +
+			"`hosts` (or all of them, when `subnet_manager` is removed) are left as they are.",
+		Attributes: withAttributes(attrs, map[string]schema.Attribute{
+			"ssh_user": schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; default: the provider's `ssh.user`. " +
+				"It must be able to write `config_dir`, read `log_file` and run the service commands (use `sudo` in the commands if needed)."},
+			"ssh_private_key": schema.StringAttribute{
+				Optional: true, Sensitive: true,
+				MarkdownDescription: "PEM private key for these hosts; default: the provider's `ssh.private_key`. Refresh needs it, so it " +
+					"is kept in state (marked sensitive): state then needs an encrypted backend.",
+			},
+			"known_hosts_file": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "OpenSSH known_hosts file holding these hosts' keys; required unless the provider's " +
+					"`ssh.known_hosts_file` is set. An unknown host or a changed key is refused.",
+			},
+			"port": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: "SSH port for hosts given without one (default 22).",
+				Validators: []validator.Int64{int64validator.Between(1, 65535)},
+			},
+			"service": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "systemd unit of OpenSM (default `opensm`): restarted with `systemctl restart`, signalled with " +
+					"`systemctl kill --signal=HUP --kill-whom=main`, checked with `systemctl is-active`. On Debian, where " +
+					"`opensm.service` only starts one `opensm@<port GUID>.service` per port, name that instance.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"start_command":  start,
+			"stop_command":   stop,
+			"reload_command": reload,
+			"status_command": status,
+			"verify_timeout": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "How long to wait for OpenSM to report its routing after a change, as a Go duration (default `2m`).",
+				Validators:          []validator.String{durationValidator{}},
+			},
+		}),
+	}
+}
+
+// withAttributes adds more to attrs and returns it.
+func withAttributes(attrs, more map[string]schema.Attribute) map[string]schema.Attribute {
+	for k, v := range more {
+		attrs[k] = v
+	}
+	return attrs
+}
+
+// openSMRenderAttributes are the settings of subnet_manager that change the files, and the
+// whole `subnet_manager` of gpucluster_opensm_files: one definition, read by one function
+// (readRenderSettings) and rendered by one function (renderOpenSM), so the fabric and the data
+// source render the same bytes from the same inputs.
+func openSMRenderAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"config_dir": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Directory of the files on the hosts (default `/etc/opensm`, where OpenSM looks for " +
+				"opensm.conf without `-F`). Elsewhere, OpenSM must be started with `-F <config_dir>/opensm.conf`.",
+		},
+		"routing_engine": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "OpenSM routing engine, or a comma list tried in order (`no_fallback` allowed). Default: " +
+				"from the topology, `ftree` for fat trees and rail-optimized fabrics, `updn` for dragonfly+, " +
+				"`torus-2QoS` for tori, `minhop` otherwise.",
+		},
+		"lmc": schema.Int64Attribute{
+			Optional: true, MarkdownDescription: "LID mask control, 0-7 (default 0). ftree and lash do not support LMC > 0, which the plan refuses.",
+			Validators: []validator.Int64{int64validator.Between(0, 7)},
+		},
+		"options": schema.MapAttribute{
+			Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Further opensm.conf options (`sweep_interval = \"10\"`, `qos = \"TRUE\"`), checked against " +
+				"OpenSM 3.3's option table at plan time. The provider adds `force_log_flush TRUE` unless set here: " +
+				"verification reads the log while OpenSM runs.",
+		},
+		"roots": schema.ListAttribute{
+			Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Root switch GUIDs (root_guid_file) instead of the top tier of the fabric; for ftree they must be the whole top tier.",
+		},
+		"default_membership": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Membership of every port in the Default partition (0x7fff): `full` (default) or `limited`, " +
+				"which isolates ports that share no other partition (the SM port stays full).",
+			Validators: []validator.String{stringvalidator.OneOf(opensm.Full, opensm.Limited)},
+		},
+		"log_file": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "OpenSM's log on the hosts, read to verify a change (default `/var/log/opensm.log`). " +
+				"When set, it is also written to opensm.conf as `log_file`.",
+		},
+	}
+}
+
+// digestAttrTypes is one file's entry of `opensm`.
+var digestAttrTypes = map[string]attr.Type{"sha256": types.StringType, "bytes": types.Int64Type, "lines": types.Int64Type}
+
+var digestType = types.ObjectType{AttrTypes: digestAttrTypes}
+
+func openSMSchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "A digest of each OpenSM file the provider renders from the fabric and pushes with " +
+			"`subnet_manager`, keyed by the file name on the host (`opensm.conf`, `partitions.conf`, `root_guids.conf`, " +
+			"`cn_guids.conf`, `node-name-map`). After a refresh it holds the digests of the files the first host has " +
+			"(a file missing there is missing here), so a hand edit shows in the next plan as a change of that file's " +
+			"digest, and the apply pushes the rendered text back. The texts themselves are the `files` of " +
+			"`gpucluster_opensm_files` given the same inputs. Null when the fabric cannot be rendered and there is no " +
+			"`subnet_manager` (a warning says why).",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"sha256": schema.StringAttribute{Computed: true, MarkdownDescription: "SHA-256 of the file's bytes, lower-case hex (`sha256sum`)."},
+			"bytes":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Size in bytes."},
+			"lines":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Lines (`wc -l`, plus one for a last line without a newline)."},
+		}},
+	}
+}
+
+// openSMValue is the `opensm` map of a file set.
+func openSMValue(files opensm.Files) types.Map {
+	vals := make(map[string]attr.Value, len(files))
+	for name, d := range opensm.Digests(files) {
+		vals[name] = types.ObjectValueMust(digestAttrTypes, map[string]attr.Value{
+			"sha256": types.StringValue(d.SHA256), "bytes": types.Int64Value(int64(d.Bytes)), "lines": types.Int64Value(int64(d.Lines)),
+		})
+	}
+	return types.MapValueMust(digestType, vals)
+}
+
+// openSMDigests reads the `opensm` map back; entries that are not known objects are left out.
+func openSMDigests(m types.Map) map[string]opensm.Digest {
+	out := map[string]opensm.Digest{}
+	for name, v := range m.Elements() {
+		o, ok := v.(types.Object)
+		if !ok || o.IsNull() || o.IsUnknown() {
+			continue
+		}
+		a := o.Attributes()
+		sha, _ := a["sha256"].(types.String)
+		b, _ := a["bytes"].(types.Int64)
+		l, _ := a["lines"].(types.Int64)
+		out[name] = opensm.Digest{SHA256: sha.ValueString(), Bytes: int(b.ValueInt64()), Lines: int(l.ValueInt64())}
+	}
+	return out
+}
+
+// durationValidator accepts a Go duration such as "90s" or "2m".
+type durationValidator struct{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a Go duration such as 90s or 2m"
+}
+func (v durationValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%q is not a positive Go duration such as \"90s\" or \"2m\".", req.ConfigValue.ValueString()))
+	}
+}
+
+// readSubnetManager reads a known subnet_manager with the defaults applied; ok is false when it
+// is null, unknown or holds unknown values.
+func readSubnetManager(ctx context.Context, o types.Object, diags *diag.Diagnostics) (subnetManager, bool) {
+	var sm subnetManager
+	if o.IsNull() || o.IsUnknown() {
+		return sm, false
+	}
+	var m subnetManagerModel
+	if d := o.As(ctx, &m, objectAsOptions); d.HasError() {
+		diags.Append(d...)
+		return sm, false
+	}
+	var known bool
+	sm.renderSettings, known = readRenderSettings(o.Attributes())
+	unknown := !known
+	str := func(v types.String) string {
+		if v.IsUnknown() {
+			unknown = true
+		}
+		return v.ValueString()
+	}
+	var ok bool
+	if sm.hosts, ok = listStrings(m.Hosts); !ok {
+		unknown = true
+	}
+	sm.ssh = SSHDefaults{User: str(m.SSHUser), PrivateKey: str(m.SSHPrivateKey), KnownHostsFile: str(m.KnownHostsFile)}
+	if m.Port.IsUnknown() {
+		unknown = true
+	}
+	sm.port = int(m.Port.ValueInt64())
+	sm.service = opensm.Service{
+		Unit: str(m.Service), Start: str(m.StartCommand), Stop: str(m.StopCommand),
+		Reload: str(m.ReloadCommand), Status: str(m.StatusCommand),
+	}
+	if v := str(m.VerifyTimeout); v != "" {
+		sm.verifyTimeout, _ = time.ParseDuration(v)
+	}
+	return sm, !unknown
+}
+
+// listStrings reads a list of strings; ok is false when it or an element is unknown.
+func listStrings(v attr.Value) ([]string, bool) {
+	l, isList := v.(types.List)
+	if !isList || l.IsNull() {
+		return nil, true
+	}
+	if l.IsUnknown() {
+		return nil, false
+	}
+	out := make([]string, 0, len(l.Elements()))
+	ok := true
+	for _, e := range l.Elements() {
+		s, isStr := e.(types.String)
+		if !isStr || s.IsUnknown() {
+			ok = false
+			continue
+		}
+		out = append(out, s.ValueString())
+	}
+	return out, ok
+}
+
+// readRenderSettings reads the attributes of openSMRenderAttributes from the attributes of a
+// subnet_manager object (the fabric's, or gpucluster_opensm_files'); nil attributes are the
+// defaults. known is false when a value is unknown.
+func readRenderSettings(attrs map[string]attr.Value) (renderSettings, bool) {
+	known := true
+	str := func(k string) string {
+		v, _ := attrs[k].(types.String)
+		if v.IsUnknown() {
+			known = false
+		}
+		return v.ValueString()
+	}
+	var rs renderSettings
+	rs.paths = opensm.Paths{ConfigDir: str("config_dir")}
+	lmc, _ := attrs["lmc"].(types.Int64)
+	if lmc.IsUnknown() {
+		known = false
+	}
+	roots, ok := listStrings(attrs["roots"])
+	known = known && ok
+	rs.graph = opensm.GraphOptions{
+		RoutingEngine: str("routing_engine"), LMC: int(lmc.ValueInt64()), Roots: roots,
+		DefaultMembership: str("default_membership"), Paths: rs.paths, Options: map[string]string{},
+	}
+	if opts, isMap := attrs["options"].(types.Map); isMap {
+		if opts.IsUnknown() {
+			known = false
+		}
+		for k, v := range opts.Elements() {
+			s, ok := v.(types.String)
+			if !ok || s.IsUnknown() {
+				known = false
+				continue
+			}
+			rs.graph.Options[k] = s.ValueString()
+		}
+	}
+	rs.logFile = str("log_file")
+	return rs, known
+}
+
+// graphOptions are the options FromGraph gets: the subnet_manager's with the provider's
+// additions (log_file, force_log_flush).
+func (sm *renderSettings) graphOptions() (opensm.GraphOptions, *opensm.FieldError) {
+	o := sm.graph
+	opts := map[string]string{}
+	for k, v := range o.Options {
+		opts[k] = v
+	}
+	if sm.logFile != "" {
+		if v, set := opts["log_file"]; set && strings.TrimSpace(v) != sm.logFile {
+			return o, &opensm.FieldError{Field: "log_file", Option: "log_file",
+				Message: fmt.Sprintf("log_file %q and options.log_file %q differ: OpenSM would log to one and the provider read the other; set only log_file", sm.logFile, v)}
+		}
+		opts["log_file"] = sm.logFile
+	}
+	if _, set := opts["force_log_flush"]; !set {
+		opts["force_log_flush"] = "TRUE"
+	}
+	o.Options = opts
+	return o, nil
+}
+
+// logPath is the log the verification reads.
+func (sm *renderSettings) logPath() string {
+	if v := strings.TrimSpace(sm.graph.Options["log_file"]); v != "" {
+		return v
+	}
+	if sm.logFile != "" {
+		return sm.logFile
+	}
+	return opensm.DefaultLogFile
+}
+
+// renderOpenSM renders the files of g with rs: the one rendering of the fabric and of
+// gpucluster_opensm_files. A failure is a list of FieldErrors.
+func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Errors) {
+	gopts, ferr := rs.graphOptions()
+	if ferr != nil {
+		return nil, opensm.Errors{ferr}
+	}
+	cfg, err := opensm.FromGraph(g, gopts)
+	var files opensm.Files
+	if err == nil {
+		files, err = opensm.Render(cfg)
+	}
+	if err != nil {
+		var fes opensm.Errors
+		if !errors.As(err, &fes) {
+			fes = opensm.Errors{{Message: err.Error()}}
+		}
+		return nil, fes
+	}
+	return files, nil
+}
+
+// addRenderErrors reports a failed rendering, each problem on the attribute that causes it.
+func addRenderErrors(diags *diag.Diagnostics, fes opensm.Errors) {
+	for _, fe := range fes {
+		diags.AddAttributeError(openSMErrorPath(fe.Field), "Invalid OpenSM configuration", fe.Field+": "+fe.Message)
+	}
+}
+
+// planOpenSM renders the OpenSM files for the plan and returns their digests (the `opensm`
+// output) and the texts. Without subnet_manager a fabric that cannot be rendered (devices without
+// GUIDs, say) only warns, as nothing is pushed; with it, every problem is an error on the
+// attribute that causes it.
+func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph) (types.Map, opensm.Files, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	osm := types.MapUnknown(digestType)
+	if g == nil || m.SubnetManager.IsUnknown() {
+		return osm, nil, diags
+	}
+	managed := !m.SubnetManager.IsNull()
+	sm, known := readSubnetManager(ctx, m.SubnetManager, &diags)
+	if managed && !known {
+		return osm, nil, diags
+	}
+	if managed {
+		checkSSH(data, &sm, &diags)
+	}
+	files, fes := renderOpenSM(g, sm.renderSettings)
+	if fes != nil {
+		if !managed {
+			var msgs []string
+			for _, fe := range fes {
+				msgs = append(msgs, fe.Error())
+			}
+			if len(msgs) > 5 {
+				msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(fes)-5))
+			}
+			diags.AddWarning("OpenSM files not rendered",
+				"`opensm` is null because the fabric cannot be rendered into OpenSM files (nothing is pushed without subnet_manager): "+
+					strings.Join(msgs, "; "))
+			return types.MapNull(digestType), nil, diags
+		}
+		addRenderErrors(&diags, fes)
+		return osm, nil, diags
+	}
+	return openSMValue(files), files, diags
+}
+
+// checkSSH fails the plan when a host cannot be reached the way it is configured (no user, key or
+// known_hosts file anywhere).
+func checkSSH(data *Data, sm *subnetManager, diags *diag.Diagnostics) {
+	for _, h := range sm.hosts {
+		if _, err := sshConfig(data, h, sm.ssh); err != nil {
+			diags.AddAttributeError(path.Root("subnet_manager"), "Subnet manager host unreachable as configured",
+				err.Error()+" (in subnet_manager: ssh_user, ssh_private_key, known_hosts_file).")
+			return
+		}
+	}
+}
+
+// openSMErrorPath maps an opensm.FieldError field ("partitions[2].pkey", "switches[3].guid",
+// "options.qos", "roots[1]", "lmc") to the attribute of gpucluster_fabric that causes it.
+func openSMErrorPath(field string) path.Path {
+	steps := splitField(field)
+	if len(steps) == 0 {
+		return path.Root("subnet_manager")
+	}
+	var p path.Path
+	switch steps[0].name {
+	case "racks", "switches", "nodes", "hcas", "cables", "partitions":
+		p = path.Root(steps[0].name)
+	case "compute_nodes", "node_names":
+		return path.Root("hcas") // derived from the HCAs' port GUIDs (and the switches' GUIDs)
+	default:
+		p = path.Root("subnet_manager").AtName(steps[0].name)
+		if steps[0].name == "options" && len(steps) > 1 {
+			return p.AtMapKey(steps[1].name)
+		}
+	}
+	if steps[0].index >= 0 {
+		p = p.AtListIndex(steps[0].index)
+	}
+	for _, st := range steps[1:] {
+		p = p.AtName(st.name)
+		if st.index >= 0 {
+			p = p.AtListIndex(st.index)
+		}
+	}
+	return p
+}
+
+type fieldStep struct {
+	name  string
+	index int
+}
+
+// splitField reads "a[1].b.c[2]" into steps; a step without an index has index -1.
+func splitField(field string) []fieldStep {
+	var out []fieldStep
+	for _, part := range strings.Split(field, ".") {
+		st := fieldStep{name: part, index: -1}
+		if i := strings.IndexByte(part, '['); i > 0 && strings.HasSuffix(part, "]") {
+			if n, err := strconv.Atoi(part[i+1 : len(part)-1]); err == nil {
+				st = fieldStep{name: part[:i], index: n}
+			}
+		}
+		if st.name != "" {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// expectFrom says what a good routing run of the files looks like: the first routing engine
+// configures the switches, with as many ftree roots as the root file lists. Error-level log
+// lines are reported, not refused: real fabrics log them for every flapping port.
+func expectFrom(files opensm.Files) opensm.Expect {
+	e := opensm.Expect{AllowErrors: true}
+	if engines, _, err := opensm.ParseEngines(opensm.ParseOptionFile(files[opensm.FileOpenSMConf])["routing_engine"]); err == nil {
+		e.Engine = engines[0]
+	} else {
+		e.Engine = "minhop" // OpenSM's default when opensm.conf names none
+	}
+	if e.Engine == "ftree" {
+		for _, l := range strings.Split(files[opensm.FileRootGUIDs], "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				e.Roots++
+			}
+		}
+	}
+	return e
+}
+
+// target connects to one SM host and describes the push to it; closeFn ends the connection.
+func (r *fabricResource) target(ctx context.Context, sm subnetManager, host string, files opensm.Files) (opensm.Target, func(), error) {
+	cfg, err := sshConfig(r.data, host, sm.ssh)
+	if err != nil {
+		return opensm.Target{}, nil, err
+	}
+	if cfg.Port == 0 {
+		cfg.Port = sm.port
+	}
+	cfg.Timeout = 30 * time.Second
+	c, err := remote.Dial(ctx, cfg)
+	if err != nil {
+		return opensm.Target{}, nil, err
+	}
+	return opensm.Target{
+		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
+		LogFile: sm.logPath(), Expect: expectFrom(files), VerifyTimeout: sm.verifyTimeout,
+	}, func() { _ = c.Close() }, nil
+}
+
+// push sends the planned files to every SM host, primary first (opensm.PushAll semantics: stop at
+// the first failure, which is rolled back). It reports false on failure.
+func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.Files, diags *diag.Diagnostics) bool {
+	sm, ok := readSubnetManager(ctx, m.SubnetManager, diags)
+	if !ok {
+		return !diags.HasError()
+	}
+	if files == nil {
+		diags.AddAttributeError(path.Root("opensm"), "No OpenSM files to push", "The fabric could not be rendered into OpenSM files; see the plan's errors.")
+		return false
+	}
+	var done []string
+	for i, host := range sm.hosts {
+		t, closeFn, err := r.target(ctx, sm, host, files)
+		if err != nil {
+			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "Cannot reach subnet manager host "+host,
+				err.Error()+pushedNote(done, sm.hosts[i+1:]))
+			return false
+		}
+		res, err := opensm.Push(ctx, t)
+		closeFn()
+		if err != nil {
+			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "OpenSM push to "+host+" failed",
+				err.Error()+pushedNote(done, sm.hosts[i+1:]))
+			return false
+		}
+		done = append(done, host)
+		if n := len(res.Verdict.Errors); n > 0 && res.Written {
+			shown := res.Verdict.Errors
+			if len(shown) > 3 {
+				shown = shown[:3]
+			}
+			diags.AddWarning("OpenSM on "+host+" logged errors",
+				fmt.Sprintf("Routing was verified (%s), but OpenSM logged %d error lines after the change, first: %s",
+					res.Verdict.Engine, n, strings.Join(shown, " | ")))
+		}
+	}
+	return true
+}
+
+func pushedNote(done, left []string) string {
+	var b strings.Builder
+	if len(done) > 0 {
+		b.WriteString("\n\nAlready pushed and verified (they keep the new files): " + strings.Join(done, ", ") + ".")
+	}
+	if len(left) > 0 {
+		b.WriteString("\n\nNot touched: " + strings.Join(left, ", ") + ".")
+	}
+	return b.String()
+}
+
+// refreshOpenSM replaces `opensm` with the digests of the files on the first SM host, so that a
+// hand edit there shows in the next plan as a change of that file's digest back to the rendered
+// one (a file missing on the host is missing from the map). An unreachable host leaves the state
+// as it was, with a warning; a refused host key is an error.
+func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) {
+	sm, ok := readSubnetManager(ctx, m.SubnetManager, diags)
+	if !ok || len(sm.hosts) == 0 || m.OpenSM.IsNull() {
+		return
+	}
+	host := sm.hosts[0]
+	t, closeFn, err := r.target(ctx, sm, host, nil)
+	var files opensm.Files
+	if err == nil {
+		files, err = opensm.ReadFiles(ctx, t.Host, sm.paths)
+		closeFn()
+	}
+	var hk *remote.HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(0), "Subnet manager host key refused", err.Error())
+		return
+	case err != nil:
+		diags.AddWarning("Cannot read the OpenSM files back from "+host,
+			err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
+		return
+	}
+	m.OpenSM = openSMValue(files)
+}
