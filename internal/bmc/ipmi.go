@@ -291,6 +291,12 @@ func (b *ipmiBackend) users(ctx context.Context) ([]ipmiUser, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseUserList(out)
+}
+
+// parseUserList reads the table of "ipmitool user list": a row per slot, the name column blank
+// for an empty slot.
+func parseUserList(out string) ([]ipmiUser, error) {
 	var users []ipmiUser
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -298,8 +304,8 @@ func (b *ipmiBackend) users(ctx context.Context) ([]ipmiUser, error) {
 			continue
 		}
 		id, err := strconv.Atoi(f[0])
-		if err != nil {
-			continue // header
+		if err != nil || id < 1 || id > 63 {
+			continue // the header, or not a user ID (6 bits, 1-63: IPMI v2.0 section 22.26)
 		}
 		u := ipmiUser{id: id}
 		rest := f[1:]

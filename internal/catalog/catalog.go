@@ -3,6 +3,7 @@ package catalog
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -258,12 +259,28 @@ func (c *Catalog) merge(name string, src []byte) error {
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	// Counts, sizes and prices below zero are never what a catalog means: a negative price or
+	// power would quietly lower a bill of materials or a power budget.
+	nonNegative := func(kind, entry string, fields map[string]float64) {
+		for _, f := range sortedKeys(fields) {
+			if v := fields[f]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				bad("%s: %s %q has %s = %g; it must be a finite number >= 0", name, kind, entry, f, v)
+			}
+		}
+	}
+	priceOf := func(p *float64) float64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
 
 	switches := map[string]SwitchModel{}
 	for _, s := range doc.Switches {
 		if s.Ports <= 0 || s.PortRateGbps <= 0 {
 			bad("%s: switch_model %q needs ports > 0 and port_rate_gbps > 0", name, s.Name)
 		}
+		nonNegative("switch_model", s.Name, map[string]float64{"cages": float64(s.Cages), "units": float64(s.Units), "power_kw": s.PowerKW, "price": priceOf(s.Price)})
 		switches[s.Name] = SwitchModel{
 			Name: s.Name, Description: s.Description, SKU: s.SKU, Ports: s.Ports,
 			Cages: orDefault(s.Cages, (s.Ports+1)/2), PortRateGbps: s.PortRateGbps,
@@ -276,6 +293,7 @@ func (c *Catalog) merge(name string, src []byte) error {
 		if h.Ports <= 0 || h.PortRateGbps <= 0 {
 			bad("%s: hca_model %q needs ports > 0 and port_rate_gbps > 0", name, h.Name)
 		}
+		nonNegative("hca_model", h.Name, map[string]float64{"price": priceOf(h.Price)})
 		hcas[h.Name] = HCAModel{
 			Name: h.Name, Description: h.Description, SKU: h.SKU, Ports: h.Ports,
 			PortRateGbps: h.PortRateGbps, FormFactor: h.FormFactor, Price: price(h.Price, h.PriceSource),
@@ -286,6 +304,7 @@ func (c *Catalog) merge(name string, src []byte) error {
 		if n.Units <= 0 || n.ComputeHCAs < 0 {
 			bad("%s: node_model %q needs units > 0 and compute_hcas >= 0", name, n.Name)
 		}
+		nonNegative("node_model", n.Name, map[string]float64{"power_kw": n.PowerKW, "gpus": float64(n.GPUs), "price": priceOf(n.Price)})
 		nodes[n.Name] = NodeModel{
 			Name: n.Name, Description: n.Description, SKU: n.SKU, Units: n.Units, PowerKW: n.PowerKW,
 			GPUs: n.GPUs, ComputeHCAs: n.ComputeHCAs, HCAModel: n.HCAModel,
@@ -299,6 +318,13 @@ func (c *Catalog) merge(name string, src []byte) error {
 		}
 		if k.ReachM <= 0 || len(k.LengthsM) == 0 {
 			bad("%s: cable %q needs reach_m > 0 and at least one length in lengths_m", name, k.Name)
+		}
+		nonNegative("cable", k.Name, map[string]float64{"links": float64(k.Links), "price": priceOf(k.Price)})
+		for _, l := range k.LengthsM {
+			if !(l > 0) || l > k.ReachM {
+				bad("%s: cable %q lists length %g m; every length must be > 0 and at most reach_m (%g)", name, k.Name, l, k.ReachM)
+				break
+			}
 		}
 		lengths := append([]float64(nil), k.LengthsM...)
 		sort.Float64s(lengths)
@@ -317,6 +343,10 @@ func (c *Catalog) merge(name string, src []byte) error {
 		if t.Media != KindFiberMM && t.Media != KindFiberSM {
 			bad("%s: transceiver %q has media %q; valid: fiber-mm, fiber-sm", name, t.Name, t.Media)
 		}
+		if !(t.ReachM > 0) {
+			bad("%s: transceiver %q needs reach_m > 0", name, t.Name)
+		}
+		nonNegative("transceiver", t.Name, map[string]float64{"links": float64(t.Links), "price": priceOf(t.Price)})
 		xcvrs[t.Name] = Transceiver{
 			Name: t.Name, Description: t.Description, SKU: t.SKU, Media: t.Media, End: t.End,
 			Links: orDefault(t.Links, 1), ReachM: t.ReachM, Price: price(t.Price, t.PriceSource),

@@ -229,6 +229,12 @@ func CheckOption(key, value string) error {
 func checkOptionRange(key, v string) error {
 	n, _ := strconv.ParseUint(v, 0, 64)
 	switch key {
+	case "routing_engine":
+		// OpenSM skips an unknown name with a log line and routes with what is left (or
+		// minhop): a file naming none it knows must not reach a host.
+		if _, _, err := ParseEngines(v); err != nil {
+			return fmt.Errorf("routing_engine: %v", err)
+		}
 	case "lmc":
 		if n > 7 {
 			return fmt.Errorf("lmc must be 0-7 (each port gets 2^lmc LIDs)")

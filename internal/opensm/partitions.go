@@ -228,8 +228,9 @@ func writePartition(b *strings.Builder, p Partition) {
 		switch {
 		case i == len(entries)-1:
 			b.WriteString(" ;\n")
-		case strings.HasPrefix(e, "mgid="):
-			// an mgid entry consumes the rest of its line: no separating comma
+		case isMGroupEntry(e):
+			// an mgid entry consumes the rest of its line: no separating comma (a comma would
+			// become part of the group's flags when the file is read back)
 		default:
 			b.WriteString(",")
 		}
@@ -258,6 +259,12 @@ func ParsePartitions(text string) ([]Partition, error) {
 		line := raw
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
+		}
+		if strings.ContainsRune(line, '\r') {
+			// OpenSM trims only blanks, tabs and newlines: a CR (a file saved with CRLF line
+			// ends) becomes a port name or a statement of its own, and the file is rejected.
+			fail(lineno, "carriage return in the line (CRLF line ends?): OpenSM does not strip it and rejects the file; use LF line ends")
+			line = strings.ReplaceAll(line, "\r", "")
 		}
 		for {
 			if strings.TrimSpace(line) == "" {
@@ -377,10 +384,17 @@ func parsePorts(p *Partition, body string, lineno int, fail func(int, string, ..
 		name, flag, hasFlag := strings.Cut(e, "=")
 		name, flag = strings.TrimSpace(name), strings.TrimSpace(flag)
 		if name == "mgid" {
-			// An mgid entry takes the rest of the line as its flags (mgroup_create).
-			rest := append([]string{e}, entries[i+1:]...)
-			for j := range rest {
-				rest[j] = strings.TrimSpace(rest[j])
+			// An mgid entry takes the rest of the statement as its flags (parse_part_conf
+			// hands it to mgroup_create, which parses the GID with inet_pton). Blank flags
+			// are dropped, so that the text kept is the same however it was spaced.
+			var rest []string
+			for _, r := range append([]string{e}, entries[i+1:]...) {
+				if r = strings.TrimSpace(r); r != "" {
+					rest = append(rest, r)
+				}
+			}
+			if !hasFlag || flag == "" {
+				fail(lineno, "mgid entry without a multicast GID: write mgid=ff12:401b::1 (OpenSM cannot create the group)")
 			}
 			p.MGroups = append(p.MGroups, strings.Join(rest, ","))
 			return
@@ -412,6 +426,12 @@ func parsePorts(p *Partition, body string, lineno int, fail func(int, string, ..
 		}
 		p.Members = append(p.Members, m)
 	}
+}
+
+// isMGroupEntry tells an mgid entry the way parsePorts does: the name before '=' is "mgid".
+func isMGroupEntry(e string) bool {
+	name, _, _ := strings.Cut(e, "=")
+	return strings.TrimSpace(name) == "mgid"
 }
 
 // keywordByPrefix mirrors partition_add_port: the keywords are tried in order and a name matches
