@@ -12,7 +12,7 @@ import "fmt"
 //
 // Spec fields whose zero means "unset" (units, power_kw, position_u, length_m, mtu, compute_hcas;
 // rail -1) are checked only when set; an explicit zero in a plain object is the decoder's to
-// report with ExplicitZero.
+// report with ExplicitUnset.
 func (b *builder) attributes() {
 	s := b.spec
 	for i := range s.Racks {
@@ -129,10 +129,12 @@ func (b *builder) rule(m string, i int, attr, msg string) {
 	}
 }
 
-// ExplicitZero is the rule message for an attribute that a plain object sets to zero where the
-// Spec reads zero as "unset" (attr as the fabric's attribute: "units", "power_kw", "position_u",
-// "length_m", "mtu", "compute_hcas"); "" when zero is a right value for attr.
-func ExplicitZero(attr string) string {
+// ExplicitUnset is the rule message for a value that a plain object sets explicitly where the
+// Spec reads that value as "unset" (0, or -1 for rail): units = 0, power_kw = 0, position_u = 0,
+// length_m = 0, mtu = 0, compute_hcas = 0, rail = -1. attr is the fabric's attribute name; ""
+// when the unset marker is a right value for attr. The decoder calls it: only it can tell an
+// explicit value from a null one.
+func ExplicitUnset(attr string) string {
 	switch attr {
 	case "units":
 		return CheckUnits(0)
@@ -146,6 +148,8 @@ func ExplicitZero(attr string) string {
 		return CheckMTU(0)
 	case "compute_hcas":
 		return CheckComputeHCAs(0)
+	case "rail":
+		return CheckRail(-1)
 	}
 	return ""
 }

@@ -112,3 +112,15 @@ func TestUnknownModelReportedOnce(t *testing.T) {
 		t.Fatalf("an unknown switch model gave %d errors, want 1: %v", n, ps)
 	}
 }
+
+func TestExplicitUnset(t *testing.T) {
+	for attr, want := range map[string]string{
+		"units": "units 0 is out of range", "power_kw": "power_kw 0 is out of range", "position_u": "position_u 0",
+		"length_m": "length_m 0 is not a cable length", "mtu": "MTU 0 is not an InfiniBand MTU",
+		"compute_hcas": "compute_hcas 0", "rail": "rail -1 is out of range", "row": "", "sl": "",
+	} {
+		if got := ExplicitUnset(attr); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("ExplicitUnset(%q) = %q, want %q", attr, got, want)
+		}
+	}
+}
