@@ -13,8 +13,8 @@ type Result struct {
 	BisectionUpperGbps float64 // capacity of Cut, a balanced cut that exists
 	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps, rounded down (exact.go)
 	// BisectionLowerMethod says which proof gave BisectionLowerGbps: "valiant" (the routing of
-	// lower.go), "exact enumeration" (lower_enum.go; then it is the bisection itself) or
-	// "enumeration" (the same, relaxed: a bound).
+	// lower.go), "exact enumeration" (lower_enum.go; then it is the bisection itself),
+	// "enumeration" (the same, relaxed: a bound) or "degradation" (lower_degrade.go).
 	BisectionLowerMethod string
 	// BottleneckLink names the two ends of the most loaded link under the routing of lower.go,
 	// the link that limits that proof below the full bisection; empty when the routing proves the
@@ -38,6 +38,14 @@ type Result struct {
 	Cut Cut // the witness of BisectionUpperGbps
 
 	AllReduce *AllReduce // nil without a workload
+
+	// Effective is the effective bisection under the subnet manager's routes (effective.go);
+	// Analyze leaves it nil, the caller that knows the routing configuration fills it.
+	// EffectiveWhyNot says why it is nil; EffectivePending that the routing configuration is
+	// not known yet (a plan with unknown values), so a rule on it waits for apply.
+	Effective        *Effective
+	EffectiveWhyNot  string
+	EffectivePending bool
 }
 
 // SwitchLoad is the capacity picture of one switch.

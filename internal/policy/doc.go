@@ -19,7 +19,7 @@
 //     workload) is an error.
 //   - Deterministic: the same inputs give the same violations, with the same messages, in the
 //     same order: policy errors, transport, oversubscription (tiers from the bottom up),
-//     bisection, switch hops, all-reduce time, spine headroom, then custom rules in the order
+//     bisection, effective bisection, switch hops, all-reduce time, spine headroom, then custom rules in the order
 //     given.
 //   - Cheap: the cty values that custom rules see are built once per Evaluate call, and only
 //     the parts of `fabric` that some rule refers to (the per-link and per-endpoint lists of a

@@ -71,6 +71,7 @@ func Evaluate(g *fabric.Graph, r analysis.Result, p Policy, rules []Rule) []Viol
 	c.transport()
 	c.oversubscription()
 	c.bisection()
+	c.effectiveBisection()
 	c.switchHops()
 	c.allReduce()
 	c.spineHeadroom()

@@ -23,6 +23,10 @@ type Policy struct {
 	TierLimits map[string]float64
 	// MinBisectionRatio (min_bisection_ratio): proved bisection / full bisection, in (0, 1].
 	MinBisectionRatio *float64
+	// MinEffectiveBisectionRatio (min_effective_bisection_ratio): the mean share of full
+	// bisection that random bisection patterns get under the subnet manager's static routes
+	// (analysis.effective_bisection.ratio_mean), in (0, 1].
+	MinEffectiveBisectionRatio *float64
 	// MaxSwitchHops (max_switch_hops): switch-to-switch links on the worst shortest path.
 	MaxSwitchHops *int
 	// SpineHeadroom (spine_headroom): the share of free ports every top-tier switch keeps for
@@ -130,16 +134,17 @@ type Resolved struct {
 	Preset string
 	// TierLimits are the limits of named tiers; OtherTiers, when set, is the limit of every tier
 	// not named (for training-small: "above the leaf").
-	TierLimits          map[string]Limit
-	OtherTiers          *Limit
-	MinBisectionRatio   *Limit
-	MaxSwitchHops       *Limit
-	SpineHeadroom       Limit // Value 0: rule off
-	HeadroomSeverity    Severity
-	MaxAllReduceSeconds *Limit
-	Transport           string
-	PFC                 bool
-	GPUs                int
+	TierLimits                 map[string]Limit
+	OtherTiers                 *Limit
+	MinBisectionRatio          *Limit
+	MinEffectiveBisectionRatio *Limit
+	MaxSwitchHops              *Limit
+	SpineHeadroom              Limit // Value 0: rule off
+	HeadroomSeverity           Severity
+	MaxAllReduceSeconds        *Limit
+	Transport                  string
+	PFC                        bool
+	GPUs                       int
 }
 
 // TierLimit returns the limit that applies to a tier, if any.
@@ -225,6 +230,13 @@ func (p Policy) resolve() (Resolved, []error) {
 			bad("policy.min_bisection_ratio must be in (0, 1] (a share of full bisection), got %v", *v)
 		} else {
 			r.MinBisectionRatio = &Limit{*v, "policy.min_bisection_ratio"}
+		}
+	}
+	if v := p.MinEffectiveBisectionRatio; v != nil {
+		if !positive(*v) || *v > 1 {
+			bad("policy.min_effective_bisection_ratio must be in (0, 1] (a share of full bisection), got %v", *v)
+		} else {
+			r.MinEffectiveBisectionRatio = &Limit{*v, "policy.min_effective_bisection_ratio"}
 		}
 	}
 	if v := p.MaxSwitchHops; v != nil {
