@@ -2,13 +2,8 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -23,25 +18,32 @@ import (
 // chain grows by one per value and every trace log call walks it. A gpucluster_fabric fed with a
 // 2,048-endpoint topology took 108 s to plan and a 16,384-endpoint one never finished (profile:
 // 69 of 88 CPU seconds in context.value under FrameworkTrace). The framework may not be forked
-// or patched, so Wrap keeps the fabric's inventory lists (racks, switches, nodes, hcas, cables,
-// partitions: up to hundreds of thousands of elements) away from it: it decodes the request
-// values, replaces the lists with null, stashes the originals in the request context, lets the
-// framework serve the small remainder, and puts the lists back into the response. The resource
-// and the data sources read the lists from the stash (stashedList) instead of their model.
+// or patched, so Wrap keeps the fabric's inputs (the inventory maps racks, switches, nodes, hcas,
+// cables, partitions: up to hundreds of thousands of elements; the `design`, whose hca_guids may
+// hold one GUID per HCA; and absent_cables) away from it: it decodes the request values,
+// replaces the inputs with null, stashes the originals in the request context, lets the
+// framework serve the small remainder, and puts the inputs back into the response. The resource
+// and the data sources read the inputs from the stash (stashedValue, through readFabricSpec in
+// fabric_inputs.go) instead of their model.
 //
-// What the framework no longer does for the lists: run schema validation, defaults and plan
+// What the framework no longer does for the inputs: run schema validation, defaults and plan
 // modifiers inside them, and mark computed nested values unknown. fabricInputAttributes declares
 // none of these (every nested attribute is Optional, without validators, defaults or plan
-// modifiers, and nothing in them is Computed); the presence checks are done by specReader in
-// ModifyPlan and the data sources' Read.
+// modifiers, and nothing in them is Computed; TestInputsCarryNoFrameworkBehaviour fails
+// otherwise); the presence checks are done by the decoders (fabric_inventory.go) in ModifyPlan
+// and the data sources' Read, every other check by fabric.Build.
 
-// bypassTypes names the resources and data sources whose inventory lists Wrap strips.
+// bypassTypes names the resources and data sources whose inputs Wrap strips. A type that reads
+// a fabric (fabric_inputs.go) is listed here; a name without a schema is ignored.
 var (
 	bypassResources   = map[string]bool{"gpucluster_fabric": true}
-	bypassDataSources = map[string]bool{"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true}
+	bypassDataSources = map[string]bool{
+		"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true,
+		"gpucluster_scheduler_topology": true, "gpucluster_diagram": true,
+	}
 )
 
-// listSource says which value of a request a list is taken from.
+// listSource says which value of a request an input is taken from.
 type listSource int
 
 const (
@@ -53,7 +55,7 @@ const (
 	numListSources
 )
 
-// listStash holds the lists Wrap took out of one request, by source and attribute name. A
+// listStash holds the inputs Wrap took out of one request, by source and attribute name. A
 // source that the request did not carry (or that was null) has a nil map.
 type listStash struct {
 	lists [numListSources]map[string]tftypes.Value
@@ -61,65 +63,26 @@ type listStash struct {
 
 type listStashKey struct{}
 
-// bypassListTypes are the framework types of the inventory lists, used to convert a stashed
-// tftypes value into the attr.Value the readers expect (linear in the list size).
-var bypassListTypes = func() map[string]attr.Type {
-	out := map[string]attr.Type{}
-	for name, a := range fabricInputAttributes() {
-		out[name] = a.GetType()
-	}
-	return out
-}()
-
-// stashedList returns the list attribute name of the request value src as Wrap stashed it, or
-// fallback when the request did not go through Wrap (unit tests calling the methods directly)
-// or the source was not stashed.
-func stashedList(ctx context.Context, src listSource, name string, fallback types.List, diags *diag.Diagnostics) types.List {
+// stashedValue returns the input name of the request value src as Wrap stashed it; false when
+// the request did not go through Wrap (unit tests calling the methods directly) or the source
+// was not stashed.
+func stashedValue(ctx context.Context, src listSource, name string) (tftypes.Value, bool) {
 	s, ok := ctx.Value(listStashKey{}).(*listStash)
 	if !ok || s.lists[src] == nil {
-		return fallback
+		return tftypes.Value{}, false
 	}
 	v, ok := s.lists[src][name]
-	if !ok {
-		return fallback
-	}
-	t, ok := bypassListTypes[name]
-	if !ok {
-		return fallback
-	}
-	av, err := t.ValueFromTerraform(ctx, v)
-	if err != nil {
-		diags.AddAttributeError(path.Root(name), "Cannot read list", err.Error())
-		return fallback
-	}
-	l, ok := av.(types.List)
-	if !ok {
-		diags.AddAttributeError(path.Root(name), "Cannot read list", fmt.Sprintf("got %T, not a list", av))
-		return fallback
-	}
-	return l
+	return v, ok
 }
 
-// withStashedLists returns a copy of m whose inventory lists come from the stash (see
-// stashedList). Use the copy only to read the lists: never State.Set or Plan.Set it, the
-// model written back must keep the null lists the framework sent (Wrap restores them), as the
-// framework's reflection is slow on big lists too.
-func withStashedLists(ctx context.Context, src listSource, m *fabricModel, diags *diag.Diagnostics) *fabricModel {
-	if _, ok := ctx.Value(listStashKey{}).(*listStash); !ok {
-		return m
-	}
-	c := *m
-	c.Racks = stashedList(ctx, src, "racks", m.Racks, diags)
-	c.Switches = stashedList(ctx, src, "switches", m.Switches, diags)
-	c.Nodes = stashedList(ctx, src, "nodes", m.Nodes, diags)
-	c.HCAs = stashedList(ctx, src, "hcas", m.HCAs, diags)
-	c.Cables = stashedList(ctx, src, "cables", m.Cables, diags)
-	c.Partitions = stashedList(ctx, src, "partitions", m.Partitions, diags)
-	return &c
+// stashed reports whether the request went through Wrap with the source src.
+func stashed(ctx context.Context, src listSource) bool {
+	s, ok := ctx.Value(listStashKey{}).(*listStash)
+	return ok && s.lists[src] != nil
 }
 
 // Wrap returns a protocol 6 server that serves everything through inner, except that the
-// inventory lists of gpucluster_fabric, gpucluster_bom and gpucluster_discovered_fabric bypass
+// fabric inputs of gpucluster_fabric and of the data sources that read a fabric bypass
 // the framework (see the top of this file).
 func Wrap(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
 	return &bypassServer{ProviderServer: inner}
@@ -173,9 +136,9 @@ func (s *bypassServer) dataSourceType(ctx context.Context, name string) (tftypes
 	return t, ok
 }
 
-// strip decodes dv, replaces the inventory lists with null lists of their type and returns the
-// re-encoded value with the lists it took (nil when dv is nil, null or wholly unknown: then it
-// is returned as is). Unknown lists are stashed as they are.
+// strip decodes dv, replaces the fabric inputs with null values of their type and returns the
+// re-encoded value with the inputs it took (nil when dv is nil, null or wholly unknown: then it
+// is returned as is). Unknown inputs are stashed as they are.
 func strip(typ tftypes.Object, dv *tfprotov6.DynamicValue) (*tfprotov6.DynamicValue, map[string]tftypes.Value, error) {
 	if dv == nil {
 		return nil, nil, nil
@@ -192,7 +155,7 @@ func strip(typ tftypes.Object, dv *tfprotov6.DynamicValue) (*tfprotov6.DynamicVa
 		return nil, nil, err
 	}
 	lists := map[string]tftypes.Value{}
-	for name := range bypassListTypes {
+	for _, name := range fabricInputNames {
 		at, ok := typ.AttributeTypes[name]
 		if !ok {
 			continue
@@ -249,7 +212,7 @@ func bypassError(typeName string, err error) []*tfprotov6.Diagnostic {
 	return []*tfprotov6.Diagnostic{{
 		Severity: tfprotov6.DiagnosticSeverityError,
 		Summary:  "Cannot process " + typeName + " request",
-		Detail:   "The provider could not decode or encode the inventory lists of " + typeName + ": " + err.Error() + "\n\nThis is a bug in the provider.",
+		Detail:   "The provider could not decode or encode the fabric inputs of " + typeName + ": " + err.Error() + "\n\nThis is a bug in the provider.",
 	}}
 }
 

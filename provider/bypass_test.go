@@ -4,9 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -25,11 +23,11 @@ func bypassFixture(t *testing.T) (tfprotov6.ProviderServer, tftypes.Object, tfty
 	for name, at := range typ.AttributeTypes {
 		attrs[name] = tftypes.NewValue(at, nil)
 	}
-	list := func(name string, elems ...map[string]tftypes.Value) tftypes.Value {
-		lt := typ.AttributeTypes[name].(tftypes.List)
-		ot := lt.ElementType.(tftypes.Object)
-		var vals []tftypes.Value
-		for _, e := range elems {
+	mapOf := func(name string, elems map[string]map[string]tftypes.Value) tftypes.Value {
+		mt := typ.AttributeTypes[name].(tftypes.Map)
+		ot := mt.ElementType.(tftypes.Object)
+		vals := map[string]tftypes.Value{}
+		for key, e := range elems {
 			full := map[string]tftypes.Value{}
 			for k, kt := range ot.AttributeTypes {
 				if v, ok := e[k]; ok {
@@ -38,22 +36,23 @@ func bypassFixture(t *testing.T) (tfprotov6.ProviderServer, tftypes.Object, tfty
 					full[k] = tftypes.NewValue(kt, nil)
 				}
 			}
-			vals = append(vals, tftypes.NewValue(ot, full))
+			vals[key] = tftypes.NewValue(ot, full)
 		}
-		return tftypes.NewValue(lt, vals)
+		return tftypes.NewValue(mt, vals)
 	}
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
-	endType := typ.AttributeTypes["cables"].(tftypes.List).ElementType.(tftypes.Object).AttributeTypes["a"].(tftypes.Object)
+	endType := typ.AttributeTypes["cables"].(tftypes.Map).ElementType.(tftypes.Object).AttributeTypes["a"].(tftypes.Object)
 	end := func(dev string, port int) tftypes.Value {
 		return tftypes.NewValue(endType, map[string]tftypes.Value{"device": str(dev), "port": num(port)})
 	}
 	attrs["name"] = str("compute")
-	attrs["switches"] = list("switches", map[string]tftypes.Value{"name": str("leaf01")})
-	attrs["nodes"] = list("nodes", map[string]tftypes.Value{"name": str("gpu001"), "compute_hcas": num(1)})
-	attrs["hcas"] = list("hcas", map[string]tftypes.Value{"node": str("gpu001"), "device": str("mlx5_0")})
-	attrs["cables"] = list("cables", map[string]tftypes.Value{"a": end("leaf01", 1), "b": end("gpu001/mlx5_0", 1)})
-	// A list that depends on values not known yet.
+	// Names from the keys, and from `name`.
+	attrs["switches"] = mapOf("switches", map[string]map[string]tftypes.Value{"leaf01": {}})
+	attrs["nodes"] = mapOf("nodes", map[string]map[string]tftypes.Value{"n": {"name": str("gpu001"), "compute_hcas": num(1)}})
+	attrs["hcas"] = mapOf("hcas", map[string]map[string]tftypes.Value{"gpu001/mlx5_0": {"node": str("gpu001"), "device": str("mlx5_0")}})
+	attrs["cables"] = mapOf("cables", map[string]map[string]tftypes.Value{"c1": {"a": end("leaf01", 1), "b": end("gpu001/mlx5_0", 1)}})
+	// A map that depends on values not known yet.
 	attrs["racks"] = tftypes.NewValue(typ.AttributeTypes["racks"], tftypes.UnknownValue)
 	return fw, typ, tftypes.NewValue(typ, attrs)
 }
@@ -63,17 +62,17 @@ func bypassFixture(t *testing.T) (tfprotov6.ProviderServer, tftypes.Object, tfty
 type recordingServer struct {
 	tfprotov6.ProviderServer
 	got      tftypes.Value
-	stashed  types.List // cables, as the resource reads them
-	unknown  bool       // racks read as unknown
+	stashed  tftypes.Value // cables, as the resource reads them
+	unknown  bool          // racks read as unknown
 	typ      tftypes.Object
 	readFail error
 }
 
 func (r *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	r.got, r.readFail = req.ProposedNewState.Unmarshal(r.typ)
-	var diags diag.Diagnostics
-	r.stashed = stashedList(ctx, fromProposed, "cables", types.ListNull(types.StringType), &diags)
-	r.unknown = stashedList(ctx, fromProposed, "racks", types.ListNull(types.StringType), &diags).IsUnknown()
+	r.stashed, _ = stashedValue(ctx, fromProposed, "cables")
+	racks, _ := stashedValue(ctx, fromProposed, "racks")
+	r.unknown = !racks.IsKnown()
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState}, nil
 }
 
@@ -103,7 +102,7 @@ func TestWrapStripRestore(t *testing.T) {
 	if err := rec.got.As(&got); err != nil {
 		t.Fatal(err)
 	}
-	for name := range bypassListTypes {
+	for _, name := range fabricInputNames {
 		if !got[name].IsNull() {
 			t.Errorf("inner server got %s = %v, want null", name, got[name])
 		}
@@ -112,7 +111,8 @@ func TestWrapStripRestore(t *testing.T) {
 		t.Errorf("name = %v", got["name"])
 	}
 	// The resource reads the originals from the context, the unknown list as unknown.
-	if len(rec.stashed.Elements()) != 1 {
+	var cables map[string]tftypes.Value
+	if err := rec.stashed.As(&cables); err != nil || len(cables) != 1 {
 		t.Errorf("stashed cables = %v, want one", rec.stashed)
 	}
 	if !rec.unknown {
@@ -174,7 +174,7 @@ func TestWrapPlanFabric(t *testing.T) {
 	if err := planned.As(&p); err != nil {
 		t.Fatal(err)
 	}
-	for name := range bypassListTypes {
+	for _, name := range fabricInputNames {
 		if !p[name].Equal(attrs[name]) {
 			t.Errorf("planned %s = %v, want the proposed %v", name, p[name], attrs[name])
 		}

@@ -50,11 +50,7 @@ type discoveredFabricModel struct {
 	TopologyFile         types.String `tfsdk:"topology_file"`
 	Simulated            types.Bool   `tfsdk:"simulated"`
 
-	Racks    types.List `tfsdk:"racks"`
-	Switches types.List `tfsdk:"switches"`
-	Nodes    types.List `tfsdk:"nodes"`
-	HCAs     types.List `tfsdk:"hcas"`
-	Cables   types.List `tfsdk:"cables"`
+	fabricInputsModel // the declared fabric: design, absent_cables and the inventory maps
 
 	Topology        types.String `tfsdk:"topology"`
 	DiscoveredNodes types.List   `tfsdk:"discovered_nodes"`
@@ -93,6 +89,7 @@ func fabricHostAttributes(required bool) map[string]schema.Attribute {
 		"known_hosts_file": schema.StringAttribute{
 			Optional: true, MarkdownDescription: "known_hosts file with the host's key; required unless the provider's `ssh.known_hosts_file` is set. " +
 				"Host keys are always checked.",
+			Validators: []validator.String{knownHostsFileValidator()},
 		},
 	}
 }
@@ -149,9 +146,7 @@ func (d *discoveredFabricDataSource) Configure(_ context.Context, req datasource
 func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := fabricHostAttributes(false)
 	for k, v := range fabricInputAttributes() {
-		if k != "partitions" {
-			attrs[k] = v
-		}
+		attrs[k] = v
 	}
 	attrs["ibnetdiscover_command"] = schema.StringAttribute{
 		Optional: true,
@@ -218,8 +213,8 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 
 	// The declared fabric first: a declaration error is reported without touching the host.
 	var declared *fabric.Graph
-	// Through Wrap the model's lists are null; whether cables were declared is in the stash.
-	if !stashedList(ctx, fromConfig, "cables", m.Cables, &resp.Diagnostics).IsNull() {
+	// Through Wrap the model's inputs are null; whether a fabric was declared is in the stash.
+	if hasFabricInputs(ctx, fromConfig, &m.fabricInputsModel) {
 		declared = declaredGraph(ctx, d.data, &m, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -300,18 +295,14 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 // declaredGraph builds the declared fabric from the data source's lists, reporting problems on
 // their attributes.
 func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
-	rd := specReader{}
-	// The lists come from Wrap's stash when the request went through it (see bypass.go);
-	// m keeps the null lists for State.Set and Wrap puts the config's back in the response.
-	spec := rd.spec(ctx, withStashedLists(ctx, fromConfig, &fabricModel{
-		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
-		Partitions: types.ListNull(types.ObjectType{}),
-	}, &rd.diags))
-	diags.Append(rd.diags...)
-	if rd.unknown && !diags.HasError() {
-		diags.AddError("Unknown values", "The declared lists hold values that are not known yet; Terraform reads this data source once they are.")
+	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
+	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
+	spec, unknown, d := readFabricSpec(ctx, inventoryCatalog(data), fromConfig, &m.fabricInputsModel)
+	diags.Append(d...)
+	if unknown && !diags.HasError() {
+		diags.AddError("Unknown values", "The declared fabric holds values that are not known yet; Terraform reads this data source once they are.")
 	}
-	if diags.HasError() || data == nil {
+	if diags.HasError() || data == nil || spec == nil {
 		return nil
 	}
 	g, problems := fabric.Build(spec, data.Catalog)
@@ -319,7 +310,7 @@ func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, di
 		if p.Severity == fabric.Warning {
 			continue // warnings about the declaration belong to the fabric resource's plan
 		}
-		diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
+		diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, problemDetail(p))
 	}
 	if diags.HasError() {
 		return nil

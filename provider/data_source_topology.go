@@ -65,6 +65,9 @@ type topologyModel struct {
 	SwitchesPerRack       types.Int64   `tfsdk:"switches_per_rack"`
 	CableKind             types.String  `tfsdk:"cable_kind"`
 	WithGroups            types.Bool    `tfsdk:"with_groups"`
+	Items                 types.Bool    `tfsdk:"items"`
+
+	Design types.Object `tfsdk:"design"`
 
 	Racks          types.Map    `tfsdk:"racks"`
 	Switches       types.Map    `tfsdk:"switches"`
@@ -103,27 +106,9 @@ func (d *topologyDataSource) Configure(_ context.Context, req datasource.Configu
 // gpucluster_fabric's `hcas` and gpucluster_bom's `hcas` alike. Built once; the values are built
 // directly from them (no reflection), which keeps 50,000 cables well under a second.
 var (
-	topoRackAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "row": types.Int64Type, "position": types.Int64Type,
-		"units": types.Int64Type, "power_kw": types.Float64Type,
-	}
-	topoSwitchAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "model": types.StringType, "rack": types.StringType, "position_u": types.Int64Type,
-		"role": types.StringType, "guid": types.StringType, "group": types.StringType,
-	}
-	topoNodeAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "model": types.StringType, "rack": types.StringType, "position_u": types.Int64Type,
-		"compute_hcas": types.Int64Type,
-	}
-	topoHCAAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "node": types.StringType, "device": types.StringType, "model": types.StringType,
-		"port_guid": types.StringType, "rail": types.Int64Type,
-	}
-	topoEndAttrTypes   = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
-	topoEndType        = types.ObjectType{AttrTypes: topoEndAttrTypes}
-	topoCableAttrTypes = map[string]attr.Type{
-		"a": topoEndType, "b": topoEndType, "kind": types.StringType, "length_m": types.Float64Type,
-	}
+	// The inventory objects come from the shape tables (fabric_inventory.go), the same that make
+	// the fabric's maps, so they cannot drift apart.
+	topoEndType = endObjectType
 	// External links (fabric-manager appliances in reserved slots): the shape of gpucluster_bom's
 	// `external_links`.
 	topoExternalAttrTypes = map[string]attr.Type{
@@ -132,11 +117,11 @@ var (
 		"kind": types.StringType, "length_m": types.Float64Type,
 	}
 
-	topoRackType     = types.ObjectType{AttrTypes: topoRackAttrTypes}
-	topoSwitchType   = types.ObjectType{AttrTypes: topoSwitchAttrTypes}
-	topoNodeType     = types.ObjectType{AttrTypes: topoNodeAttrTypes}
-	topoHCAType      = types.ObjectType{AttrTypes: topoHCAAttrTypes}
-	topoCableType    = types.ObjectType{AttrTypes: topoCableAttrTypes}
+	topoRackType     = rackObjType
+	topoSwitchType   = switchObjType
+	topoNodeType     = nodeObjType
+	topoHCAType      = hcaObjType
+	topoCableType    = cableObjType
 	topoExternalType = types.ObjectType{AttrTypes: topoExternalAttrTypes}
 
 	topoGroupAttrTypes = map[string]attr.Type{
@@ -355,6 +340,23 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				"what Terraform stores and sends; set `false` for a large fabric fed straight into `gpucluster_fabric`.",
 		},
 
+		"items": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "Fill the item maps `racks`, `switches`, `nodes`, `hcas`, `cables`, `appliance_links` and `groups` " +
+				"(default `true`). Set `false` when only `design` is wanted (a large fabric given to `gpucluster_fabric` by " +
+				"its design): the maps are then empty, and Terraform neither stores nor compares the data source's " +
+				"hundreds of thousands of objects.",
+		},
+		"design": schema.ObjectAttribute{
+			Computed: true, AttributeTypes: designAttrTypes,
+			MarkdownDescription: "The arguments above, normalized: every default filled in and the planned sizes resolved " +
+				"(`planned_nodes`, `planned_scalable_units`, `planned_groups`, `tiers`, a dragonfly+ group's shape, a torus's " +
+				"`endpoints_per_switch`). `design = data.gpucluster_topology.x.design` hands `gpucluster_fabric` (and " +
+				"`gpucluster_bom`, `gpucluster_opensm_files`, `gpucluster_scheduler_topology`, `gpucluster_diagram`, " +
+				"`gpucluster_discovered_fabric`) the whole design in a few lines; they build exactly the graph of the maps " +
+				"here. The sizes given stay as given, so growing `scalable_units` or `node_count` within the planned size " +
+				"changes that one attribute.",
+		},
 		"summary": schema.SingleNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "Counts of the design.",
@@ -441,7 +443,8 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		addTopologyError(&resp.Diagnostics, err)
 		return
 	}
-	state, err := withOutputs(req.Config.Raw, topologyOutputs(des, m.WithGroups.IsNull() || m.WithGroups.ValueBool()))
+	items := m.Items.IsNull() || m.Items.ValueBool()
+	state, err := withOutputs(req.Config.Raw, topologyOutputs(des, items, items && (m.WithGroups.IsNull() || m.WithGroups.ValueBool())))
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", "building the data source's state: "+err.Error()+"; this is a bug in the provider")
 		return
@@ -599,43 +602,12 @@ func tfMap(elem tftypes.Type, m map[string]tftypes.Value) tftypes.Value {
 	return tftypes.NewValue(tftypes.Map{ElementType: elem}, m)
 }
 
-func rackValue(r fabric.Rack) tftypes.Value {
-	return tfObj(tfRack, map[string]tftypes.Value{
-		"name": tfStr(r.Name), "row": tfInt(r.Row), "position": tfInt(r.Position),
-		"units": tfIntOrNull(r.Units, 0), "power_kw": tfFloatOrNull(r.PowerKW),
-	})
-}
-
-func switchValue(s fabric.Switch) tftypes.Value {
-	return tfObj(tfSwitch, map[string]tftypes.Value{
-		"name": tfStr(s.Name), "model": tfStrOrNull(s.Model), "rack": tfStrOrNull(s.Rack),
-		"position_u": tfIntOrNull(s.PositionU, 0), "role": tfStrOrNull(s.Role), "guid": tfStrOrNull(s.GUID), "group": tfStrOrNull(s.Group),
-	})
-}
-
-func nodeValue(n fabric.Node) tftypes.Value {
-	return tfObj(tfNode, map[string]tftypes.Value{
-		"name": tfStr(n.Name), "model": tfStrOrNull(n.Model), "rack": tfStrOrNull(n.Rack),
-		"position_u": tfIntOrNull(n.PositionU, 0), "compute_hcas": tfIntOrNull(n.ComputeHCAs, 0),
-	})
-}
-
-func hcaValue(h fabric.HCA) tftypes.Value {
-	return tfObj(tfHCA, map[string]tftypes.Value{
-		"name": tfStr(h.Name), "node": tfStr(h.Node), "device": tfStr(h.Device),
-		"model": tfStrOrNull(h.Model), "port_guid": tfStrOrNull(h.PortGUID), "rail": tfIntOrNull(h.Rail, -1),
-	})
-}
-
-func endValue(e fabric.End) tftypes.Value {
-	return tfObj(tfEnd, map[string]tftypes.Value{"device": tfStr(e.Device), "port": tfInt(e.Port)})
-}
-
-func cableValue(c fabric.Cable) tftypes.Value {
-	return tfObj(tfCable, map[string]tftypes.Value{
-		"a": endValue(c.A), "b": endValue(c.B), "kind": tfStrOrNull(c.Kind), "length_m": tfFloatOrNull(c.LengthM),
-	})
-}
+// The objects of the maps, encoded by the shape tables (fabric_inventory.go).
+func rackValue(r fabric.Rack) tftypes.Value     { return rackShape.encode(tfRack, &r) }
+func switchValue(s fabric.Switch) tftypes.Value { return switchShape.encode(tfSwitch, &s) }
+func nodeValue(n fabric.Node) tftypes.Value     { return nodeShape.encode(tfNode, &n) }
+func hcaValue(h fabric.HCA) tftypes.Value       { return hcaShape.encode(tfHCA, &h) }
+func cableValue(c fabric.Cable) tftypes.Value   { return cableShape.encode(tfCable, &c) }
 
 func applianceValue(a topogen.ApplianceLink, kind string) tftypes.Value {
 	return tfObj(tfExternal, map[string]tftypes.Value{
@@ -690,10 +662,14 @@ func subset[T any](m map[string]T, all map[string]tftypes.Value) map[string]tfty
 	return out
 }
 
-// topologyOutputs returns the computed attributes of the design by attribute name; `groups` is
-// empty unless withGroups.
-func topologyOutputs(des *topogen.Design, withGroups bool) map[string]tftypes.Value {
-	v := designValues(des)
+// topologyOutputs returns the computed attributes of the design by attribute name; the item maps
+// are empty unless items, `groups` unless withGroups.
+func topologyOutputs(des *topogen.Design, items, withGroups bool) map[string]tftypes.Value {
+	v := topoValues{racks: map[string]tftypes.Value{}, switches: map[string]tftypes.Value{}, nodes: map[string]tftypes.Value{},
+		hcas: map[string]tftypes.Value{}, cables: map[string]tftypes.Value{}, appliances: map[string]tftypes.Value{}}
+	if items {
+		v = designValues(des)
+	}
 	out := map[string]tftypes.Value{
 		"racks":           tfMap(tfRack, v.racks),
 		"switches":        tfMap(tfSwitch, v.switches),
@@ -719,6 +695,7 @@ func topologyOutputs(des *topogen.Design, withGroups bool) map[string]tftypes.Va
 		})
 	}
 	out["groups"] = tfMap(tfGroup, groups)
+	out["design"] = designValue(des.Normalized())
 
 	s := des.Summary
 	counts := func(c map[string]int) tftypes.Value {

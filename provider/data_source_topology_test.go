@@ -412,7 +412,7 @@ func TestTopologyOutputs(t *testing.T) {
 		{Kind: topogen.KindDragonflyPlus, Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4},
 		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
 	} {
-		out := topologyOutputs(generate(t, p), true)
+		out := topologyOutputs(generate(t, p), true, true)
 		for k, v := range out {
 			if want := typ.AttributeTypes[k]; !v.Type().Equal(want) {
 				t.Errorf("%s: %s: type %s, schema %s", p.Kind, k, v.Type(), want)
@@ -443,7 +443,7 @@ func TestTopologyOutputs(t *testing.T) {
 		}
 		return v
 	}
-	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true)
+	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true, true)
 	if r := attr(ft["hcas"], "gpu001/mlx5_0", "rail"); !r.IsNull() {
 		t.Errorf("fat-tree rail = %v, want null", r)
 	}
@@ -453,7 +453,7 @@ func TestTopologyOutputs(t *testing.T) {
 	if g := attr(ft["summary"], "planned_scalable_units"); !g.IsNull() {
 		t.Errorf("planned_scalable_units = %v, want null", g)
 	}
-	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), true)
+	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), true, true)
 	var kind string
 	if err := attr(ro["cables"], "leaf01:33", "kind").As(&kind); err != nil || kind != "fiber-mm" {
 		t.Errorf("kind = %q (%v), want fiber-mm", kind, err)
@@ -498,7 +498,7 @@ func BenchmarkTopologyOutputs(b *testing.B) {
 	d := generate(b, bigFatTree)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		topologyOutputs(d, true)
+		topologyOutputs(d, true, true)
 	}
 }
 
@@ -542,7 +542,7 @@ func TestTopologyParams(t *testing.T) {
 	}
 
 	// with_groups = false leaves groups empty.
-	out := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), false)
+	out := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true, false)
 	var groups map[string]tftypes.Value
 	if err := out["groups"].As(&groups); err != nil || len(groups) != 0 {
 		t.Errorf("groups = %v (%v), want empty", groups, err)

@@ -10,76 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-func optString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
-}
-
-func optInt(desc string) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, MarkdownDescription: desc}
-}
-
-func optFloat(desc string) schema.Float64Attribute {
-	return schema.Float64Attribute{Optional: true, MarkdownDescription: desc}
-}
-
-func inventoryList(desc string, attrs map[string]schema.Attribute) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Optional:            true,
-		MarkdownDescription: desc,
-		NestedObject:        schema.NestedAttributeObject{Attributes: attrs},
-	}
-}
-
-func cableEndSchema(desc string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Optional:            true,
-		MarkdownDescription: desc,
-		Attributes: map[string]schema.Attribute{
-			"device": optString("Switch name or HCA name (`<node>/<device>`)."),
-			"port":   optInt("1-based port number."),
-		},
-	}
-}
-
-// fabricInputAttributes are the lists the fabric is assembled from. They declare only what the
-// fabric needs, so Terraform drops the other attributes of the resource objects on conversion.
-func fabricInputAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"racks": inventoryList("Racks: `values(gpucluster_rack.all)` or objects of the same shape.", map[string]schema.Attribute{
-			"name": optString("Rack name."), "row": optInt("Row."), "position": optInt("Slot in the row."),
-			"units": optInt("Usable units (default 42)."), "power_kw": optFloat("Power budget in kW."),
-		}),
-		"switches": inventoryList("Switches: `values(gpucluster_switch.all)`, or the `switches` of `gpucluster_topology`.", map[string]schema.Attribute{
-			"name": optString("Switch name."), "model": optString("Catalog model (default `QM9700`)."), "rack": optString("Rack name."),
-			"position_u": optInt("Lowest rack unit."), "role": optString("`leaf`, `spine` or `core`; inferred when unset."),
-			"guid": optString("Node GUID."), "group": optString("Dragonfly+ group."),
-		}),
-		"nodes": inventoryList("GPU nodes: `values(gpucluster_node.all)` or objects of the same shape.", map[string]schema.Attribute{
-			"name": optString("Node name."), "model": optString("Catalog model (default `DGX-H100`)."), "rack": optString("Rack name."),
-			"position_u": optInt("Lowest rack unit."), "compute_hcas": optInt("Compute HCAs (default from the catalog)."),
-		}),
-		"hcas": inventoryList("HCA ports: `values(gpucluster_hca.all)` or objects of the same shape.", map[string]schema.Attribute{
-			"name": optString("HCA name (default `<node>/<device>`)."), "node": optString("Node name."), "device": optString("Device, e.g. `mlx5_0`."),
-			"model": optString("Catalog HCA model (default: the node model's)."), "port_guid": optString("Port GUID."), "rail": optInt("Rail."),
-		}),
-		"cables": inventoryList("Cables: `values(gpucluster_cable.all)`, or the `cables` of `gpucluster_topology`.", map[string]schema.Attribute{
-			"a": cableEndSchema("One end."), "b": cableEndSchema("The other end."),
-			"kind": optString("Cable kind; chosen by the planner when unset."), "length_m": optFloat("Length; estimated from rack positions when unset."),
-		}),
-		"partitions": inventoryList("Partitions: `values(gpucluster_partition.all)`.", map[string]schema.Attribute{
-			"name": optString("Partition name."), "pkey": optString("P_Key, `0x0001`-`0x7ffe`."),
-			"members": schema.ListNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "Members.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"hca": optString("HCA name."), "guid": optString("Port GUID or OpenSM keyword."), "membership": optString("`full` or `limited`."),
-				}},
-			},
-			"ipoib": schema.BoolAttribute{Optional: true, MarkdownDescription: "IPoIB broadcast group."},
-			"mtu":   optInt("MTU in bytes."), "rate": optInt("Rate in Gb/s."), "sl": optInt("Service level."),
-		}),
-	}
-}
+// The fabric's inputs (design, absent_cables and the inventory maps) are in fabric_inputs.go,
+// their shapes in fabric_inventory.go and fabric_design.go.
 
 func policySchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{

@@ -1,0 +1,504 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// One table per inventory shape (rack, switch, node, hca, cable, partition). Each field of a
+// table names the Terraform attribute, its description, its kind and the fabric.X field it maps
+// to; from the table come the fabric's nested attributes (schemaAttribute), the object type
+// (objectType: also the element type of gpucluster_topology's maps), the decoder (a Terraform
+// object -> fabric.X) and the encoder (fabric.X -> the Terraform object gpucluster_topology
+// returns). A shape is written once, so schema, types, decoder and encoder cannot drift apart
+// (TestInventoryShapesRoundTrip checks that they do not).
+//
+// The nested attributes are all Optional, without validators, defaults or plan modifiers:
+// Terraform validates map elements as unknown objects first and the framework would report
+// Required children as missing (terraform-plugin-framework issue 186), and bypass.go keeps the
+// maps away from the framework, which would not run them anyway. Presence is checked by the
+// decoder (required), every other check by fabric.Build and the checks behind it.
+
+type fieldKind uint8
+
+const (
+	kString fieldKind = iota
+	kInt
+	kFloat
+	kBool
+	kEnd     // a cable end object { device, port }
+	kMembers // a partition's list of { hca, guid, membership }
+)
+
+// field is one attribute of a shape. Exactly one accessor matches kind. Unset values map to null
+// in both directions: "" for strings, unset for ints, 0 for floats.
+type field[T any] struct {
+	name, desc string
+	kind       fieldKind
+	required   bool
+	unset      int // kInt: the value null decodes to and encodes from (0, or -1 for a rail)
+	str        func(*T) *string
+	num        func(*T) *int
+	flt        func(*T) *float64
+	bl         func(*T) *bool
+	end        func(*T) *fabric.End
+	mem        func(*T) *[]fabric.Member
+}
+
+func fStr[T any](name, desc string, required bool, acc func(*T) *string) field[T] {
+	return field[T]{name: name, desc: desc, kind: kString, required: required, str: acc}
+}
+
+func fInt[T any](name, desc string, required bool, unset int, acc func(*T) *int) field[T] {
+	return field[T]{name: name, desc: desc, kind: kInt, required: required, unset: unset, num: acc}
+}
+
+func fFloat[T any](name, desc string, acc func(*T) *float64) field[T] {
+	return field[T]{name: name, desc: desc, kind: kFloat, flt: acc}
+}
+
+// shape is the table of one inventory map.
+type shape[T any] struct {
+	attr   string // the map attribute: "switches"
+	desc   string
+	fields []field[T]
+	ref    func(*T) *fabric.Ref
+	// fill completes a decoded element: its name from its key when unset, defaults.
+	fill func(t *T, key string)
+}
+
+// inventoryShape is what the schema builder and the tests need of a shape, whatever its T.
+type inventoryShape interface {
+	attrName() string
+	schemaAttribute() schema.MapNestedAttribute
+	objectType() types.ObjectType
+	fieldNames() []string
+}
+
+func (s *shape[T]) attrName() string { return s.attr }
+
+func (s *shape[T]) fieldNames() []string {
+	out := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = f.name
+	}
+	return out
+}
+
+var (
+	endAttrTypes    = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
+	endObjectType   = types.ObjectType{AttrTypes: endAttrTypes}
+	memberAttrTypes = map[string]attr.Type{"hca": types.StringType, "guid": types.StringType, "membership": types.StringType}
+	memberObjType   = types.ObjectType{AttrTypes: memberAttrTypes}
+	membersListType = types.ListType{ElemType: memberObjType}
+)
+
+func (f *field[T]) attrType() attr.Type {
+	switch f.kind {
+	case kString:
+		return types.StringType
+	case kInt:
+		return types.Int64Type
+	case kFloat:
+		return types.Float64Type
+	case kBool:
+		return types.BoolType
+	case kEnd:
+		return endObjectType
+	default:
+		return membersListType
+	}
+}
+
+func (f *field[T]) schemaAttr() schema.Attribute {
+	switch f.kind {
+	case kString:
+		return schema.StringAttribute{Optional: true, MarkdownDescription: f.desc}
+	case kInt:
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: f.desc}
+	case kFloat:
+		return schema.Float64Attribute{Optional: true, MarkdownDescription: f.desc}
+	case kBool:
+		return schema.BoolAttribute{Optional: true, MarkdownDescription: f.desc}
+	case kEnd:
+		return schema.SingleNestedAttribute{Optional: true, MarkdownDescription: f.desc, Attributes: map[string]schema.Attribute{
+			"device": schema.StringAttribute{Optional: true, MarkdownDescription: "Switch name or HCA name (`<node>/<device>`)."},
+			"port":   schema.Int64Attribute{Optional: true, MarkdownDescription: "1-based port number."},
+		}}
+	default:
+		return schema.ListNestedAttribute{Optional: true, MarkdownDescription: f.desc, NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"hca":        schema.StringAttribute{Optional: true, MarkdownDescription: "HCA name."},
+				"guid":       schema.StringAttribute{Optional: true, MarkdownDescription: "Port GUID or OpenSM keyword (`ALL`, `ALL_CAS`, `ALL_SWITCHES`, `SELF`)."},
+				"membership": schema.StringAttribute{Optional: true, MarkdownDescription: "`full` (default) or `limited`."},
+			},
+		}}
+	}
+}
+
+func (s *shape[T]) objectType() types.ObjectType {
+	at := make(map[string]attr.Type, len(s.fields))
+	for i := range s.fields {
+		at[s.fields[i].name] = s.fields[i].attrType()
+	}
+	return types.ObjectType{AttrTypes: at}
+}
+
+func (s *shape[T]) schemaAttribute() schema.MapNestedAttribute {
+	attrs := make(map[string]schema.Attribute, len(s.fields))
+	for i := range s.fields {
+		attrs[s.fields[i].name] = s.fields[i].schemaAttr()
+	}
+	return schema.MapNestedAttribute{
+		Optional: true, MarkdownDescription: s.desc,
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs},
+	}
+}
+
+// tfTypeOf caches the tftypes object type of a shape.
+func tfTypeOf(t types.ObjectType) tftypes.Object {
+	return t.TerraformType(context.Background()).(tftypes.Object)
+}
+
+// ---- the tables ----
+
+var rackShape = &shape[fabric.Rack]{
+	attr: fabric.MapRacks,
+	desc: "Racks by name: `gpucluster_rack.all`, the `racks` of `gpucluster_topology`, or objects of the same shape. " +
+		"A rack's name is its `name`, or its key when `name` is unset.",
+	fields: []field[fabric.Rack]{
+		fStr("name", "Rack name (default: the map key).", false, func(r *fabric.Rack) *string { return &r.Name }),
+		fInt("row", "Row of the hall (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Row }),
+		fInt("position", "Slot in the row (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Position }),
+		fInt("units", "Usable units (default 42).", false, 0, func(r *fabric.Rack) *int { return &r.Units }),
+		fFloat("power_kw", "Power budget in kW.", func(r *fabric.Rack) *float64 { return &r.PowerKW }),
+	},
+	ref:  func(r *fabric.Rack) *fabric.Ref { return &r.Ref },
+	fill: func(r *fabric.Rack, key string) { r.Name = orKey(r.Name, key) },
+}
+
+var switchShape = &shape[fabric.Switch]{
+	attr: fabric.MapSwitches,
+	desc: "Switches by name: `gpucluster_switch.all`, the `switches` of `gpucluster_topology`, or objects of the same shape. " +
+		"A switch's name is its `name`, or its key when `name` is unset.",
+	fields: []field[fabric.Switch]{
+		fStr("name", "Switch name (default: the map key).", false, func(s *fabric.Switch) *string { return &s.Name }),
+		fStr("model", "Catalog model (default `QM9700`).", false, func(s *fabric.Switch) *string { return &s.Model }),
+		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }),
+		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }),
+		fStr("role", "`leaf`, `spine` or `core`; inferred when unset.", false, func(s *fabric.Switch) *string { return &s.Role }),
+		fStr("guid", "Node GUID.", false, func(s *fabric.Switch) *string { return &s.GUID }),
+		fStr("group", "Dragonfly+ group.", false, func(s *fabric.Switch) *string { return &s.Group }),
+	},
+	ref: func(s *fabric.Switch) *fabric.Ref { return &s.Ref },
+	fill: func(s *fabric.Switch, key string) {
+		s.Name = orKey(s.Name, key)
+		s.Model = orKey(s.Model, fabricDefaultSwitchModel)
+	},
+}
+
+var nodeShape = &shape[fabric.Node]{
+	attr: fabric.MapNodes,
+	desc: "GPU nodes by name: `gpucluster_node.all`, the `nodes` of `gpucluster_topology`, or objects of the same shape. " +
+		"A node's name is its `name`, or its key when `name` is unset.",
+	fields: []field[fabric.Node]{
+		fStr("name", "Node name (default: the map key).", false, func(n *fabric.Node) *string { return &n.Name }),
+		fStr("model", "Catalog model (default `DGX-H100`).", false, func(n *fabric.Node) *string { return &n.Model }),
+		fStr("rack", "Rack name.", false, func(n *fabric.Node) *string { return &n.Rack }),
+		fInt("position_u", "Lowest rack unit.", false, 0, func(n *fabric.Node) *int { return &n.PositionU }),
+		fInt("compute_hcas", "Compute HCAs (default from the catalog).", false, 0, func(n *fabric.Node) *int { return &n.ComputeHCAs }),
+	},
+	ref: func(n *fabric.Node) *fabric.Ref { return &n.Ref },
+	fill: func(n *fabric.Node, key string) {
+		n.Name = orKey(n.Name, key)
+		n.Model = orKey(n.Model, fabricDefaultNodeModel)
+	},
+}
+
+var hcaShape = &shape[fabric.HCA]{
+	attr: fabric.MapHCAs,
+	desc: "HCA ports by name: `gpucluster_hca.all`, the `hcas` of `gpucluster_topology`, or objects of the same shape. " +
+		"An HCA's name is its `name`, or its key when `name` is unset.",
+	fields: []field[fabric.HCA]{
+		fStr("name", "HCA name (default: the map key; `gpucluster_hca` sets `<node>/<device>`).", false, func(h *fabric.HCA) *string { return &h.Name }),
+		fStr("node", "Node name.", true, func(h *fabric.HCA) *string { return &h.Node }),
+		fStr("device", "Device, e.g. `mlx5_0`.", true, func(h *fabric.HCA) *string { return &h.Device }),
+		fStr("model", "Catalog HCA model (default: the node model's).", false, func(h *fabric.HCA) *string { return &h.Model }),
+		fStr("port_guid", "Port GUID.", false, func(h *fabric.HCA) *string { return &h.PortGUID }),
+		fInt("rail", "Rail (0-based HCA index of a rail-optimized fabric).", false, -1, func(h *fabric.HCA) *int { return &h.Rail }),
+	},
+	ref: func(h *fabric.HCA) *fabric.Ref { return &h.Ref },
+	fill: func(h *fabric.HCA, key string) {
+		if h.Name == "" {
+			h.Name = orKey(key, fabric.HCAName(h.Node, h.Device))
+		}
+	},
+}
+
+var cableShape = &shape[fabric.Cable]{
+	attr: fabric.MapCables,
+	desc: "Cables by name: `gpucluster_cable.all`, the `cables` of `gpucluster_topology`, or objects of the same shape. " +
+		"A cable's name is its key.",
+	fields: []field[fabric.Cable]{
+		{name: "a", desc: "One end: `{ device, port }`.", kind: kEnd, required: true, end: func(c *fabric.Cable) *fabric.End { return &c.A }},
+		{name: "b", desc: "The other end: `{ device, port }`.", kind: kEnd, required: true, end: func(c *fabric.Cable) *fabric.End { return &c.B }},
+		fStr("kind", "Cable kind; chosen by the planner when unset.", false, func(c *fabric.Cable) *string { return &c.Kind }),
+		fFloat("length_m", "Length; estimated from rack positions when unset.", func(c *fabric.Cable) *float64 { return &c.LengthM }),
+	},
+	ref:  func(c *fabric.Cable) *fabric.Ref { return &c.Ref },
+	fill: func(*fabric.Cable, string) {},
+}
+
+var partitionShape = &shape[fabric.Partition]{
+	attr: fabric.MapPartitions,
+	desc: "Partitions by name: `gpucluster_partition.all` or objects of the same shape. A partition's name is its `name`, " +
+		"or its key when `name` is unset.",
+	fields: []field[fabric.Partition]{
+		fStr("name", "Partition name (default: the map key).", false, func(p *fabric.Partition) *string { return &p.Name }),
+		fStr("pkey", "P_Key, `0x0001`-`0x7ffe`.", true, func(p *fabric.Partition) *string { return &p.PKey }),
+		{name: "members", desc: "Members.", kind: kMembers, mem: func(p *fabric.Partition) *[]fabric.Member { return &p.Members }},
+		{name: "ipoib", desc: "IPoIB broadcast group.", kind: kBool, bl: func(p *fabric.Partition) *bool { return &p.IPoIB }},
+		fInt("mtu", "MTU in bytes.", false, 0, func(p *fabric.Partition) *int { return &p.MTU }),
+		fInt("rate", "Rate in Gb/s.", false, 0, func(p *fabric.Partition) *int { return &p.RateGbps }),
+		fInt("sl", "Service level.", false, 0, func(p *fabric.Partition) *int { return &p.SL }),
+	},
+	ref:  func(p *fabric.Partition) *fabric.Ref { return &p.Ref },
+	fill: func(p *fabric.Partition, key string) { p.Name = orKey(p.Name, key) },
+}
+
+// inventoryShapes lists the tables in the order of fabric.Spec.
+var inventoryShapes = []inventoryShape{rackShape, switchShape, nodeShape, hcaShape, cableShape, partitionShape}
+
+func orKey(v, key string) string {
+	if v == "" {
+		return key
+	}
+	return v
+}
+
+// Object types of the shapes, made once: the element types of the fabric's maps and of
+// gpucluster_topology's.
+var (
+	rackObjType      = rackShape.objectType()
+	switchObjType    = switchShape.objectType()
+	nodeObjType      = nodeShape.objectType()
+	hcaObjType       = hcaShape.objectType()
+	cableObjType     = cableShape.objectType()
+	partitionObjType = partitionShape.objectType()
+
+	tfRackObj   = tfTypeOf(rackObjType)
+	tfSwitchObj = tfTypeOf(switchObjType)
+	tfNodeObj   = tfTypeOf(nodeObjType)
+	tfHCAObj    = tfTypeOf(hcaObjType)
+	tfCableObj  = tfTypeOf(cableObjType)
+	tfEndObj    = tfTypeOf(endObjectType)
+	tfMemberObj = tfTypeOf(memberObjType)
+)
+
+// ---- encoder ----
+
+// encode returns t as the Terraform object of the shape, with unset values null.
+func (s *shape[T]) encode(typ tftypes.Type, t *T) tftypes.Value {
+	vals := make(map[string]tftypes.Value, len(s.fields))
+	for i := range s.fields {
+		f := &s.fields[i]
+		switch f.kind {
+		case kString:
+			vals[f.name] = tfStrOrNull(*f.str(t))
+		case kInt:
+			vals[f.name] = tfIntOrNull(*f.num(t), f.unset)
+		case kFloat:
+			vals[f.name] = tfFloatOrNull(*f.flt(t))
+		case kBool:
+			vals[f.name] = tftypes.NewValue(tftypes.Bool, *f.bl(t))
+		case kEnd:
+			e := f.end(t)
+			vals[f.name] = tftypes.NewValue(tfEndObj, map[string]tftypes.Value{"device": tfStr(e.Device), "port": tfInt(e.Port)})
+		case kMembers:
+			ms := *f.mem(t)
+			l := make([]tftypes.Value, len(ms))
+			for j, m := range ms {
+				l[j] = tftypes.NewValue(tfMemberObj, map[string]tftypes.Value{
+					"hca": tfStrOrNull(m.HCA), "guid": tfStrOrNull(m.GUID), "membership": tfStrOrNull(m.Membership),
+				})
+			}
+			vals[f.name] = tftypes.NewValue(tftypes.List{ElementType: tfMemberObj}, l)
+		}
+	}
+	return tftypes.NewValue(typ, vals)
+}
+
+// ---- decoder ----
+
+// decodeMap reads the map attribute v (a tftypes map of the shape's objects, or null) into
+// fabric elements sorted by key, each with its key in Ref. Missing required values are attribute
+// errors on the element; unknown values set r.unknown.
+func (s *shape[T]) decodeMap(r *specReader, v tftypes.Value) []T {
+	if v.IsNull() {
+		return nil
+	}
+	if !v.IsKnown() {
+		r.unknown = true
+		return nil
+	}
+	var m map[string]tftypes.Value
+	if err := v.As(&m); err != nil {
+		r.diags.AddAttributeError(path.Root(s.attr), "Cannot read map", err.Error())
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]T, 0, len(keys))
+	for _, k := range keys {
+		var t T
+		if s.decode(r, k, m[k], &t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// decode reads one element; false when it is unknown or not an object.
+func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool {
+	if !v.IsKnown() {
+		r.unknown = true
+		return false
+	}
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || v.As(&attrs) != nil {
+		r.diags.AddAttributeError(path.Root(s.attr).AtMapKey(key), "Invalid element", "every element of "+s.attr+" must be an object")
+		return false
+	}
+	at := func(f *field[T]) path.Path { return path.Root(s.attr).AtMapKey(key).AtName(f.name) }
+	for i := range s.fields {
+		f := &s.fields[i]
+		av, ok := attrs[f.name]
+		if !ok || av.IsNull() {
+			if f.required {
+				r.diags.AddAttributeError(at(f), "Missing required attribute",
+					fmt.Sprintf("%s is required for every element of %s.", f.name, s.attr))
+			}
+			if f.kind == kInt {
+				*f.num(t) = f.unset
+			}
+			continue
+		}
+		if !av.IsKnown() {
+			r.unknown = true
+			continue
+		}
+		switch f.kind {
+		case kString:
+			_ = av.As(f.str(t))
+			if f.required && *f.str(t) == "" {
+				r.diags.AddAttributeError(at(f), "Missing required attribute",
+					fmt.Sprintf("%s is required for every element of %s.", f.name, s.attr))
+			}
+		case kInt:
+			*f.num(t) = tfNumberInt(av)
+		case kFloat:
+			*f.flt(t) = tfNumberFloat(av)
+		case kBool:
+			_ = av.As(f.bl(t))
+		case kEnd:
+			*f.end(t) = r.decodeEnd(at(f), av)
+		case kMembers:
+			*f.mem(t) = r.decodeMembers(at(f), av)
+		}
+	}
+	*s.ref(t) = fabric.Ref{Key: key}
+	s.fill(t, key)
+	return true
+}
+
+func tfNumberInt(v tftypes.Value) int {
+	var f big.Float
+	if v.As(&f) != nil {
+		return 0
+	}
+	i, _ := f.Int64()
+	return int(i)
+}
+
+func tfNumberFloat(v tftypes.Value) float64 {
+	var f big.Float
+	if v.As(&f) != nil {
+		return 0
+	}
+	x, _ := f.Float64()
+	return x
+}
+
+func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
+	var attrs map[string]tftypes.Value
+	if v.As(&attrs) != nil {
+		return fabric.End{}
+	}
+	var e fabric.End
+	dv, pv := attrs["device"], attrs["port"]
+	switch {
+	case !dv.IsKnown():
+		r.unknown = true
+	case dv.IsNull():
+		r.diags.AddAttributeError(p.AtName("device"), "Missing required attribute", "device is required for every cable end.")
+	default:
+		_ = dv.As(&e.Device)
+	}
+	switch {
+	case !pv.IsKnown():
+		r.unknown = true
+	case pv.IsNull():
+		r.diags.AddAttributeError(p.AtName("port"), "Missing required attribute", "port is required for every cable end.")
+	default:
+		e.Port = tfNumberInt(pv)
+	}
+	return e
+}
+
+func (r *specReader) decodeMembers(p path.Path, v tftypes.Value) []fabric.Member {
+	var l []tftypes.Value
+	if v.As(&l) != nil {
+		return nil
+	}
+	out := make([]fabric.Member, 0, len(l))
+	for _, e := range l {
+		var attrs map[string]tftypes.Value
+		if !e.IsKnown() {
+			r.unknown = true
+			continue
+		}
+		if e.As(&attrs) != nil {
+			continue
+		}
+		var m fabric.Member
+		for name, dst := range map[string]*string{"hca": &m.HCA, "guid": &m.GUID, "membership": &m.Membership} {
+			av := attrs[name]
+			if !av.IsKnown() {
+				r.unknown = true
+				continue
+			}
+			if !av.IsNull() {
+				_ = av.As(dst)
+			}
+		}
+		if m.Membership == "" {
+			m.Membership = "full"
+		}
+		out = append(out, m)
+	}
+	_ = p
+	return out
+}

@@ -1,0 +1,364 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// fillAll sets every field of t the shape knows to a value that is not its unset value.
+func fillAll[T any](s *shape[T], t *T) {
+	for i := range s.fields {
+		f := &s.fields[i]
+		switch f.kind {
+		case kString:
+			*f.str(t) = "v-" + f.name
+		case kInt:
+			*f.num(t) = 7 + i
+		case kFloat:
+			*f.flt(t) = 2.5
+		case kBool:
+			*f.bl(t) = true
+		case kEnd:
+			*f.end(t) = fabric.End{Device: "dev-" + f.name, Port: 3 + i}
+		case kMembers:
+			*f.mem(t) = []fabric.Member{{HCA: "gpu001/mlx5_0", Membership: "full"}, {GUID: "ALL", Membership: "limited"}}
+		}
+	}
+}
+
+// roundTrip checks one shape: every field of the fabric struct (but Ref) is in the table; the
+// encoded value has the object type the schema declares; decoding gives back what was encoded.
+func roundTrip[T any](t *testing.T, s *shape[T]) {
+	t.Helper()
+	var want T
+	fillAll(s, &want)
+	rv := reflect.ValueOf(want)
+	for i := 0; i < rv.NumField(); i++ {
+		if name := rv.Type().Field(i).Name; name != "Ref" && rv.Field(i).IsZero() {
+			t.Errorf("%s: field %s of %T is in no row of the table", s.attr, name, want)
+		}
+	}
+	typ := tfTypeOf(s.objectType())
+	v := s.encode(typ, &want)
+	if !v.Type().Equal(typ) {
+		t.Errorf("%s: encoded type %s, want %s", s.attr, v.Type(), typ)
+	}
+	sch := s.schemaAttribute()
+	if st := sch.GetType().TerraformType(context.Background()); !st.Equal(tftypes.Map{ElementType: typ}) {
+		t.Errorf("%s: schema type %s, want a map of %s", s.attr, st, typ)
+	}
+	r := specReader{}
+	got := s.decodeMap(&r, tftypes.NewValue(tftypes.Map{ElementType: typ}, map[string]tftypes.Value{"k1": v}))
+	if r.diags.HasError() || r.unknown || len(got) != 1 {
+		t.Fatalf("%s: decode: %v unknown=%v n=%d", s.attr, r.diags, r.unknown, len(got))
+	}
+	*s.ref(&want) = fabric.Ref{Key: "k1"}
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("%s: round trip\n got %+v\nwant %+v", s.attr, got[0], want)
+	}
+	// Null everywhere: required fields are reported on the element's key.
+	nulls := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		nulls[name] = tftypes.NewValue(at, nil)
+	}
+	r = specReader{}
+	s.decodeMap(&r, tftypes.NewValue(tftypes.Map{ElementType: typ}, map[string]tftypes.Value{"k2": tftypes.NewValue(typ, nulls)}))
+	for i := range s.fields {
+		f := &s.fields[i]
+		if !f.required {
+			continue
+		}
+		found := false
+		for _, d := range r.diags {
+			if strings.Contains(d.Detail(), f.name+" is required") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: a null required %s is not reported: %v", s.attr, f.name, r.diags)
+		}
+	}
+}
+
+func TestInventoryShapesRoundTrip(t *testing.T) {
+	roundTrip(t, rackShape)
+	roundTrip(t, switchShape)
+	roundTrip(t, nodeShape)
+	roundTrip(t, hcaShape)
+	roundTrip(t, cableShape)
+	roundTrip(t, partitionShape)
+}
+
+// fits reports whether a value of type from converts to want with nothing lost that want
+// declares: Terraform drops the extra attributes of from's objects (go-cty conversion).
+func fits(from, want tftypes.Type) bool {
+	switch w := want.(type) {
+	case tftypes.Object:
+		f, ok := from.(tftypes.Object)
+		if !ok {
+			return false
+		}
+		for name, at := range w.AttributeTypes {
+			ft, ok := f.AttributeTypes[name]
+			if !ok || !fits(ft, at) {
+				return false
+			}
+		}
+		return true
+	case tftypes.List:
+		f, ok := from.(tftypes.List)
+		return ok && fits(f.ElementType, w.ElementType)
+	case tftypes.Map:
+		f, ok := from.(tftypes.Map)
+		return ok && fits(f.ElementType, w.ElementType)
+	default:
+		return from.Equal(want)
+	}
+}
+
+// TestInventoryFitsResourcesAndTopology: `switches = gpucluster_switch.all` and `switches =
+// data.gpucluster_topology.x.switches` both fit the fabric's map as they are, and the data
+// sources that read a fabric take the same inputs as the fabric.
+func TestInventoryFitsResourcesAndTopology(t *testing.T) {
+	fw := providerserver.NewProtocol6(New("test")())()
+	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab := resp.ResourceSchemas["gpucluster_fabric"].ValueType().(tftypes.Object)
+	topo := resp.DataSourceSchemas["gpucluster_topology"].ValueType().(tftypes.Object)
+	resources := map[string]string{
+		"racks": "gpucluster_rack", "switches": "gpucluster_switch", "nodes": "gpucluster_node",
+		"hcas": "gpucluster_hca", "cables": "gpucluster_cable", "partitions": "gpucluster_partition",
+	}
+	for m, res := range resources {
+		elem := fab.AttributeTypes[m].(tftypes.Map).ElementType
+		rt := resp.ResourceSchemas[res].ValueType()
+		if !fits(rt, elem) {
+			t.Errorf("%s: a %s object does not fit the fabric's map element %s", m, res, elem)
+		}
+		if tt, ok := topo.AttributeTypes[m]; ok && !tt.Equal(fab.AttributeTypes[m]) {
+			t.Errorf("%s: gpucluster_topology's map %s is not the fabric's %s", m, tt, fab.AttributeTypes[m])
+		}
+	}
+	if !topo.AttributeTypes["design"].Equal(fab.AttributeTypes["design"]) {
+		t.Errorf("design: the topology's %s is not the fabric's %s", topo.AttributeTypes["design"], fab.AttributeTypes["design"])
+	}
+	for name := range bypassDataSources {
+		ds, ok := resp.DataSourceSchemas[name]
+		if !ok {
+			continue // not written yet
+		}
+		dt := ds.ValueType().(tftypes.Object)
+		for _, in := range fabricInputNames {
+			if at, ok := dt.AttributeTypes[in]; !ok || !at.Equal(fab.AttributeTypes[in]) {
+				t.Errorf("%s: input %s is %v, not the fabric's %s", name, in, at, fab.AttributeTypes[in])
+			}
+		}
+	}
+}
+
+// TestInputsCarryNoFrameworkBehaviour: bypass.go keeps the inputs away from the framework, which
+// would silently skip any validator, default or plan modifier declared in them; nothing in them
+// may be Required (framework issue 186) or Computed (Wrap plans them as configured).
+func TestInputsCarryNoFrameworkBehaviour(t *testing.T) {
+	var walk func(p string, a schema.Attribute)
+	walk = func(p string, a schema.Attribute) {
+		v := reflect.ValueOf(a)
+		for _, f := range []string{"Validators", "PlanModifiers"} {
+			if fv := v.FieldByName(f); fv.IsValid() && fv.Len() > 0 {
+				t.Errorf("%s has %s: the bypass would skip them; check in the decoder or fabric.Build instead", p, f)
+			}
+		}
+		if fv := v.FieldByName("Default"); fv.IsValid() && !fv.IsNil() {
+			t.Errorf("%s has a Default: the bypass would skip it; default in the decoder's fill instead", p)
+		}
+		if a.IsRequired() || a.IsComputed() || !a.IsOptional() {
+			t.Errorf("%s must be Optional only (required %v, computed %v)", p, a.IsRequired(), a.IsComputed())
+		}
+		if a.IsSensitive() || a.IsWriteOnly() {
+			t.Errorf("%s is sensitive or write-only, which the bypass does not handle", p)
+		}
+		children := map[string]schema.Attribute{}
+		if fv := v.FieldByName("Attributes"); fv.IsValid() {
+			for k, c := range fv.Interface().(map[string]schema.Attribute) {
+				children[k] = c
+			}
+		}
+		if fv := v.FieldByName("NestedObject"); fv.IsValid() {
+			no := fv.Interface().(schema.NestedAttributeObject)
+			for k, c := range no.Attributes {
+				children[k] = c
+			}
+			if len(no.Validators) > 0 || len(no.PlanModifiers) > 0 {
+				t.Errorf("%s's nested object has validators or plan modifiers", p)
+			}
+		}
+		for k, c := range children {
+			walk(p+"."+k, c)
+		}
+	}
+	attrs := fabricInputAttributes()
+	names := make([]string, 0, len(attrs))
+	for k := range attrs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if !reflect.DeepEqual(names, sortedCopy(fabricInputNames)) {
+		t.Errorf("input attributes %v, but Wrap strips %v", names, fabricInputNames)
+	}
+	for _, k := range names {
+		walk(k, attrs[k])
+	}
+}
+
+func sortedCopy(ss []string) []string {
+	out := append([]string(nil), ss...)
+	sort.Strings(out)
+	return out
+}
+
+// stashCtx is a request context as Wrap makes it, with the inputs of the config.
+func stashCtx(inputs map[string]tftypes.Value) context.Context {
+	st := &listStash{}
+	st.lists[fromConfig] = inputs
+	return context.WithValue(context.Background(), listStashKey{}, st)
+}
+
+// topologyInputs returns gpucluster_topology's outputs for p (design and maps), as the fabric
+// would receive them.
+func topologyInputs(t *testing.T, p topogen.Params) (*topogen.Design, map[string]tftypes.Value) {
+	t.Helper()
+	des := generate(t, p)
+	return des, topologyOutputs(des, true, false)
+}
+
+// TestFabricGetsTheTopologysGraph: given the topology's `design`, or its maps, the fabric reads
+// exactly the graph the data source describes.
+func TestFabricGetsTheTopologysGraph(t *testing.T) {
+	cat := catalog.Default()
+	for name, p := range map[string]topogen.Params{
+		"rail-optimized": {Kind: topogen.KindRailOptimized, ScalableUnits: 2, PlannedScalableUnits: 4, ReservedNodeSlots: 1},
+		"fat-tree":       {Kind: topogen.KindFatTree, Nodes: 40, PlannedNodes: 100},
+		"dragonfly+":     {Kind: topogen.KindDragonflyPlus, Groups: 3},
+		"torus":          {Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			des, out := topologyInputs(t, p)
+			want := des.FabricSpec()
+
+			byDesign, unknown, diags := readFabricSpec(stashCtx(map[string]tftypes.Value{"design": out["design"]}), cat, fromConfig, &fabricInputsModel{})
+			if diags.HasError() || unknown {
+				t.Fatalf("design: %v", diags)
+			}
+			if !reflect.DeepEqual(byDesign, want) {
+				t.Error("the fabric's graph from the design differs from the topology's")
+			}
+
+			maps := map[string]tftypes.Value{}
+			for _, m := range []string{"racks", "switches", "nodes", "hcas", "cables"} {
+				maps[m] = out[m]
+			}
+			byMaps, unknown, diags := readFabricSpec(stashCtx(maps), cat, fromConfig, &fabricInputsModel{})
+			if diags.HasError() || unknown {
+				t.Fatalf("maps: %v", diags)
+			}
+			gd, pd := fabric.Build(byDesign, cat)
+			gm, pm := fabric.Build(byMaps, cat)
+			if fabric.HasErrors(pd) || fabric.HasErrors(pm) {
+				t.Fatalf("problems: %v %v", pd, pm)
+			}
+			if a, b := linkSet(gd), linkSet(gm); !reflect.DeepEqual(a, b) || len(gd.Devices) != len(gm.Devices) {
+				t.Errorf("the graph from the maps differs from the design's: %d/%d devices, %d/%d links", len(gm.Devices), len(gd.Devices), len(b), len(a))
+			}
+		})
+	}
+}
+
+func linkSet(g *fabric.Graph) []string {
+	var out []string
+	for _, l := range g.Links {
+		a, b := g.Devices[l.A].Name, g.Devices[l.B].Name
+		out = append(out, a+"<->"+b)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestReadFabricMergeAndAbsent: explicit items merge with the design by name, absent cables
+// leave the graph, and a wrong entry names the generated cables nearby.
+func TestReadFabricMergeAndAbsent(t *testing.T) {
+	cat := catalog.Default()
+	des, out := topologyInputs(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 16})
+	gen := des.FabricSpec()
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	list := func(ss ...string) tftypes.Value {
+		var vs []tftypes.Value
+		for _, s := range ss {
+			vs = append(vs, str(s))
+		}
+		return tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, vs)
+	}
+	leaf := gen.Switches[0]
+	replaced := leaf
+	replaced.GUID, replaced.Ref = "0x00000000000000aa", fabric.Ref{}
+	sw := tftypes.NewValue(tftypes.Map{ElementType: tfSwitchObj}, map[string]tftypes.Value{
+		leaf.Name: switchShape.encode(tfSwitchObj, &replaced),
+		"spare01": switchShape.encode(tfSwitchObj, &fabric.Switch{Model: "QM9700"}),
+	})
+	c0 := gen.Cables[0]
+	full := gen.Cables[1]
+	inputs := map[string]tftypes.Value{
+		"design":        out["design"],
+		"switches":      sw,
+		"absent_cables": list(c0.A.String(), full.B.String()+" <-> "+full.A.String()),
+	}
+	spec, _, diags := readFabricSpec(stashCtx(inputs), cat, fromConfig, &fabricInputsModel{})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if len(spec.Switches) != len(gen.Switches)+1 || spec.Switches[0].GUID != replaced.GUID || spec.Switches[0].Origin != "" {
+		t.Errorf("merge: %d switches (want %d), first %+v", len(spec.Switches), len(gen.Switches)+1, spec.Switches[0])
+	}
+	if last := spec.Switches[len(spec.Switches)-1]; last.Name != "spare01" || last.Key != "spare01" {
+		t.Errorf("the added switch is %+v, want spare01 named from its key", last)
+	}
+	if len(spec.Cables) != len(gen.Cables)-2 {
+		t.Errorf("%d cables, want %d: two absent", len(spec.Cables), len(gen.Cables)-2)
+	}
+	for _, c := range spec.Cables {
+		if c.Key == c0.Key || c.Key == full.Key {
+			t.Errorf("absent cable %s still in the graph", c.Key)
+		}
+	}
+
+	inputs["absent_cables"] = list(c0.A.String(), "leaf01:99", "laef01:3")
+	_, _, diags = readFabricSpec(stashCtx(inputs), cat, fromConfig, &fabricInputsModel{})
+	var got []string
+	for _, d := range diags.Errors() {
+		got = append(got, d.Detail())
+	}
+	if len(got) != 2 || !strings.Contains(got[0], `Generated cables of leaf01 nearest port 99: "leaf01:`) ||
+		!strings.Contains(got[1], `no device "laef01"; nearest names: "leaf01"`) {
+		t.Errorf("errors %q", got)
+	}
+	for i, d := range diags.Errors() {
+		wd := d.(diag.DiagnosticWithPath)
+		if want := "absent_cables[" + []string{"1", "2"}[i] + "]"; wd.Path().String() != want {
+			t.Errorf("error on %s, want %s", wd.Path(), want)
+		}
+	}
+}
