@@ -1,0 +1,172 @@
+# The cluster `make demo` applies: 8 DGX H100 on two leaves and a spine (a generated 2-tier fat
+# tree), brought up through their BMCs, their 64 ConnectX-7 ports set to InfiniBand with
+# mlxconfig, two partitions, and OpenSM configured on the subnet manager host over SSH.
+#
+# Every host here is simulated on loopback by cmd/gpucluster-sim (`make demo`, or `make demo-up`
+# to keep it running): it writes terraform.tfvars.json (where the hosts are) and
+# secrets.auto.tfvars.json (the BMC passwords, mode 0600) next to a copy of this file. Against
+# real hosts, the same configuration takes their addresses instead.
+
+terraform {
+  required_providers {
+    gpucluster = {
+      source = "gpucluster/gpucluster"
+    }
+  }
+}
+
+variable "sim" {
+  description = "Where the cluster's hosts answer: the SM host, and per node its BMC, SSH and mlxconfig."
+  type = object({
+    ssh_user             = string
+    ssh_private_key_file = string
+    known_hosts_file     = string
+    sm = object({
+      host       = string
+      port       = number
+      config_dir = string # where OpenSM reads its files
+      log_file   = string
+      control    = string # `control start|stop|reload|status` runs OpenSM as a service would
+      diag       = string # prefix that runs an infiniband-diag on the fabric, e.g. `sudo`
+    })
+    nodes = map(object({
+      bmc_protocol = string # "ipmi" or "redfish"
+      bmc_endpoint = string
+      bmc_port     = number
+      bmc_username = string
+      tls_ca_pem   = string # the Redfish BMC's CA; null for IPMI
+      ssh_host     = string # host:port of the node's sshd
+      mlxconfig    = string # absolute path of mlxconfig on the node
+    }))
+  })
+}
+
+variable "bmc_passwords" {
+  description = "BMC password per node."
+  type        = map(string)
+  sensitive   = true
+}
+
+provider "gpucluster" {
+  ssh = {
+    user             = var.sim.ssh_user
+    private_key      = file(var.sim.ssh_private_key_file)
+    known_hosts_file = var.sim.known_hosts_file
+  }
+}
+
+data "gpucluster_topology" "demo" {
+  kind       = "fat-tree"
+  node_count = 8
+  tiers      = 2
+}
+
+locals {
+  design = data.gpucluster_topology.demo.design
+}
+
+# Nodes and HCAs have a life of their own (BMC, firmware), so they are resources, keyed by the
+# generator's names; the fabric takes the design and needs neither.
+resource "gpucluster_node" "all" {
+  for_each   = data.gpucluster_topology.demo.nodes
+  name       = each.value.name
+  model      = each.value.model
+  rack       = each.value.rack
+  position_u = each.value.position_u
+  ssh_host   = var.sim.nodes[each.key].ssh_host
+
+  bmc = {
+    endpoint   = var.sim.nodes[each.key].bmc_endpoint
+    port       = var.sim.nodes[each.key].bmc_port
+    protocols  = [var.sim.nodes[each.key].bmc_protocol]
+    username   = var.sim.nodes[each.key].bmc_username
+    password   = var.bmc_passwords[each.key]
+    tls_ca_pem = var.sim.nodes[each.key].tls_ca_pem
+  }
+  power_state = "on"
+  boot_device = { device = "pxe" }
+}
+
+resource "gpucluster_hca" "all" {
+  for_each  = data.gpucluster_topology.demo.hcas
+  node      = gpucluster_node.all[each.value.node].name
+  device    = each.value.device
+  port_guid = each.value.port_guid
+  rail      = each.value.rail
+
+  ssh_host = gpucluster_node.all[each.value.node].ssh_host
+  tool     = var.sim.nodes[each.value.node].mlxconfig
+  firmware_settings = {
+    LINK_TYPE_P1 = "IB"
+    SRIOV_EN     = "True"
+    NUM_OF_VFS   = "8"
+  }
+}
+
+# Every port in the compute partition; the first four nodes also in a tenant's partition.
+resource "gpucluster_partition" "compute" {
+  name    = "compute"
+  pkey    = "0x0001"
+  ipoib   = true
+  mtu     = 4096
+  rate    = 400
+  members = [{ guid = "ALL_CAS" }, { guid = "SELF" }]
+}
+
+resource "gpucluster_partition" "tenant_a" {
+  name    = "tenant_a"
+  pkey    = "0x0010"
+  members = [for k, h in data.gpucluster_topology.demo.hcas : { hca = k } if contains(["gpu001", "gpu002", "gpu003", "gpu004"], h.node)]
+}
+
+locals {
+  partitions = {
+    compute  = gpucluster_partition.compute
+    tenant_a = gpucluster_partition.tenant_a
+  }
+}
+
+resource "gpucluster_fabric" "demo" {
+  name       = "demo"
+  design     = local.design
+  partitions = local.partitions
+  policy     = { preset = "training-large" }
+
+  subnet_manager = {
+    hosts          = [var.sim.sm.host]
+    port           = var.sim.sm.port
+    config_dir     = var.sim.sm.config_dir
+    log_file       = var.sim.sm.log_file
+    start_command  = "${var.sim.sm.control} start"
+    stop_command   = "${var.sim.sm.control} stop"
+    reload_command = "${var.sim.sm.control} reload"
+    status_command = "${var.sim.sm.control} status"
+    verify_timeout = "60s"
+  }
+}
+
+# The files the fabric pushes, and the declared fabric in ibnetdiscover format (the simulator
+# loads it).
+data "gpucluster_opensm_files" "demo" {
+  design     = local.design
+  partitions = local.partitions
+}
+
+# The fabric as it is, against the declaration: a plan warns when a cable is missing.
+check "fabric_as_declared" {
+  data "gpucluster_discovered_fabric" "live" {
+    host                  = var.sim.sm.host
+    port                  = var.sim.sm.port
+    ibnetdiscover_command = "${var.sim.sm.diag} ibnetdiscover"
+    design                = local.design
+  }
+
+  assert {
+    condition     = data.gpucluster_discovered_fabric.live.clean
+    error_message = join("\n", data.gpucluster_discovered_fabric.live.report)
+  }
+}
+
+output "analysis" {
+  value = gpucluster_fabric.demo.analysis
+}

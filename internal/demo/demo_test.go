@@ -1,0 +1,53 @@
+package demo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestDemo runs `make demo`'s scenario: the provider built from this tree, the real terraform,
+// the simulated cluster's real peers. Like the provider's acceptance tests it runs with TF_ACC
+// (and must, in CI).
+func TestDemo(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TF_ACC must be set in CI: the demo is the product's main job")
+		}
+		t.Skip("TF_ACC not set: the demo runs terraform against the simulated cluster")
+	}
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatal("terraform (>= 1.11) must be on PATH")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(bin, "terraform-provider-gpucluster"), ".")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	defer func() { t.Logf("demo output:\n%s", out.String()) }()
+	Run(t, Options{Repo: repo, Example: DefaultExample, Dir: t.TempDir(), ProviderDir: bin, Terraform: tf, Out: &out})
+	for _, want := range []string{
+		"OpenSM routed the fabric",
+		"gpu001/mlx5_1 holds the default P_Key and exactly 0x8001, 0x8010",
+		"no changes",
+		"the fabric's digest of partitions.conf drifted",
+		"gpu003's power state is off and will be set on",
+		"the check block reports the unplugged cable",
+		"partitions.conf on the SM host is the rendered one again",
+		"Terraform cannot replug it",
+	} {
+		if !strings.Contains(out.String(), "ok: "+want) {
+			t.Errorf("the demo did not report %q", want)
+		}
+	}
+}
