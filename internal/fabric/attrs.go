@@ -1,6 +1,6 @@
 package fabric
 
-import "fmt"
+import "strings"
 
 // attributes runs the attribute rules (rules.go) on every element of the Spec, as errors on the
 // element's attribute: an element declared as a plain object, handed over from a resource or
@@ -38,7 +38,7 @@ func (b *builder) attributes() {
 			return
 		}
 		if prev, dup := owner[g]; dup {
-			b.rule(m, i, attr, fmt.Sprintf("GUID %s of %s is already the GUID of %s; every GUID on a subnet is unique (OpenSM would assign both ports one LID and route neither); give each device its own (ibstat prints it)", v, what, prev))
+			b.add(RuleDuplicateGUID, Error, b.at(m, i, attr), "GUID %s of %s is already the GUID of %s; every GUID on a subnet is unique (OpenSM would assign both ports one LID and route neither); give each device its own (ibstat prints it)", v, what, prev)
 			return
 		}
 		owner[g] = what
@@ -75,7 +75,11 @@ func (b *builder) attributes() {
 	for i := range s.Cables {
 		c := &s.Cables[i]
 		if msg := CheckCableEnds(c.A, c.B); msg != "" {
-			b.add(RuleSamePort, Error, b.at(MapCables, i, "b", "device"), "%s", msg)
+			rule := RuleLoopback
+			if c.A.Port == c.B.Port {
+				rule = RuleSamePort
+			}
+			b.add(rule, Error, b.at(MapCables, i, "b", "device"), "%s", msg)
 		}
 		if c.LengthM != 0 {
 			b.rule(MapCables, i, "length_m", CheckLengthM(c.LengthM))
@@ -87,14 +91,14 @@ func (b *builder) attributes() {
 		if msg := CheckPartitionName(p.Name); msg != "" {
 			b.rule(MapPartitions, i, "name", msg)
 		} else if prev, dup := names[p.Name]; dup {
-			b.rule(MapPartitions, i, "name", fmt.Sprintf("partition name %q is already used by %s; OpenSM keys partitions by name too: choose another", p.Name, prev))
+			b.add(RuleDuplicateName, Error, b.at(MapPartitions, i, "name"), "partition name %q is already used by %s; OpenSM keys partitions by name too: choose another", p.Name, prev)
 		} else {
 			names[p.Name] = b.at(MapPartitions, i).Element()
 		}
 		if k, msg := ParsePKey(p.PKey); msg != "" {
 			b.rule(MapPartitions, i, "pkey", msg)
 		} else if prev, dup := pkeys[k]; dup {
-			b.rule(MapPartitions, i, "pkey", fmt.Sprintf("pkey %s is already the key of %s; OpenSM would merge the two partitions under the first name: give each partition its own key", p.PKey, prev))
+			b.add(RuleDuplicatePKey, Error, b.at(MapPartitions, i, "pkey"), "pkey %s is already the key of %s; OpenSM would merge the two partitions under the first name: give each partition its own key", p.PKey, prev)
 		} else {
 			pkeys[k] = b.at(MapPartitions, i).Element()
 		}
@@ -107,25 +111,26 @@ func (b *builder) attributes() {
 			at := b.at(MapPartitions, i).Attr("members").Index(j)
 			switch {
 			case m.HCA == "" && m.GUID == "":
-				b.add(RuleAttribute, Error, at, "the member names no port: give hca = \"<node>/<device>\" (an HCA of the fabric) or guid = a port GUID or one of %s", quoteSome(PartitionKeywords, 5))
+				b.add(RuleInvalid+"member", Error, at, "the member names no port: give hca = \"<node>/<device>\" (an HCA of the fabric) or guid = a port GUID or one of %s", quoteSome(PartitionKeywords, 5))
 			case m.HCA != "" && m.GUID != "":
-				b.add(RuleAttribute, Error, at, "the member sets both hca and guid; set one of them per member")
+				b.add(RuleInvalid+"member", Error, at, "the member sets both hca and guid; set one of them per member")
 			case m.GUID != "":
 				if msg := CheckMemberGUID(m.GUID); msg != "" {
-					b.add(RuleAttribute, Error, at.Attr("guid"), "%s", msg)
+					b.add(RuleInvalid+"guid", Error, at.Attr("guid"), "%s", msg)
 				}
 			}
 			if msg := CheckMembership(m.Membership); msg != "" {
-				b.add(RuleAttribute, Error, at.Attr("membership"), "%s", msg)
+				b.add(RuleInvalid+"membership", Error, at.Attr("membership"), "%s", msg)
 			}
 		}
 	}
 }
 
-// rule records a failed attribute rule (msg != "") on attribute attr of element i of map m.
+// rule records a failed attribute rule (msg != "") on attribute attr of element i of map m, as
+// rule "invalid-<attr>" ("invalid-power-kw").
 func (b *builder) rule(m string, i int, attr, msg string) {
 	if msg != "" {
-		b.add(RuleAttribute, Error, b.at(m, i, attr), "%s", msg)
+		b.add(RuleInvalid+strings.ReplaceAll(attr, "_", "-"), Error, b.at(m, i, attr), "%s", msg)
 	}
 }
 
@@ -154,8 +159,14 @@ func ExplicitUnset(attr string) string {
 	return ""
 }
 
-// RuleAttribute names a failed attribute rule (rules.go) in diagnostics.
-const RuleAttribute = "attribute"
+// Rules of the attribute checks, as named in diagnostics: RuleInvalid + the attribute
+// ("invalid-guid", "invalid-power-kw") for a value an attribute rule (rules.go) refuses.
+const (
+	RuleInvalid       = "invalid-"
+	RuleDuplicateGUID = "duplicate-guid"
+	RuleDuplicatePKey = "duplicate-pkey"
+	RuleLoopback      = "loopback"
+)
 
 // leaveOut records a device left out of the graph for a problem already reported.
 func (b *builder) leaveOut(name string) {

@@ -124,3 +124,26 @@ func TestExplicitUnset(t *testing.T) {
 		}
 	}
 }
+
+// TestAttributeRuleNames: each refusal names its rule, which diagnostics show as their summary.
+func TestAttributeRuleNames(t *testing.T) {
+	s := smallCluster()
+	s.Switches[0].Role = "leafy"
+	s.Racks[0].PowerKW = -45
+	s.HCAs[9].PortGUID = s.Switches[2].GUID
+	s.Cables = append(s.Cables, Cable{A: End{"spine01", 63}, B: End{"spine01", 64}})
+	s.Partitions = []Partition{
+		{Name: "p", PKey: "0x0002", Members: []Member{{HCA: "gpu001/mlx5_0", Membership: "full"}}},
+		{Name: "q", PKey: "0x0002", Members: []Member{{HCA: "gpu001/mlx5_0", Membership: "half"}}},
+	}
+	_, ps := Build(s, catalog.Default())
+	got := map[string]bool{}
+	for _, p := range ps {
+		got[p.Rule] = true
+	}
+	for _, r := range []string{"invalid-role", "invalid-power-kw", RuleDuplicateGUID, RuleLoopback, RuleDuplicatePKey, "invalid-membership"} {
+		if !got[r] {
+			t.Errorf("no %s problem in %v", r, ps)
+		}
+	}
+}
