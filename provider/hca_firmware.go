@@ -97,7 +97,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
 				"Required with `firmware_settings`.",
 			Validators: []validator.String{stringvalidator.RegexMatches(hcaSSHHostRE,
-				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\"")},
+				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\""), sshPortValidator()},
 		},
 		"ssh": schema.SingleNestedAttribute{
 			Optional: true,
@@ -105,9 +105,10 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"the provider's. Every refresh needs them, so they are kept in the state: a `private_key` set here needs an " +
 				"encrypted state backend. Prefer the provider's block.",
 			Attributes: map[string]schema.Attribute{
-				"user":             schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; it must be allowed to run the tool (usually root)."},
-				"private_key":      schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged, kept in the state."},
-				"known_hosts_file": schema.StringAttribute{Optional: true, MarkdownDescription: "OpenSSH known_hosts file holding the node's host key."},
+				"user":        schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; it must be allowed to run the tool (usually root)."},
+				"private_key": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged, kept in the state."},
+				"known_hosts_file": schema.StringAttribute{Optional: true, MarkdownDescription: "OpenSSH known_hosts file holding the node's host key; it must exist when Terraform plans.",
+					Validators: []validator.String{knownHostsFileValidator()}},
 			},
 		},
 		"tool": schema.StringAttribute{

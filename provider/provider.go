@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -93,7 +94,8 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"private_key": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged."},
 					"known_hosts_file": schema.StringAttribute{
 						Optional:            true,
-						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to.",
+						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to; it must exist when Terraform plans.",
+						Validators:          []validator.String{knownHostsFileValidator()},
 					},
 				},
 			},

@@ -121,7 +121,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"(`ssh_host = gpucluster_node.gpu001.ssh_host`) to run mlxconfig there. The user and key come from the " +
 					"provider's `ssh` settings.",
 				Validators: []validator.String{stringvalidator.RegexMatches(sshHostRE,
-					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\"")},
+					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\""), sshPortValidator()},
 			},
 			"compute_hcas": schema.Int64Attribute{
 				Optional: true,

@@ -105,6 +105,18 @@ func TestAccNodeInvalid(t *testing.T) {
   position_u = 2
 }`, `"rack/01" holds '/' at position 5, which separates node and device in an HCA name`},
 		{node(`  ssh_host = "root@gpu001"`), `Attribute ssh_host must be a host name or an IP address`},
+		{`provider "gpucluster" {
+  ssh = { user = "root", known_hosts_file = "/nonexistent/known_hosts" }
+}
+` + node(""), `known_hosts_file "/nonexistent/known_hosts" does not exist; give the path of the OpenSSH known_hosts file on the machine that runs Terraform`},
+		{node(`  ssh_host = "127.0.0.1:0"`), `ssh_host "127.0.0.1:0": port "0" is not a number from 1 to 65535; write the host alone for port 22`},
+		{node(`  bmc = { endpoint = "10.0.0.5:9623", port = 9624 }`),
+			`bmc.endpoint "10.0.0.5:9623" names port 9623 but bmc.port is 9624; give the port once: remove ":9623" from endpoint (endpoint = "10.0.0.5") to use port 9624, or remove port to use 9623`},
+		{node(`  bmc = { endpoint = "10.0.0.5", username = "operator-account-1" }`),
+			`user name "operator-account-1" is 18 bytes, but IPMI carries at most 16`},
+		{node(`  bmc       = { endpoint = "10.0.0.5", protocols = ["redfish", "ipmi"] }
+  bmc_users = [{ name = "automation-user-01", role = "Operator", password = "x" }]`),
+			`user name "automation-user-01" is 18 bytes, but IPMI carries at most 16 (IPMI v2.0, Set User Name) and bmc.protocols lets the provider fall back to IPMI; shorten the name to 16 bytes, or set bmc.protocols = ["redfish"]`},
 		{node(`  compute_hcas = 0`), `compute_hcas 0 is out of range: a node has 1-64 compute HCAs`},
 		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_6"]`),
 			`This attribute contains duplicate values of: "mlx5_6"`},

@@ -2,6 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -150,4 +154,42 @@ func powerKWValidator() validator.Float64 {
 
 func lengthMValidator() validator.Float64 {
 	return float64Rule{"Invalid cable length", "at least 0.1 m", fabric.CheckLengthM}
+}
+
+// knownHostsFileValidator refuses, at plan time, a known_hosts file that is not there: without
+// it every SSH connection fails at apply, after the plan was approved.
+func knownHostsFileValidator() validator.String {
+	return stringRule{"known_hosts file not found", "an existing OpenSSH known_hosts file", checkKnownHostsFile}
+}
+
+func checkKnownHostsFile(p string) string {
+	const how = "give the path of the OpenSSH known_hosts file on the machine that runs Terraform (ssh-keyscan HOST >> FILE makes one; check the keys it records)"
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("known_hosts_file %q does not exist; %s", p, how)
+	case err != nil:
+		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
+	case st.IsDir():
+		return fmt.Sprintf("known_hosts_file %q is a directory; %s", p, how)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
+	}
+	_ = f.Close() // opened only to prove it is readable
+	return ""
+}
+
+// sshPortValidator checks the port of an ssh_host ("host:port", "[v6]:port"): 1-65535, as
+// sshConfig reads it at apply (splitSSHHost). The host part has its own validator.
+func sshPortValidator() validator.String {
+	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", checkSSHPort}
+}
+
+func checkSSHPort(s string) string {
+	if _, _, err := splitSSHHost(s); err != nil {
+		return err.Error() + "; write the host alone for port 22, or host:port with the port sshd listens on, e.g. \"10.0.0.11:2222\""
+	}
+	return ""
 }
