@@ -32,32 +32,14 @@ locals {
   t = data.gpucluster_topology.pod
 }
 
-# What has a life of its own is a resource, keyed by the generator's names: a plan for more SUs
-# adds instances and changes none.
-resource "gpucluster_rack" "all" {
-  for_each = local.t.racks
-  name     = each.value.name
-  row      = each.value.row
-  position = each.value.position
-  units    = each.value.units
-  power_kw = each.value.power_kw
-}
-
-resource "gpucluster_switch" "all" {
-  for_each   = local.t.switches
-  name       = each.value.name
-  model      = each.value.model
-  rack       = gpucluster_rack.all[each.value.rack].name
-  position_u = each.value.position_u
-  role       = each.value.role
-  guid       = each.value.guid
-}
-
+# What has an apply-side life (a BMC, firmware settings) is a resource, keyed by the generator's
+# names: a plan for more SUs adds instances and changes none. The fabric does not need them: it
+# builds the same graph from the design.
 resource "gpucluster_node" "all" {
   for_each   = local.t.nodes
   name       = each.value.name
   model      = each.value.model
-  rack       = gpucluster_rack.all[each.value.rack].name
+  rack       = each.value.rack
   position_u = each.value.position_u
 }
 
@@ -69,15 +51,11 @@ resource "gpucluster_hca" "all" {
   rail      = each.value.rail
 }
 
-# The cables go straight from the generator into the fabric. The fabric's bom_delta is what the
-# plan adds to the prior state: the purchase order of the expansion.
+# The fabric takes the design: growing scalable_units shows in its diff as that one argument of
+# `design`, and the diff of its `bom` (items keyed by SKU) is the purchase order of the expansion.
 resource "gpucluster_fabric" "superpod" {
-  name     = "superpod"
-  racks    = values(gpucluster_rack.all)
-  switches = values(gpucluster_switch.all)
-  nodes    = values(gpucluster_node.all)
-  hcas     = values(gpucluster_hca.all)
-  cables   = values(local.t.cables)
+  name   = "superpod"
+  design = local.t.design
 
   policy = {
     preset = "training-large"
@@ -90,11 +68,6 @@ resource "gpucluster_fabric" "superpod" {
 output "summary" {
   description = "Counts by role and by link tier, and the planned size."
   value       = local.t.summary
-}
-
-output "bom_delta" {
-  description = "What this plan adds to (positive) or frees from (negative) the applied fabric."
-  value       = gpucluster_fabric.superpod.bom_delta
 }
 
 output "bom" {

@@ -1,10 +1,13 @@
 # The scale path: a three-tier non-blocking fat tree of 2,048 DGX H100, 16,384 HCA ports (the
 # endpoints), 2,560 QM9700 switches (1,024 leaves, 1,024 spines in 32 pods, 512 cores) and
-# 49,152 cables, generated and fed straight into gpucluster_fabric with no per-item resources.
+# 49,152 cables, generated and handed to gpucluster_fabric as its design, with no per-item
+# resources.
 #
 # Terraform's own cost grows faster than linearly with the size of one for_each map (DESIGN.md,
-# "Scale"), so at this size the generator's maps go into the fabric's lists as plain objects:
-# the fabric proves the bisection bandwidth and prints the bill of materials at plan time. Keep
+# "Scale"), and a plan that prints every cable is not read. So the fabric takes the generator's
+# normalized design (`design`, about 30 lines in the plan) and builds the same graph itself: it
+# proves the bisection bandwidth and prints the bill of materials at plan time. The data source
+# is told not to fill its item maps (`items = false`), which nothing here iterates over. Keep
 # per-item resources for what has an apply-side life (nodes with a BMC, HCAs with firmware
 # settings), best one module instance per pod over data.gpucluster_topology.x.groups.
 #
@@ -25,8 +28,8 @@ data "gpucluster_topology" "compute" {
   node_count = 2048
   tiers      = 3
 
-  # The groups would repeat every object once more; nothing here iterates over them.
-  with_groups = false
+  # Only the design is wanted: no item maps, no groups.
+  items = false
 }
 
 locals {
@@ -34,12 +37,8 @@ locals {
 }
 
 resource "gpucluster_fabric" "compute" {
-  name     = "compute"
-  racks    = values(local.t.racks)
-  switches = values(local.t.switches)
-  nodes    = values(local.t.nodes)
-  hcas     = values(local.t.hcas)
-  cables   = values(local.t.cables)
+  name   = "compute"
+  design = local.t.design
 
   policy = {
     preset = "training-large" # 1:1 at every tier, full bisection

@@ -125,15 +125,17 @@ resource "gpucluster_partition" "compute" {
   ]
 }
 
-# The whole fabric, judged at plan time: the same objects as above, assembled into one graph.
+# The whole fabric, judged at plan time: the same objects as above, assembled into one graph. The
+# inputs are maps keyed by name (a for_each'd resource fits as it is), so a plan diffs them by key:
+# rewiring two cables shows those two cables, nothing else.
 resource "gpucluster_fabric" "compute" {
   name       = "compute"
-  racks      = values(gpucluster_rack.all)
-  switches   = concat(values(gpucluster_switch.leaf), [gpucluster_switch.spine01])
-  nodes      = values(gpucluster_node.all)
-  hcas       = values(gpucluster_hca.all)
-  cables     = concat(values(gpucluster_cable.node), values(gpucluster_cable.uplink))
-  partitions = [gpucluster_partition.compute]
+  racks      = gpucluster_rack.all
+  switches   = merge(gpucluster_switch.leaf, { spine01 = gpucluster_switch.spine01 })
+  nodes      = gpucluster_node.all
+  hcas       = gpucluster_hca.all
+  cables     = merge(gpucluster_cable.node, gpucluster_cable.uplink) # keys "gpu001/mlx5_0", "leaf01:33"
+  partitions = { compute = gpucluster_partition.compute }
 
   policy = {
     preset = "training-large"

@@ -3,9 +3,11 @@
 # rail per SU) and 16 spines, all QM9700, every link 400G NDR on multimode fiber. Table 4 of the
 # RA: 1,020 compute + UFM links to the leaves, 1,024 leaf-spine links.
 #
-# The generator lays the design out. The nodes and HCAs, which have an apply-side life (BMC,
-# firmware settings), become resources keyed by the generator's names; racks, switches and
-# cables go straight from the generator into the fabric.
+# The generator lays the design out, and the fabric takes the design itself
+# (`design = data.gpucluster_topology.pod.design`): it builds the same graph, and the plan shows
+# the design's few lines rather than 2,000 cables. The nodes and HCAs, which have an apply-side
+# life (BMC, firmware settings), are resources keyed by the generator's names; they need not be
+# handed to the fabric.
 #
 # Plan it with the provider built from this repository: `make demo EXAMPLE=examples/clusters/superpod-4su`.
 
@@ -49,12 +51,8 @@ resource "gpucluster_hca" "all" {
 }
 
 resource "gpucluster_fabric" "superpod" {
-  name     = "superpod"
-  racks    = values(local.t.racks)
-  switches = values(local.t.switches)
-  nodes    = values(gpucluster_node.all)
-  hcas     = values(gpucluster_hca.all)
-  cables   = values(local.t.cables)
+  name   = "superpod"
+  design = local.t.design
 
   policy = {
     preset = "training-large" # 1:1 at every tier, full bisection
@@ -67,11 +65,7 @@ resource "gpucluster_fabric" "superpod" {
 # The bill of materials and the cabling plan, UFM links included (they are not fabric devices,
 # so only the BOM sees them: 4 single-port transceivers and 4 fibers, RA-11333-001 Table 8).
 data "gpucluster_bom" "superpod" {
-  racks          = values(local.t.racks)
-  switches       = values(local.t.switches)
-  nodes          = values(local.t.nodes)
-  hcas           = values(local.t.hcas)
-  cables         = values(local.t.cables)
+  design         = local.t.design
   external_links = values(local.t.appliance_links)
 }
 
@@ -95,10 +89,7 @@ output "cabling_csv" {
   value       = data.gpucluster_bom.superpod.cabling_csv
 }
 
-output "fabric_bom" {
-  description = "The fabric's own BOM of the graph (no UFM links), with what this plan adds in bom_delta."
-  value = {
-    total_cost = gpucluster_fabric.superpod.bom.total_cost
-    delta      = gpucluster_fabric.superpod.bom_delta
-  }
+output "fabric_bom_total_cost" {
+  description = "The priced total of the fabric's own BOM of the graph (no UFM links); its items are keyed by SKU."
+  value       = gpucluster_fabric.superpod.bom.total_cost
 }

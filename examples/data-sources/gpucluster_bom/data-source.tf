@@ -1,5 +1,5 @@
-# The bill of materials and cabling plan of the same lists the fabric takes: here a generated
-# SuperPOD scalable unit, with the UFM appliance links it cannot see as devices.
+# The bill of materials and cabling plan of the same inputs the fabric takes: here a generated
+# SuperPOD scalable unit by its design, with the UFM appliance links it cannot see as devices.
 data "gpucluster_topology" "pod" {
   kind                = "rail-optimized"
   scalable_units      = 1
@@ -7,18 +7,13 @@ data "gpucluster_topology" "pod" {
 }
 
 data "gpucluster_bom" "pod" {
-  racks          = values(data.gpucluster_topology.pod.racks)
-  switches       = values(data.gpucluster_topology.pod.switches)
-  nodes          = values(data.gpucluster_topology.pod.nodes)
-  hcas           = values(data.gpucluster_topology.pod.hcas)
-  cables         = values(data.gpucluster_topology.pod.cables)
+  design         = data.gpucluster_topology.pod.design
   external_links = values(data.gpucluster_topology.pod.appliance_links)
 }
 
-# Or of declared resources, as the fabric takes them:
-#   racks = values(gpucluster_rack.all), switches = values(gpucluster_switch.all),
-#   nodes = values(gpucluster_node.all), hcas = values(gpucluster_hca.all),
-#   cables = values(gpucluster_cable.all)
+# Or of declared resources, maps keyed by name as the fabric takes them:
+#   racks = gpucluster_rack.all, switches = gpucluster_switch.all, nodes = gpucluster_node.all,
+#   hcas = gpucluster_hca.all, cables = gpucluster_cable.all
 
 output "bom" {
   value = data.gpucluster_bom.pod.markdown # | Category | SKU | Description | Quantity | Unit price | Cost |

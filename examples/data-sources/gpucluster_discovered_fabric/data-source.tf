@@ -7,10 +7,11 @@ check "fabric_as_declared" {
     known_hosts_file = "${path.module}/known_hosts"
     # ibnetdiscover_command = "sudo ibnetdiscover -C mlx5_0 -P 1"
 
-    switches = values(gpucluster_switch.all)
-    nodes    = values(gpucluster_node.all)
-    hcas     = values(gpucluster_hca.all)
-    cables   = values(gpucluster_cable.all)
+    # The declaration: maps keyed by name (or `design = data.gpucluster_topology.x.design`).
+    switches = gpucluster_switch.all
+    nodes    = gpucluster_node.all
+    hcas     = gpucluster_hca.all
+    cables   = gpucluster_cable.all
   }
 
   assert {
@@ -22,10 +23,10 @@ check "fabric_as_declared" {
 # Or from a saved ibnetdiscover output, without SSH.
 data "gpucluster_discovered_fabric" "saved" {
   topology_file = "${path.module}/ibnetdiscover.out"
-  cables        = values(gpucluster_cable.all)
-  switches      = values(gpucluster_switch.all)
-  nodes         = values(gpucluster_node.all)
-  hcas          = values(gpucluster_hca.all)
+  cables        = gpucluster_cable.all
+  switches      = gpucluster_switch.all
+  nodes         = gpucluster_node.all
+  hcas          = gpucluster_hca.all
 }
 
 output "fabric_counts" {

@@ -25,15 +25,13 @@ resource "gpucluster_hca" "all" {
   rail      = each.value.rail
 }
 
-# Or straight into the fabric's lists, as plain objects.
+# The fabric builds the same graph from the normalized design; the per-item resources above
+# (BMC, firmware) need not be handed to it. Its maps take the data source's maps as they are too
+# (`switches = data.gpucluster_topology.pod.switches`), merged with the design by name.
 resource "gpucluster_fabric" "compute" {
-  name     = "compute"
-  racks    = values(data.gpucluster_topology.pod.racks)
-  switches = values(data.gpucluster_topology.pod.switches)
-  nodes    = values(gpucluster_node.all)
-  hcas     = values(gpucluster_hca.all)
-  cables   = values(data.gpucluster_topology.pod.cables)
-  policy   = { preset = "training-large" }
+  name   = "compute"
+  design = data.gpucluster_topology.pod.design
+  policy = { preset = "training-large" }
 }
 
 # A non-blocking fat tree of 256 DGX H100 (2,048 endpoints, the most 2 tiers of QM9700 hold),

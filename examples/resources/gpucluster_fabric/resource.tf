@@ -1,13 +1,14 @@
-# The fabric takes the resource objects themselves (or plain objects of the same shape, such as
-# the outputs of data.gpucluster_topology) and judges them at plan time.
+# The fabric takes maps keyed by name: for_each'd resources as they are (or plain objects of the
+# same shape, such as the maps of data.gpucluster_topology), and judges them at plan time. An
+# item's name is its `name`, or its key where it has none.
 resource "gpucluster_fabric" "compute" {
   name       = "compute"
-  racks      = values(gpucluster_rack.all)
-  switches   = values(gpucluster_switch.all)
-  nodes      = values(gpucluster_node.all)
-  hcas       = values(gpucluster_hca.all)
-  cables     = values(gpucluster_cable.all)
-  partitions = values(gpucluster_partition.all)
+  racks      = gpucluster_rack.all
+  switches   = gpucluster_switch.all
+  nodes      = gpucluster_node.all
+  hcas       = gpucluster_hca.all
+  cables     = gpucluster_cable.all
+  partitions = gpucluster_partition.all
 
   policy = {
     preset               = "training-large" # 1:1 at every tier, full bisection
@@ -59,4 +60,21 @@ output "expected_topology" {
 
 output "partitions_conf" {
   value = gpucluster_fabric.compute.opensm.partitions_conf
+}
+
+# A generated design instead of thousands of items: the plan shows these few lines. Items of the
+# maps merge with it by name (a generated name replaces the generated item, a new name adds).
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = 2
+  planned_scalable_units = 4
+  items                  = false # only the design is wanted here
+}
+
+resource "gpucluster_fabric" "pod" {
+  name          = "pod"
+  design        = data.gpucluster_topology.pod.design
+  absent_cables = ["leaf01:33", "gpu017/mlx5_3:1 <-> leaf04:17"] # not cabled yet, or failed
+  partitions    = gpucluster_partition.all
+  policy        = { preset = "training-large" }
 }
