@@ -11,6 +11,17 @@ type Spec struct {
 	HCAs       []HCA
 	Cables     []Cable
 	Partitions []Partition
+	// Plan is set on a fabric generated from a design: the size its upper tiers were built
+	// for (topogen). nil for a declared fabric.
+	Plan *Plan
+}
+
+// Plan is a generated fabric's size now and the size its spines and cores were built for, in
+// nodes. At Nodes == PlannedNodes the top tier is full by design, which the spine-headroom
+// advice must not mistake for a fabric with no room to grow (policy).
+type Plan struct {
+	Nodes        int
+	PlannedNodes int
 }
 
 // Ref says where an element of the Spec came from, for the Path of its problems: Key is its key

@@ -20,6 +20,7 @@ const (
 	RuleSwitchHops       = "switch-hops"      // worst path too long
 	RuleAllReduce        = "allreduce-time"   // all-reduce estimate too slow
 	RuleSpineHeadroom    = "spine-headroom"   // top tier without room to grow
+	RuleEmptyFabric      = "empty-fabric"     // no endpoint: nothing to analyse
 )
 
 // Violation is one broken rule. Message is the whole story for a person (rule, measured,
@@ -68,6 +69,7 @@ func Evaluate(g *fabric.Graph, r analysis.Result, p Policy, rules []Rule) []Viol
 			Message: RulePolicy + ": " + err.Error()})
 	}
 	c := &checker{g: g, r: &r, p: &res, out: out}
+	c.empty()
 	c.transport()
 	c.oversubscription()
 	c.bisection()
@@ -338,11 +340,29 @@ func (c *checker) allReduce() {
 		seconds(best), algo, seconds(ar.RingSeconds), seconds(ar.HierarchicalSeconds), witness, lim.Source, seconds(lim.Value))
 }
 
-// spineHeadroom checks every switch of the top tier for free ports. A single-tier fabric (one
-// switch, a torus) has no spine tier, so the rule does not apply to it.
+// empty: a fabric without a single endpoint proves nothing (its bisection ratio of 1 is the
+// vacuous one of "nothing to bisect"), so it is an error that says what is missing.
+func (c *checker) empty() {
+	if c.r.Endpoints > 0 {
+		return
+	}
+	what := "it declares no switch, node, HCA or cable"
+	if g := c.g; g != nil && g.Spec != nil {
+		s := g.Spec
+		what = fmt.Sprintf("it has %d switches, %d nodes, %d HCAs and %d cables, and no HCA port is cabled to a switch", len(s.Switches), len(s.Nodes), len(s.HCAs), len(s.Cables))
+	}
+	c.add(RuleEmptyFabric, Error, "0 endpoints", "at least one HCA port cabled to a switch", "fabric",
+		"the fabric has no endpoints: %s. Declare the nodes, their hcas and a cable from each HCA to a leaf switch, or generate them with design = { ... }", what)
+}
+
+// spineHeadroom checks every switch of the top tier for free ports, and says so once for the
+// fabric. A single-tier fabric (one switch, a torus) has no spine tier, so the rule does not
+// apply to it; nor does it to a fabric generated at its planned size, whose top tier is full by
+// design (the generator built the spines for exactly that size, and the plan, not spare ports,
+// is how it grows: planned_nodes).
 func (c *checker) spineHeadroom() {
 	h := c.p.SpineHeadroom
-	if h.Value <= 0 {
+	if h.Value <= 0 || c.r.Tiers < 2 || c.builtToPlan() {
 		return
 	}
 	top := 0
@@ -401,4 +421,19 @@ func (c *checker) spineHeadroom() {
 	c.add(RuleSpineHeadroom, c.p.HeadroomSeverity, m, req, witness,
 		"top tier %s has %s free ports at %s (%d of %d free, %d used)%s; %s requires %s free ports (%d of %d) on every top-tier switch for growth",
 		tier, percent(frac(worst)), worst.Name, worst.FreePorts, worst.Ports, worst.UsedPorts, list, src, percent(h.Value), need, worst.Ports)
+}
+
+// builtToPlan reports whether the fabric was generated at the size its top tier was planned
+// for, every switch from the design (a switch the user added beside the design keeps the rule).
+func (c *checker) builtToPlan() bool {
+	g := c.g
+	if g == nil || g.Spec == nil || g.Spec.Plan == nil || g.Spec.Plan.Nodes < g.Spec.Plan.PlannedNodes {
+		return false
+	}
+	for _, s := range g.Spec.Switches {
+		if s.Ref.Origin == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -354,8 +354,9 @@ rule "ratio" {
   error_message = "full bisection"
 }`)
 	r := analysis.Result{BisectionRatio: 0.0 / zero()}
-	vs := only(t, Evaluate(nil, r, Policy{Preset: PresetTrainingLarge}, rules), "ratio/error")
-	contains(t, vs[0].Message, "ratio (policy/fabric.hcl:6): condition could not be evaluated", "policy/fabric.hcl:7", "must not be null")
+	vs := only(t, Evaluate(nil, r, Policy{Preset: PresetTrainingLarge}, rules), "empty-fabric/error", "ratio/error")
+	contains(t, vs[0].Message, "the fabric has no endpoints")
+	contains(t, vs[1].Message, "ratio (policy/fabric.hcl:6): condition could not be evaluated", "policy/fabric.hcl:7", "must not be null")
 }
 
 func FuzzParseRules(f *testing.F) {

@@ -605,6 +605,7 @@ func (d *Design) SizeAttribute() string {
 // problem found in a generated element is reported on the design.
 func (d *Design) FabricSpec() *fabric.Spec {
 	s := d.Spec()
+	s.Plan = &fabric.Plan{Nodes: d.Summary.Nodes, PlannedNodes: d.Summary.PlannedNodes}
 	origin := d.SizeAttribute()
 	for i := range s.Racks {
 		s.Racks[i].Ref = fabric.Ref{Key: s.Racks[i].Name, Origin: origin}
