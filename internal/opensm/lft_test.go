@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // recordedDump is what OpenSM 3.3.23 wrote on ibsim for fatTreeSpec(4, 2, 4) (4 leaves, 2
@@ -61,7 +62,7 @@ func TestModelMatchesRecordedDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := analysis.ComputeRoutes(g, ModelRouting(g, cfg))
+	rt, err := analysis.ComputeRoutes(g, mustModelRouting(t, g, cfg))
 	if err != nil || rt == nil || rt.Engine != "ftree" {
 		t.Fatalf("model: %+v, %v", rt, err)
 	}
@@ -107,5 +108,40 @@ func TestParseLFTsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseLFTs(%q) = %v, want an error containing %q", tc.text, err, tc.want)
 		}
+	}
+}
+
+func mustModelRouting(t *testing.T, g *fabric.Graph, cfg Config) analysis.Routing {
+	t.Helper()
+	r, err := ModelRouting(g, cfg, false)
+	if err != nil {
+		t.Fatalf("ModelRouting: %v", err)
+	}
+	return r
+}
+
+// TestModelRoutingRefusesUnmodelledSettings: settings that change OpenSM's routes make the
+// model say so instead of reporting the default routes.
+func TestModelRoutingRefusesUnmodelledSettings(t *testing.T) {
+	g := buildGraph(t, fatTreeSpec(4, 2, 4))
+	cfg, err := FromGraph(g, GraphOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ModelRouting(g, cfg, false)
+	if err != nil || r.Engine != "ftree" || len(r.Roots) != 2 {
+		t.Fatalf("ModelRouting = %+v, %v", r, err)
+	}
+	top, _ := ModelRouting(g, cfg, true)
+	if fmt.Sprint(top.Roots) != fmt.Sprint(r.Roots) {
+		t.Errorf("top-tier roots %v differ from FromGraph's %v", top.Roots, r.Roots)
+	}
+	cfg.Options = map[string]string{"port_shifting": "TRUE", "log_flags": "0x43"}
+	if _, err := ModelRouting(g, cfg, false); err == nil || !strings.Contains(err.Error(), "port_shifting") {
+		t.Errorf("port_shifting: %v", err)
+	}
+	cfg.Options, cfg.LMC = nil, 1
+	if _, err := ModelRouting(g, cfg, false); err == nil || !strings.Contains(err.Error(), "lmc 1") {
+		t.Errorf("lmc 1: %v", err)
 	}
 }
