@@ -23,7 +23,7 @@ import (
 //	Devices: +64 node, +512 hca, +16 leaf
 //	Links node-leaf: 512 added, 0 removed, 0 rewired (e.g. added gpu065/mlx5_0:1 - leaf17:1)
 //	Buy: +16 920-9B210-00FN-0M0 NVIDIA Quantum-2 QM9700 ... USD 1,360,000.00
-//	Order total: USD 1,360,000.00 (priced SKUs; 2 SKUs unpriced)
+//	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
 //	Policy: pass | Policy: FAIL, 2 violations (oversubscription, bisection)
 
@@ -139,11 +139,11 @@ func formatSummary(create bool, d fabric.Diff, order []bom.Line, total float64, 
 		fmt.Fprintf(&b, "%s: %+d %s %s, %s -> %s, %s\n", verb, l.Delta(), l.SKU, shorten(l.Description, 48), count(l.Before), count(l.After), cost)
 	}
 	if len(order) > 0 {
-		fmt.Fprintf(&b, "Order total: %s (priced SKUs", usd(total))
+		fmt.Fprintf(&b, "Order total (priced SKUs): %s", usd(total))
 		if unpriced > 0 {
-			fmt.Fprintf(&b, "; %d SKUs unpriced", unpriced)
+			fmt.Fprintf(&b, "; %d SKU%s unpriced", unpriced, plural(unpriced))
 		}
-		b.WriteString(")\n")
+		b.WriteString("\n")
 	}
 	if len(files) > 0 && !create {
 		b.WriteString("OpenSM files: " + strings.Join(files, ", ") + "\n")

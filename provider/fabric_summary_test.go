@@ -118,7 +118,7 @@ func TestFormatSummary(t *testing.T) {
 		"Links leaf-spine: 8 added, 0 removed, 0 rewired (e.g. added leaf01:49 - spine01:17)\n",
 		"Buy: +1 DGXH-G640F+P2EDI36 ",
 		", 2 -> 3, unpriced\n",
-		"Order total: USD 0.00 (priced SKUs; ",
+		"Order total (priced SKUs): USD 0.00; ",
 		"OpenSM files: cn_guids.conf\n",
 		"Policy: pass, 1 warning",
 	} {
