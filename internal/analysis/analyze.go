@@ -25,27 +25,43 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	oversubscription(t, &r)
 	hops(t, &r)
 
-	lo := lowerBound(t)
-	r.BisectionLowerGbps = lo.gbps
-	if lo.link >= 0 && lo.theta < 1 {
-		l := &g.Links[lo.link]
-		r.BottleneckLink = [2]string{g.Devices[l.A].Name, g.Devices[l.B].Name}
-	}
+	// The best of four sound bounds, the cheap ones first, each tried only while the bound is
+	// below the witness (r.Cut): the routing bound through the top tier (lower.go); the
+	// enumeration (lower_enum.go), exact on two-tier fabrics with few spine classes, damaged ones
+	// included; degradation from a completion (lower_degrade.go), for damaged three-tier trees;
+	// and the routing bound through the other tiers (lower.go, on its own work budget).
 	r.Cut = upperBound(t)
 	r.BisectionUpperGbps = r.Cut.CapacityGbps
-	r.BisectionLowerMethod = "valiant"
-	// The best of two sound bounds: the enumeration (lower_enum.go) is exact on two-tier fabrics
-	// with few spine classes, damaged ones included; it is not needed when the routing bound
-	// already meets the witness.
 	step := latticeStep(t)
-	if snapLower(lo.gbps, step) < snapCut(r.BisectionUpperGbps, step) {
+	open := func() bool {
+		return snapLower(r.BisectionLowerGbps, step) < snapCut(r.BisectionUpperGbps, step) && r.BisectionLowerMethod != "exact enumeration"
+	}
+	lo := lowerBoundOf(t, false)
+	r.BisectionLowerGbps, r.BisectionLowerMethod = lo.gbps, "valiant"
+	if open() {
 		if e := enumBound(t); e.ok && e.gbps > r.BisectionLowerGbps {
-			r.BisectionLowerGbps = e.gbps
-			r.BisectionLowerMethod = "enumeration"
+			r.BisectionLowerGbps, r.BisectionLowerMethod = e.gbps, "enumeration"
 			if e.exact {
 				r.BisectionLowerMethod = "exact enumeration"
 			}
 		}
+	}
+	if open() {
+		if d, ok := degradeBound(t); ok && d > r.BisectionLowerGbps {
+			r.BisectionLowerGbps, r.BisectionLowerMethod = d, "degradation"
+		}
+	}
+	if open() && lo.theta < 1 {
+		if all := lowerBound(t); all.theta > lo.theta {
+			lo = all
+			if all.gbps > r.BisectionLowerGbps {
+				r.BisectionLowerGbps, r.BisectionLowerMethod = all.gbps, "valiant"
+			}
+		}
+	}
+	if lo.link >= 0 && lo.theta < 1 {
+		l := &g.Links[lo.link]
+		r.BottleneckLink = [2]string{g.Devices[l.A].Name, g.Devices[l.B].Name}
 	}
 	present(t, &r, step)
 	if w != nil {

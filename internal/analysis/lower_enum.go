@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
@@ -226,12 +227,10 @@ func twinGroups(t *topo, Q []int32) []enumGroup {
 			}
 			return buf[i].c < buf[j].c
 		})
-		key = strconv.AppendInt(key[:0], int64(t.epN[s]), 10)
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(t.epN[s]))
 		for _, x := range buf {
-			key = append(key, ';')
-			key = strconv.AppendInt(key, int64(x.n), 36)
-			key = append(key, ':')
-			key = strconv.AppendFloat(key, x.c, 'g', -1, 64)
+			key = binary.LittleEndian.AppendUint32(key, uint32(x.n))
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(x.c))
 		}
 		if gi, ok := byKey[string(key)]; ok {
 			groups[gi].members = append(groups[gi].members, s)
