@@ -220,10 +220,17 @@ func (rt *Routes) walk(src, dst int32, visit func(s int32, p uint8)) bool {
 	return false
 }
 
+// MaxEffectiveEndpoints bounds the fabrics EffectiveBisection models: the forwarding tables
+// grow with endpoints x switches, and 16,384 endpoints take about a second, on every plan.
+const MaxEffectiveEndpoints = 16384
+
 // EffectiveBisection samples bisection patterns over the routes of r and returns their mean
 // and 5th-percentile ratio. It returns (nil, nil) where the routes are not modelled, and for
 // fewer than two endpoints (no pattern exists).
 func EffectiveBisection(g *fabric.Graph, r Routing) (*Effective, error) {
+	if n := len(g.Endpoints()); n > MaxEffectiveEndpoints {
+		return nil, fmt.Errorf("the fabric has %d endpoint HCAs; the routes are modelled up to %d", n, MaxEffectiveEndpoints)
+	}
 	rt, err := ComputeRoutes(g, r)
 	if err != nil || rt == nil {
 		return nil, err
