@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -52,6 +53,7 @@ func dial(ctx context.Context, cfg Config) (*Client, error) {
 		HostKeyAlgorithms: policy.algorithms,
 	}
 
+	started := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	var d net.Dialer
@@ -63,7 +65,8 @@ func dial(ctx context.Context, cfg Config) (*Client, error) {
 	// unblocks it. A socket deadline is not used as well, so that a timeout is always reported
 	// as ctx's error and not as whichever of the two fired first.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, clientCfg)
+	counted := &countingConn{Conn: conn}
+	sc, chans, reqs, err := ssh.NewClientConn(counted, addr, clientCfg)
 	if !stop() {
 		if err == nil {
 			sc.Close()
@@ -71,7 +74,17 @@ func dial(ctx context.Context, cfg Config) (*Client, error) {
 		if refused != nil {
 			return nil, refused
 		}
-		return nil, fmt.Errorf("remote: ssh handshake with %s: %w", addr, ctx.Err())
+		budget := cfg.timeout()
+		if d, ok := ctx.Deadline(); ok {
+			budget = time.Until(d) + time.Since(started)
+		}
+		if counted.read.Load() == 0 {
+			// Something took the TCP connection and never spoke: a port forwarded to
+			// nothing, a service other than SSH, or an sshd too loaded to answer.
+			return nil, fmt.Errorf("remote: %s accepted the TCP connection but sent no SSH greeting within %s (is an SSH server listening there, and is the port right?): %w",
+				addr, budget.Round(time.Millisecond), ctx.Err())
+		}
+		return nil, fmt.Errorf("remote: ssh handshake with %s did not finish within %s: %w", addr, budget.Round(time.Millisecond), ctx.Err())
 	}
 	if err != nil {
 		conn.Close()
@@ -84,6 +97,18 @@ func dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("remote: ssh handshake with %s as %q: %w", addr, cfg.User, err)
 	}
 	return &Client{conn: ssh.NewClient(sc, chans, reqs), addr: addr, lockKey: lockKey(cfg.Host, cfg.port())}, nil
+}
+
+// countingConn counts the bytes read, to tell a peer that never spoke from a slow handshake.
+type countingConn struct {
+	net.Conn
+	read atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }
 
 // Addr is the host:port this client is connected to.

@@ -171,6 +171,12 @@ func TestDialTimeoutOnAServerThatNeverAnswers(t *testing.T) {
 	if e := time.Since(start); e > 3*time.Second {
 		t.Fatalf("Dial took %s with a 300ms timeout", e)
 	}
+	// The error says what is wrong there, not only that time ran out.
+	for _, want := range []string{l.Addr().String(), "accepted the TCP connection but sent no SSH greeting within 300ms", "is an SSH server listening there"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
 
 	// The caller's context bounds it too.
 	cfg.Timeout = time.Minute

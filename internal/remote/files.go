@@ -173,6 +173,15 @@ func (c *Client) WriteFiles(ctx context.Context, dir string, files map[string]st
 	return b, nil
 }
 
+// BackupOf describes, for Restore, the previous versions an earlier WriteFiles left in dir on
+// this host (<name>.prev for the files that existed, none for those it created): the way back
+// after a push whose connection was lost before it could use the Backup WriteFiles returned.
+func (c *Client) BackupOf(dir string, files []BackedUpFile) Backup {
+	out := append([]BackedUpFile(nil), files...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return Backup{Addr: c.lockKey, Dir: path.Clean(dir), Files: out}
+}
+
 // Restore puts the previous versions recorded in b back (copied from the .prev files, with
 // their mode and owner, each replaced by a rename) and removes the files that did not exist
 // before. The .prev files stay, so Restore can be repeated. Each file is staged before any is
