@@ -179,6 +179,15 @@ func (c *config) redfishURL() string {
 // is on unless the user asked for InsecureTLS; every phase is bounded by the timeout; redirects
 // to another host are refused, because gofish would follow them with the X-Auth-Token.
 func (c *config) httpClient() *http.Client {
+	hc := c.plainHTTPClient()
+	// A busy BMC (503, Retry-After) is retried within the timeout; see retry.go.
+	hc.Transport = newRetryTransport(hc.Transport)
+	return hc
+}
+
+// plainHTTPClient is httpClient without the retries, for bmclib, which insists on a bare
+// *http.Transport (it clones it for each provider); its calls are retried by retryBusy instead.
+func (c *config) plainHTTPClient() *http.Client {
 	tr := &http.Transport{
 		Proxy:                 nil, // BMC networks are reached directly; a proxy would see the credentials
 		DialContext:           (&net.Dialer{Timeout: c.Timeout, KeepAlive: 30 * time.Second}).DialContext,

@@ -35,15 +35,16 @@ import (
 type redfishBackend struct {
 	cfg   *config
 	cl    *bmclib.Client
-	httpc *http.Client
+	httpc *http.Client // retries busy answers itself (retry.go)
+	libc  *http.Client // bmclib's: its calls go through retryBusy
 	log   logr.Logger
 }
 
 func openRedfish(ctx context.Context, c *config, log logr.Logger, _ *redactor) (backend, error) {
-	httpc := c.httpClient()
+	httpc, libc := c.httpClient(), c.plainHTTPClient()
 	opts := []bmclib.Option{
 		bmclib.WithLogger(log),
-		bmclib.WithHTTPClient(httpc),
+		bmclib.WithHTTPClient(libc),
 		bmclib.WithRedfishPort(strconv.Itoa(c.rfPort)),
 	}
 	if !c.InsecureTLS {
@@ -57,17 +58,24 @@ func openRedfish(ctx context.Context, c *config, log logr.Logger, _ *redactor) (
 	if len(cl.Registry.Drivers) == 0 {
 		return nil, &Error{Kind: ErrFailed, Detail: "bmclib has no gofish (Redfish) provider"}
 	}
-	if err := cl.Open(ctx); err != nil {
+	b := &redfishBackend{cfg: c, cl: cl, httpc: httpc, libc: libc, log: log}
+	// Ask the (unauthenticated) service root first, through the retrying client: a BMC that is
+	// busy says so there with its Retry-After, which bmclib's login would hide.
+	if err := b.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	return &redfishBackend{cfg: c, cl: cl, httpc: httpc, log: log}, nil
+	if err := b.retryBusy(ctx, func() error { return cl.Open(ctx) }); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 func (b *redfishBackend) classify(err error) (error, string, bool) { return classifyRedfish(err) }
 
 func (b *redfishBackend) close(ctx context.Context) error {
 	b.httpc.CloseIdleConnections()
-	return b.cl.Close(ctx)
+	b.libc.CloseIdleConnections()
+	return b.retryBusy(ctx, func() error { return b.cl.Close(ctx) })
 }
 
 // gofish opens a gofish client for one operation: the context bounds every request it makes
@@ -109,7 +117,8 @@ func getJSON(gf *gofish.APIClient, uri string, v any) (etag string, err error) {
 }
 
 func (b *redfishBackend) powerState(ctx context.Context) (string, error) {
-	raw, err := b.cl.GetPowerState(ctx)
+	var raw string
+	err := b.retryBusy(ctx, func() (err error) { raw, err = b.cl.GetPowerState(ctx); return err })
 	if err != nil {
 		return "", err
 	}
@@ -164,7 +173,7 @@ func (b *redfishBackend) read(ctx context.Context) (State, error) {
 		}
 	}
 
-	users, err := b.cl.ReadUsers(ctx)
+	users, err := b.readUsers(ctx)
 	switch {
 	case httpStatus(err) == http.StatusForbidden:
 		// An Operator account may not read the account service on some BMCs: the rest of the
@@ -220,7 +229,8 @@ func bootFromRedfish(boot rf.Boot) (device string, persistent, efi bool) {
 }
 
 func (b *redfishBackend) setPower(ctx context.Context, state string) error {
-	ok, err := b.cl.SetPowerState(ctx, state)
+	var ok bool
+	err := b.retryBusy(ctx, func() (err error) { ok, err = b.cl.SetPowerState(ctx, state); return err })
 	if err != nil {
 		return err
 	}
@@ -266,7 +276,8 @@ func waitPower(ctx context.Context, want string, get func(context.Context) (stri
 }
 
 func (b *redfishBackend) setBootDevice(ctx context.Context, device string, persistent, efi bool) error {
-	ok, err := b.cl.SetBootDevice(ctx, device, persistent, efi)
+	var ok bool
+	err := b.retryBusy(ctx, func() (err error) { ok, err = b.cl.SetBootDevice(ctx, device, persistent, efi); return err })
 	if err != nil {
 		return err
 	}
@@ -292,7 +303,7 @@ func (b *redfishBackend) setBootDevice(ctx context.Context, device string, persi
 }
 
 func (b *redfishBackend) ensureUser(ctx context.Context, name, role, password string) error {
-	users, err := b.cl.ReadUsers(ctx)
+	users, err := b.readUsers(ctx)
 	if err != nil {
 		return err
 	}
@@ -304,9 +315,9 @@ func (b *redfishBackend) ensureUser(ctx context.Context, name, role, password st
 	}
 	var ok bool
 	if exists {
-		ok, err = b.cl.UpdateUser(ctx, name, password, role)
+		err = b.retryBusy(ctx, func() (err error) { ok, err = b.cl.UpdateUser(ctx, name, password, role); return err })
 	} else {
-		ok, err = b.cl.CreateUser(ctx, name, password, role)
+		err = b.retryBusy(ctx, func() (err error) { ok, err = b.cl.CreateUser(ctx, name, password, role); return err })
 		// bmclib claims an empty, disabled slot (iDRAC, Supermicro). Services that create
 		// accounts by POST (OpenBMC, the DMTF model) have no such slot, and an existing but
 		// disabled account is not one: both go through gofish.
@@ -320,7 +331,7 @@ func (b *redfishBackend) ensureUser(ctx context.Context, name, role, password st
 	if !ok {
 		return &Error{Kind: ErrRejected, Detail: "bmclib reports that the account change failed"}
 	}
-	users, err = b.cl.ReadUsers(ctx)
+	users, err = b.readUsers(ctx)
 	if err != nil {
 		return err
 	}
@@ -508,4 +519,10 @@ func biosText(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+func (b *redfishBackend) readUsers(ctx context.Context) ([]map[string]string, error) {
+	var users []map[string]string
+	err := b.retryBusy(ctx, func() (err error) { users, err = b.cl.ReadUsers(ctx); return err })
+	return users, err
 }

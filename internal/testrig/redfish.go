@@ -101,6 +101,11 @@ type Redfish struct {
 	nextSess int
 	changes  []RedfishChange
 
+	busy       int    // requests still to refuse with 503 (Busy)
+	retryAfter string // their Retry-After header ("" for none)
+	busyServed int    // 503 answers given
+	busyTimes  []time.Time
+
 	liveSessions, maxLiveSessions, sessionsCreated int
 	inFlight, maxInFlight                          int
 	logins, failedLogins                           int
@@ -411,6 +416,22 @@ func (r *Redfish) Hang() {
 	}
 }
 
+// Busy makes the next n requests fail with 503 Service Unavailable, as a BMC does while its web
+// server restarts or its Redfish service is overloaded, with a Retry-After header of
+// retryAfter ("" for none; seconds such as "1", or an HTTP date, RFC 9110 section 10.2.3).
+func (r *Redfish) Busy(n int, retryAfter string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.busy, r.retryAfter = n, retryAfter
+}
+
+// BusyServed returns how many 503 answers the rig gave, and when.
+func (r *Redfish) BusyServed() (int, []time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.busyServed, append([]time.Time(nil), r.busyTimes...)
+}
+
 // Unhang releases hung requests and lets new ones through.
 func (r *Redfish) Unhang() {
 	r.mu.Lock()
@@ -461,6 +482,20 @@ func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
+
+	r.mu.Lock()
+	if r.busy > 0 {
+		r.busy--
+		r.busyServed++
+		r.busyTimes = append(r.busyTimes, time.Now())
+		if r.retryAfter != "" {
+			w.Header().Set("Retry-After", r.retryAfter)
+		}
+		r.mu.Unlock()
+		rfError(w, http.StatusServiceUnavailable, "ServiceTemporarilyUnavailable", "The service is temporarily unavailable; retry the request later.", nil, nil)
+		return
+	}
+	r.mu.Unlock()
 
 	p := strings.TrimRight(req.URL.Path, "/")
 	if p == "" {
