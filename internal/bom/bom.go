@@ -442,6 +442,8 @@ func (b *builder) decide() {
 		return nil, "", bundleID{}, false
 	}
 	decided := make([]bool, len(b.links))
+	var uncounted []int
+	defer func() { b.warnUncounted(uncounted) }()
 	for i := range b.links {
 		if decided[i] {
 			continue
@@ -503,6 +505,9 @@ func (b *builder) decide() {
 					break
 				}
 			}
+			if !l.ok {
+				uncounted = append(uncounted, i)
+			}
 			continue
 		}
 		for _, k := range kinds {
@@ -515,11 +520,7 @@ func (b *builder) decide() {
 			}
 		}
 		if !l.ok {
-			if l.declKind != "" {
-				b.warnf("%s <-> %s: no %s cable in the catalog reaches %.1f m; not counted", label(l.a), label(l.b), l.declKind, l.lengthM)
-			} else {
-				b.warnf("%s <-> %s: no cable in the catalog reaches %.1f m; not counted", label(l.a), label(l.b), l.lengthM)
-			}
+			uncounted = append(uncounted, i)
 			l.kind = l.declKind
 		}
 		if l.declKind != "" && copper(l.declKind) && l.ok && l.product.Links > 1 {
@@ -727,9 +728,61 @@ func (b *builder) mixedCages() {
 			}
 		}
 	}
-	for _, c := range conflicts {
-		b.warnf("cage %d of %s holds links that need different modules or cables (%s); one OSFP cage takes one", c.idx+1, c.name, strings.Join(sortedKeys(what[c].all), ", "))
+	// One warning for the fabric, not one per cage: the same declaration usually repeats on
+	// every cage of a tier.
+	if len(conflicts) == 0 {
+		return
 	}
+	var ex []string
+	for _, c := range conflicts[:min(3, len(conflicts))] {
+		ex = append(ex, fmt.Sprintf("cage %d of %s (%s)", c.idx+1, c.name, strings.Join(sortedKeys(what[c].all), ", ")))
+	}
+	more := ""
+	if len(conflicts) > len(ex) {
+		more = fmt.Sprintf(" and %d more", len(conflicts)-len(ex))
+	}
+	b.warnf("%d twin-port cages hold two links that one module or cable cannot serve together: %s%s; one OSFP cage takes one transceiver or one cable plug (declare the same optical kind on both links of a cage, or a twin-port cable)",
+		len(conflicts), strings.Join(ex, ", "), more)
+}
+
+// warnUncounted says once per cable kind which links the BOM could not count, and why: the
+// catalog has no cable of that kind at all (the built-in one has no AOC: no NDR OSFP AOC for
+// Quantum-2 appears in the public sources, FACTS 3), or none that reaches the run.
+func (b *builder) warnUncounted(idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	byKind := map[string][]int{}
+	for _, i := range idx {
+		byKind[b.links[i].declKind] = append(byKind[b.links[i].declKind], i)
+	}
+	for _, k := range sortedKeys(byKind) {
+		ls := byKind[k]
+		l := &b.links[ls[0]]
+		ex := fmt.Sprintf("%s <-> %s", label(l.a), label(l.b))
+		if l.known {
+			ex += fmt.Sprintf(" (%.1f m)", l.lengthM)
+		}
+		n := fmt.Sprintf("%d link(s)", len(ls))
+		switch {
+		case k == "":
+			b.warnf("%s: no cable in the catalog reaches the run, e.g. %s; not counted", n, ex)
+		case !b.hasKind(k):
+			b.warnf("%s name cable kind %q, but the catalog has no %s cable (the built-in catalog lists none: no NDR OSFP %s part appears in the public sources), e.g. %s; not counted. Add the part you buy with catalog_files, or use kind %q (transceivers and multimode fiber, up to 50 m)",
+				n, k, k, strings.ToUpper(k), ex, catalog.KindFiberMM)
+		default:
+			b.warnf("%s: no %s cable in the catalog reaches the run, e.g. %s; not counted", n, k, ex)
+		}
+	}
+}
+
+func (b *builder) hasKind(k string) bool {
+	for _, c := range b.cat.Cables {
+		if c.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 func less(a, b cageID) bool {

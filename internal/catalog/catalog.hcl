@@ -119,18 +119,10 @@ cable "MFP7E30-N" {
   reach_m     = 500
 }
 
-# Active optical cables are HDR-era parts; no NDR OSFP AOC for Quantum-2 compute links appears in
-# the sources. The kind is kept so a user can name it and give their own SKU in a catalog file.
-cable "AOC-NDR" {
-  description = "Active optical cable (no NDR part in the public sources; supply your own SKU and reach)"
-  kind        = "aoc"
-  ends        = "any"
-  links       = 1
-  lengths_m   = [3, 5, 10, 15, 20, 30]
-  reach_m     = 30
-  price        = 400
-  price_source = "industry write-up price for a 5 m optical cable (not an NVIDIA list price)"
-}
+# No active optical cable: AOCs are HDR-era parts, and no NDR OSFP AOC for Quantum-2 compute
+# links appears in the sources (FACTS 3). The kind `aoc` stays valid so that a catalog file can add
+# the part a site really buys; until one does, links declared `aoc` are listed as not counted
+# rather than priced as a part that does not exist.
 
 transceiver "MMA4Z00-NS" {
   description = "Twin-port OSFP 2x400G SR8 multimode transceiver, finned top (switch cage)"

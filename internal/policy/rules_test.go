@@ -281,7 +281,7 @@ func smallCluster(t *testing.T) (*fabric.Graph, analysis.Result) {
 	}
 	for l, leaf := range []string{"leaf01", "leaf02"} {
 		for p := 0; p < 16; p++ {
-			s.Cables = append(s.Cables, fabric.Cable{A: fabric.End{Device: leaf, Port: 33 + p}, B: fabric.End{Device: "spine01", Port: l*16 + p + 1}, Kind: "aoc"})
+			s.Cables = append(s.Cables, fabric.Cable{A: fabric.End{Device: leaf, Port: 33 + p}, B: fabric.End{Device: "spine01", Port: l*16 + p + 1}, Kind: "fiber-sm"})
 		}
 	}
 	g, ps := fabric.Build(s, catalog.Default())
@@ -306,7 +306,7 @@ func TestRulesOnABuiltGraph(t *testing.T) {
 rule "graph" {
   condition = alltrue([
     length(fabric.links) == 64, alltrue([for l in fabric.links : l.rate_gbps == 400]),
-    length([for l in fabric.links : l if l.kind == "aoc"]) == 32,
+    length([for l in fabric.links : l if l.kind == "fiber-sm"]) == 32,
     length(fabric.endpoints) == 32, fabric.endpoints[0].name == "gpu001/mlx5_0", fabric.endpoints[0].node == "gpu001",
     fabric.endpoints[0].rail == 0, fabric.endpoints[0].switch == "leaf01", fabric.endpoints[7].switch == "leaf02",
     fabric.endpoints[0].rack == "r01", fabric.endpoints[0].links == 1,

@@ -18,7 +18,7 @@ var normalizedCases = map[string]Params{
 	"rail-optimized nodes":    {Kind: KindRailOptimized, Nodes: 50},
 	"dragonfly+":              {Kind: KindDragonflyPlus, Groups: 3, PlannedGroups: 5},
 	"torus":                   {Kind: KindTorus3D, TorusDims: [3]int{2, 3, 2}},
-	"torus partial":           {Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 5, CableKind: "aoc"},
+	"torus partial":           {Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 5, CableKind: "fiber-sm"},
 	"guids": {Kind: KindFatTree, Nodes: 2, SwitchGUIDBase: 0x10000, HCAGUIDBase: 0x20000,
 		HCAGUIDs: map[string]string{"gpu002/mlx5_0": "0x946dae0300a1b2c3"}},
 }

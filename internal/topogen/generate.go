@@ -61,6 +61,12 @@ func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 	if !validCableKind(p.CableKind) {
 		return nil, refuse("cable_kind", "", "unknown cable kind %q; valid kinds: %s", p.CableKind, strings.Join(catalog.CableKinds, ", "))
 	}
+	if k := p.CableKind; k != "" && !catalogHasKind(cat, k) {
+		// The built-in catalog has no AOC (no NDR OSFP AOC for Quantum-2 appears in the public
+		// sources); writing the kind on every cable would only fail the fabric's build.
+		return nil, refuse("cable_kind", fmt.Sprintf("cable_kind = %q, or a %s cable added with catalog_files", catalog.KindFiberMM, k),
+			"the catalog has no %s cable to build with (the built-in catalog lists none: no NDR OSFP %s part appears in the public sources)", k, strings.ToUpper(k))
+	}
 	g := &gen{p: p, cat: cat, sw: sw, nm: nm, hm: hm, r: sw.Ports, h: nm.ComputeHCAs, b: newBuilder(p.Kind, p)}
 	if p.Kind != KindTorus3D {
 		if err := g.split(); err != nil {
@@ -293,4 +299,13 @@ func (g *gen) applyGUIDs() *Error {
 		}
 	}
 	return nil
+}
+
+func catalogHasKind(cat *catalog.Catalog, kind string) bool {
+	for _, c := range cat.Cables {
+		if c.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
