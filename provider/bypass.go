@@ -83,9 +83,10 @@ func stashed(ctx context.Context, src listSource) bool {
 
 // Wrap returns a protocol 6 server that serves everything through inner, except that the
 // fabric inputs of gpucluster_fabric and of the data sources that read a fabric bypass
-// the framework (see the top of this file).
+// the framework (see the top of this file), and that numbers which fit no attribute are refused
+// in the user's terms before either sees them (numbers.go).
 func Wrap(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	return &bypassServer{ProviderServer: inner}
+	return wrapNumbers(&bypassServer{ProviderServer: inner})
 }
 
 type bypassServer struct {

@@ -198,10 +198,12 @@ func readFabricGraph(ctx context.Context, cat *catalog.Catalog, src listSource, 
 // addProblems reports the build's problems on their attributes.
 func addProblems(diags *diag.Diagnostics, problems []fabric.Problem) {
 	for _, p := range problems {
+		// Terraform points at a map element, not deeper: the detail names the whole path.
+		pp := problemPath(p.Path)
 		if p.Severity == fabric.Warning {
-			diags.AddAttributeWarning(problemPath(p.Path), "Fabric: "+p.Rule, problemDetail(p))
+			diags.AddAttributeWarning(shownPath(pp), "Fabric: "+p.Rule, withPath(pp, problemDetail(p)))
 		} else {
-			diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, problemDetail(p))
+			diags.AddAttributeError(shownPath(pp), "Fabric: "+p.Rule, withPath(pp, problemDetail(p)))
 		}
 	}
 }

@@ -122,7 +122,8 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 			"known_hosts_file": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "OpenSSH known_hosts file holding these hosts' keys; required unless the provider's " +
-					"`ssh.known_hosts_file` is set. An unknown host or a changed key is refused.",
+					"`ssh.known_hosts_file` is set. An unknown host or a changed key is refused. It must exist when Terraform plans.",
+				Validators: []validator.String{knownHostsFileValidator()},
 			},
 			"port": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: "SSH port for hosts given without one (default 22).",
@@ -171,7 +172,9 @@ func openSMRenderAttributes() map[string]schema.Attribute {
 			Optional: true,
 			MarkdownDescription: "OpenSM routing engine, or a comma list tried in order (`no_fallback` allowed). Default: " +
 				"from the topology, `ftree` for fat trees and rail-optimized fabrics, `updn` for dragonfly+, " +
-				"`torus-2QoS` for tori, `minhop` otherwise.",
+				"`torus-2QoS` for tori with a torus description (`options.torus_config`) and `dfsssp` for tori without one, " +
+				"`minhop` otherwise (one switch, or leaves cabled back to back: a tree of switches, deadlock-free with minhop). " +
+				"`torus-2QoS` is refused only where it is set here without `options.torus_config`.",
 		},
 		"lmc": schema.Int64Attribute{
 			Optional: true, MarkdownDescription: "LID mask control, 0-7 (default 0). ftree and lash do not support LMC > 0, which the plan refuses.",

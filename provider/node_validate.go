@@ -27,7 +27,7 @@ func (r *nodeResource) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 	if !m.Endpoint.IsUnknown() && !m.Port.IsUnknown() && !m.Endpoint.IsNull() && !m.Port.IsNull() {
 		if msg := bmc.CheckEndpointPort(m.Endpoint.ValueString(), int(m.Port.ValueInt64())); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("port"), "BMC port given twice", msg)
+			addRuleError(&resp.Diagnostics, path.Root("bmc").AtName("port"), "BMC port given twice", msg)
 		}
 	}
 	if m.Protocols.IsUnknown() {
@@ -45,7 +45,7 @@ func (r *nodeResource) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 	if !m.Username.IsNull() && !m.Username.IsUnknown() {
 		if msg := bmc.CheckUserName(m.Username.ValueString(), protos); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("username"), "BMC user name too long for IPMI", msg)
+			addRuleError(&resp.Diagnostics, path.Root("bmc").AtName("username"), "BMC user name too long for IPMI", msg)
 		}
 	}
 	var users types.List
@@ -63,7 +63,7 @@ func (r *nodeResource) ValidateConfig(ctx context.Context, req resource.Validate
 			continue
 		}
 		if msg := bmc.CheckUserName(name.ValueString(), protos); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "BMC user name too long for IPMI", msg)
+			addRuleError(&resp.Diagnostics, path.Root("bmc_users").AtListIndex(i).AtName("name"), "BMC user name too long for IPMI", msg)
 		}
 	}
 }

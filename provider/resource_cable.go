@@ -147,7 +147,7 @@ func (r *cableResource) ValidateConfig(ctx context.Context, req resource.Validat
 	b, okB := knownCableEnd(ctx, m.B)
 	if okA && okB {
 		if msg := fabric.CheckCableEnds(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)}); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("b").AtName("device"), "Cable joins a device to itself", msg)
+			addRuleError(&resp.Diagnostics, path.Root("b").AtName("device"), "Cable joins a device to itself", msg)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -31,7 +33,7 @@ func (v stringRule) ValidateString(_ context.Context, req validator.StringReques
 		return
 	}
 	if msg := v.check(req.ConfigValue.ValueString()); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+		addRuleError(&resp.Diagnostics, req.Path, v.summary, msg)
 	}
 }
 
@@ -50,7 +52,7 @@ func (v int64Rule) ValidateInt64(_ context.Context, req validator.Int64Request, 
 		return
 	}
 	if msg := v.check(int(req.ConfigValue.ValueInt64())); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+		addRuleError(&resp.Diagnostics, req.Path, v.summary, msg)
 	}
 }
 
@@ -69,7 +71,7 @@ func (v float64Rule) ValidateFloat64(_ context.Context, req validator.Float64Req
 		return
 	}
 	if msg := v.check(req.ConfigValue.ValueFloat64()); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, msg)
+		addRuleError(&resp.Diagnostics, req.Path, v.summary, msg)
 	}
 }
 
@@ -192,4 +194,51 @@ func checkSSHPort(s string) string {
 		return err.Error() + "; write the host alone for port 22, or host:port with the port sshd listens on, e.g. \"10.0.0.11:2222\""
 	}
 	return ""
+}
+
+// shownPath is the part of p that Terraform can point at in the configuration: a top-level
+// attribute, or one element of it (switches["leaf01"]). Terraform looks no deeper into nested
+// attributes and shows only the resource for a deeper path, so the rest goes in the detail
+// (withPath).
+func shownPath(p path.Path) path.Path {
+	steps := p.Steps()
+	if len(steps) <= 1 {
+		return p
+	}
+	keep := 1
+	if _, isName := steps[1].(path.PathStepAttributeName); !isName {
+		keep = 2
+	}
+	if keep >= len(steps) {
+		return p
+	}
+	out := path.Empty()
+	for _, st := range steps[:keep] {
+		switch s := st.(type) {
+		case path.PathStepAttributeName:
+			out = out.AtName(string(s))
+		case path.PathStepElementKeyString:
+			out = out.AtMapKey(string(s))
+		case path.PathStepElementKeyInt:
+			out = out.AtListIndex(int(s))
+		case path.PathStepElementKeyValue:
+			out = out.AtSetValue(s.Value)
+		}
+	}
+	return out
+}
+
+// withPath starts detail with the full path when Terraform will not point at all of it
+// (shownPath).
+func withPath(p path.Path, detail string) string {
+	if shownPath(p).Equal(p) {
+		return detail
+	}
+	return p.String() + ": " + detail
+}
+
+// addRuleError reports a refused value on the part of its path Terraform shows, naming the
+// whole path in the detail.
+func addRuleError(diags *diag.Diagnostics, p path.Path, summary, msg string) {
+	diags.AddAttributeError(shownPath(p), summary, withPath(p, msg))
 }
