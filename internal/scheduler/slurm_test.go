@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
@@ -172,7 +173,7 @@ func TestSlurmctldWarnsOnRailLeaves(t *testing.T) {
 		}
 	}
 	ctld := testrig.StartSlurmctld(t, Compress(all), "topology/tree", b.String())
-	if !testrig.WaitFor(5e9, func() bool { return strings.Contains(ctld.Log(), "Multiple leaf switches contain nodes") }) {
+	if !testrig.WaitFor(5*time.Second, func() bool { return strings.Contains(ctld.Log(), "Multiple leaf switches contain nodes") }) {
 		t.Errorf("slurmctld accepted nodes on eight leaves without its multi-homing warning; log:\n%s", ctld.Log())
 	}
 }
