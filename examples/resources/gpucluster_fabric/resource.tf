@@ -22,7 +22,7 @@ resource "gpucluster_fabric" "compute" {
     gradient_bytes_per_param = 1 # FP8 gradients
   }
 
-  # Apply pushes the rendered OpenSM files (see the `opensm` output) to the SM hosts, primary
+  # Apply pushes the rendered OpenSM files (digests in the `opensm` output) to the SM hosts, primary
   # first, then verifies from the OpenSM log that the intended routing engine configured the
   # switches, and rolls that host back if not. Refresh reads the files back from sm01, so a
   # hand edit there shows in the next plan.
@@ -53,13 +53,10 @@ resource "gpucluster_fabric" "compute" {
   }
 }
 
-# What ibsim would load, and what the SM host would receive.
-output "expected_topology" {
-  value = gpucluster_fabric.compute.expected_topology
-}
-
-output "partitions_conf" {
-  value = gpucluster_fabric.compute.opensm.partitions_conf
+# A digest per file the SM hosts receive (sha256, bytes, lines); a hand edit on sm01 plans as a
+# change of that file's digest. The texts: data "gpucluster_opensm_files" with the same inputs.
+output "partitions_conf_sha256" {
+  value = gpucluster_fabric.compute.opensm["partitions.conf"].sha256
 }
 
 # A generated design instead of thousands of items: the plan shows these few lines. Items of the
