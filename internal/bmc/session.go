@@ -51,6 +51,8 @@ type backend interface {
 	setPower(ctx context.Context, state string) error
 	setBootDevice(ctx context.Context, device string, persistent, efi bool) error
 	ensureUser(ctx context.Context, name, role, password string) error
+	removeUser(ctx context.Context, name string) (how string, err error)
+	reset(ctx context.Context, kind string) error
 	setBIOS(ctx context.Context, settings map[string]string) error
 	close(ctx context.Context) error
 	classify(err error) (kind error, detail string, timedOut bool)
