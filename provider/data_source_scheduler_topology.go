@@ -1,0 +1,224 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+var (
+	_ datasource.DataSource              = (*schedulerTopologyDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*schedulerTopologyDataSource)(nil)
+)
+
+func init() { dataSources = append(dataSources, newSchedulerTopologyDataSource) }
+
+func newSchedulerTopologyDataSource() datasource.DataSource { return &schedulerTopologyDataSource{} }
+
+// schedulerTopologyDataSource is glue over internal/scheduler: it reads the fabric's inputs with
+// the shared reader and renders what Slurm and Kueue need.
+type schedulerTopologyDataSource struct {
+	data *Data
+}
+
+type schedulerTopologyModel struct {
+	fabricInputsModel
+	Name          types.String `tfsdk:"name"`
+	LabelKeys     types.List   `tfsdk:"label_keys"`
+	HostnameLevel types.Bool   `tfsdk:"hostname_level"`
+	RootName      types.String `tfsdk:"root_name"`
+
+	SlurmTopologyConf      types.String `tfsdk:"slurm_topology_conf"`
+	SlurmBlockTopologyConf types.String `tfsdk:"slurm_block_topology_conf"`
+	KueueTopology          types.String `tfsdk:"kueue_topology"`
+	NodeLabels             types.Map    `tfsdk:"node_labels"`
+	Units                  types.Map    `tfsdk:"units"`
+	Notes                  types.List   `tfsdk:"notes"`
+}
+
+func (d *schedulerTopologyDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_scheduler_topology"
+}
+
+func (d *schedulerTopologyDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+// labelKeyValidator refuses what Kubernetes refuses as a label key.
+type labelKeyValidator struct{}
+
+func (labelKeyValidator) Description(context.Context) string {
+	return "a Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of 1-63 characters"
+}
+func (v labelKeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	k := req.ConfigValue.ValueString()
+	if r := scheduler.CheckLabelKey(k); r != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Not a Kubernetes label key",
+			"\""+k+"\": "+r+"; for example \"fabric.topograph.run/tier-0\" or \"example.com/scalable-unit\".")
+	}
+	if k == scheduler.HostnameLabel {
+		resp.Diagnostics.AddAttributeError(req.Path, "Hostname label as a fabric tier",
+			"kubernetes.io/hostname is Kueue's lowest level (see hostname_level), not a fabric tier; choose another key.")
+	}
+}
+
+func (d *schedulerTopologyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := map[string]schema.Attribute{}
+	for k, v := range fabricInputAttributes() {
+		attrs[k] = v
+	}
+	attrs["name"] = schema.StringAttribute{Optional: true,
+		MarkdownDescription: "`metadata.name` of the Kueue Topology (default `gpucluster`); a ResourceFlavor's `topologyName` names it."}
+	attrs["label_keys"] = schema.ListAttribute{Optional: true, ElementType: types.StringType,
+		Validators: []validator.List{listvalidator.ValueStringsAre(labelKeyValidator{})},
+		MarkdownDescription: "Node label keys of the fabric tiers, tier 0 (the leaf, or the scalable unit) first. Tiers " +
+			"without a key here take NVIDIA Topograph's `fabric.topograph.run/tier-N` (Topograph reference, \"Node Labels " +
+			"and Annotations\": tier 0 is the switch closest to the node), so Kueue, KAI or Run:ai set up for Topograph " +
+			"work unchanged."}
+	attrs["hostname_level"] = schema.BoolAttribute{Optional: true,
+		MarkdownDescription: "Whether `kubernetes.io/hostname` is the Topology's last level, as Kueue recommends (default " +
+			"`true`). The kubelet sets that label, so `node_labels` never carries it."}
+	attrs["root_name"] = schema.StringAttribute{Optional: true,
+		MarkdownDescription: "Name of the virtual top switch written to `slurm_topology_conf` when no switch of the " +
+			"fabric reaches every node (dragonfly+ groups, a torus); default `fabric`."}
+	attrs["slurm_topology_conf"] = outStr("`topology.conf` for Slurm's `TopologyPlugin=topology/tree`: one " +
+		"`SwitchName=... Nodes=...` line per leaf-level switch and one `SwitchName=... Switches=...` line per upper switch, " +
+		"names from the fabric, lists in Slurm hostlist form (`gpu[001-031]`). Write it next to `slurm.conf`.")
+	attrs["slurm_block_topology_conf"] = outStr("`topology.conf` for `TopologyPlugin=topology/block` (Slurm 23.11 and " +
+		"later): one `BlockName=... Nodes=...` line per scalable unit (per leaf where the fabric has none), in node order, " +
+		"and `BlockSizes`: the smallest block's node count (Slurm: \"each block must have at least the planning base " +
+		"block size count of nodes\") doubled up to the largest power of two of blocks the fabric holds.")
+	attrs["kueue_topology"] = outStr("A Kueue `Topology` object (YAML, `kueue.x-k8s.io/v1beta2`, Kueue's storage " +
+		"version since v0.15) whose levels are the fabric tiers' node labels, broadest first, and `kubernetes.io/hostname` " +
+		"last. Apply it with `kubectl apply -f` and name it in a ResourceFlavor's `spec.topologyName`.")
+	attrs["node_labels"] = schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: types.StringType},
+		MarkdownDescription: "Per node, the labels it must carry for `kueue_topology`: tier key -> domain (`su01`, " +
+			"`spines`, `pod01`, a leaf's name). Ready for a `kubernetes_labels` resource or `kubectl label node`."}
+	attrs["units"] = schema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+		MarkdownDescription: "The leaf level: unit name -> the leaf switches it stands for (a leaf stands for itself)."}
+	attrs["notes"] = schema.ListAttribute{Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "What was left out and why (nodes without a cabled HCA, leaves without nodes)."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "What job schedulers need from the fabric: Slurm's `topology.conf` for the tree and block " +
+			"plugins, a Kueue `Topology` and the node labels its levels read. Takes the fabric's own inputs (`design` and " +
+			"the maps).\n\n" +
+			"**The leaf level.** Slurm's tree plugin places a job under the lowest switch that holds all its nodes and " +
+			"expects each node under one leaf switch: it logs \"Multiple leaf switches contain nodes\" otherwise " +
+			"(topology.conf(5), https://slurm.schedmd.com/topology.conf.html, and the plugin's switch_record.c). A " +
+			"rail-optimized fabric cables each DGX to eight rail leaves, and NVIDIA's SuperPOD reference architecture " +
+			"(RA-11333-001) states that traffic per rail \"is always one hop away from the other 31 nodes in a SU\": the " +
+			"scalable unit, not a rail leaf, is the one-hop domain. So the leaves that share nodes are written as one " +
+			"leaf-level switch named after their scalable unit (`su01`), every spine lists the units below it, and the " +
+			"same unit is Kueue's tier 0 and Slurm's block. A fat tree, whose nodes each hang from one leaf, keeps its " +
+			"leaves as they are.\n\n" +
+			"**Checked against the real peers:** Debian's slurmctld 22.05 loads the tree file and `scontrol show " +
+			"topology` lists exactly the expected switches and nodes; the block file is checked against Slurm's " +
+			"documented grammar only, because Slurm 22.05 predates topology/block (23.11); the Topology decodes strictly " +
+			"into Kueue's own Go API types (sigs.k8s.io/kueue v0.17).",
+		Attributes: attrs,
+	}
+}
+
+func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m schedulerTopologyModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cat := inventoryCatalog(d.data)
+	g, unknown, diags := readFabricGraph(ctx, cat, fromConfig, &m.fabricInputsModel)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if unknown || g == nil || m.LabelKeys.IsUnknown() {
+		resp.Diagnostics.AddError("Unknown values", "gpucluster_scheduler_topology needs every value of its inputs known; Terraform reads it once they are.")
+		return
+	}
+	opts := scheduler.Options{
+		Groups:          scheduler.DesignGroups(inputDesign(ctx, cat, &m.fabricInputsModel)),
+		RootName:        m.RootName.ValueString(),
+		TopologyName:    m.Name.ValueString(),
+		NoHostnameLevel: !m.HostnameLevel.IsNull() && !m.HostnameLevel.ValueBool(),
+	}
+	for _, v := range m.LabelKeys.Elements() {
+		if s, ok := v.(types.String); ok {
+			opts.LabelKeys = append(opts.LabelKeys, s.ValueString())
+		}
+	}
+	top, err := scheduler.Build(g, opts)
+	if err == nil {
+		err = top.CheckLabels()
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Scheduler topology", err.Error()+"; rename the device so that Slurm and Kubernetes can carry its name.")
+		return
+	}
+	title := m.Name.ValueString()
+	if title == "" {
+		title = "gpucluster"
+	}
+	m.SlurmTopologyConf = types.StringValue(top.TreeConf(title))
+	m.SlurmBlockTopologyConf = types.StringValue(top.BlockConf(title))
+	m.KueueTopology = types.StringValue(top.KueueTopology())
+	labels := map[string]attr.Value{}
+	for nd, ls := range top.NodeLabels() {
+		vs := map[string]attr.Value{}
+		for k, v := range ls {
+			vs[k] = types.StringValue(v)
+		}
+		labels[nd] = types.MapValueMust(types.StringType, vs)
+	}
+	m.NodeLabels = types.MapValueMust(types.MapType{ElemType: types.StringType}, labels)
+	units := map[string]attr.Value{}
+	for _, u := range top.Units {
+		units[u.Name] = stringList(u.Leaves)
+	}
+	m.Units = types.MapValueMust(types.ListType{ElemType: types.StringType}, units)
+	var notes []string
+	if len(top.Unattached) > 0 {
+		notes = append(notes, "nodes without a cabled HCA, left out: "+scheduler.Compress(top.Unattached))
+	}
+	if len(top.Omitted) > 0 {
+		notes = append(notes, "switches without nodes below them, left out: "+strings.Join(top.Omitted, ", "))
+	}
+	if notes == nil {
+		notes = []string{}
+	}
+	m.Notes = stringList(notes)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// inputDesign regenerates the `design` input, for the grouping the graph does not carry (which
+// scalable unit or pod a switch belongs to). nil without a design or when it does not generate
+// (readFabricGraph has reported why).
+func inputDesign(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) *topogen.Design {
+	dv := inputValue(ctx, fromConfig, "design", in)
+	if dv.IsNull() || !dv.IsKnown() {
+		return nil
+	}
+	r := specReader{}
+	p := r.decodeDesign(dv)
+	if r.unknown || r.diags.HasError() {
+		return nil
+	}
+	des, err := topogen.Generate(p, cat)
+	if err != nil {
+		return nil
+	}
+	return des
+}
