@@ -38,6 +38,13 @@ func policySchema() schema.SingleNestedAttribute {
 				Optional: true, MarkdownDescription: "Proved bisection bandwidth as a fraction of full bisection (endpoints/2 x port rate).",
 				Validators: []validator.Float64{float64validator.Between(0, 1)},
 			},
+			"min_effective_bisection_ratio": schema.Float64Attribute{
+				Optional: true,
+				MarkdownDescription: "Least `analysis.effective_bisection.ratio_mean`: the mean share of full bisection that random bisection " +
+					"patterns get under the subnet manager's static routes (a non-blocking fat tree gets well below 1: about 0.68 under ftree " +
+					"and 0.31 under minhop for 512 GPUs). A fabric whose routes are not modelled fails the rule.",
+				Validators: []validator.Float64{float64validator.Between(0, 1)},
+			},
 			"max_switch_hops": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: "Most switch-to-switch links on a shortest endpoint-to-endpoint path.",
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
