@@ -273,6 +273,11 @@ func (g *gen) applyGUIDs() *Error {
 				}
 				return refuse("hca_guids", "", "%q is not an HCA of this design; keys are HCA names such as %q", k, ex)
 			}
+			// A burned-in GUID is checked as the fabric checks every GUID (fabric.CheckGUID:
+			// 16 hex digits), so one copied with digits missing is refused, not zero-padded.
+			if msg := fabric.CheckGUID(ibstatToHex(g.p.HCAGUIDs[k])); msg != "" {
+				return refuse("hca_guids", "", "%s: %s", k, msg)
+			}
 			v, err := ParseGUID(g.p.HCAGUIDs[k])
 			if err != nil {
 				return refuse("hca_guids", "", "%s: %v", k, err)

@@ -207,6 +207,16 @@ func ParseGUID(s string) (uint64, error) {
 	return v, nil
 }
 
+// ibstatToHex writes ibstat's colon form ("0002:c903:00ab:cdef") as 0x and hex digits, the form
+// fabric.CheckGUID reads; other forms are returned as they are.
+func ibstatToHex(s string) string {
+	t := strings.TrimSpace(s)
+	if strings.Contains(t, ":") && !strings.HasPrefix(strings.ToLower(t), "0x") {
+		return "0x" + strings.ReplaceAll(t, ":", "")
+	}
+	return t
+}
+
 func validCableKind(k string) bool {
 	if k == "" {
 		return true

@@ -605,3 +605,10 @@ func BenchmarkGenerateSuperPOD64SU(b *testing.B) {
 		}
 	}
 }
+
+// TestBurnedInGUIDsAreWhole: an hca_guids value with digits missing is refused as the fabric
+// refuses it (fabric.CheckGUID), not zero-padded into another device's GUID.
+func TestBurnedInGUIDsAreWhole(t *testing.T) {
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 2, HCAGUIDs: map[string]string{"gpu001/mlx5_0": "0x0002c90300a1b"}}, "hca_guids", "has 13 hex digits, not 16", "")
+	wantRefusal(t, Params{Kind: KindFatTree, Nodes: 2, HCAGUIDs: map[string]string{"gpu001/mlx5_0": "0002:c903:00a1"}}, "hca_guids", "has 12 hex digits, not 16", "")
+}
