@@ -115,7 +115,7 @@ resource "gpucluster_fabric" "f" {
   policy = { min_effective_bisection_ratio = 0.5 }
 }
 `,
-				PlanOnly:    true,
+				PlanOnly: true,
 				// The provider routes a torus with a deadlock-free engine (torus-2QoS or dfsssp),
 				// neither of which the model reproduces.
 				ExpectError: re(`but it cannot be checked: the routes of routing_engine`),
