@@ -28,7 +28,6 @@ var analysisAttrTypes = map[string]attr.Type{
 	"max_oversubscription": types.Float64Type,
 	"max_switch_hops":      types.Int64Type,
 	"allreduce_seconds":    types.ObjectType{AttrTypes: allreduceAttrTypes},
-	"effective_bisection":  types.ObjectType{AttrTypes: effectiveAttrTypes},
 	"violations":           types.ListType{ElemType: types.StringType},
 }
 
@@ -65,7 +64,6 @@ func analysisSchema() schema.SingleNestedAttribute {
 			},
 			"max_oversubscription": num("Worst ratio over all tiers."),
 			"max_switch_hops":      count("Switch-to-switch links on the worst shortest endpoint path (2-tier fat tree: 2)."),
-			"effective_bisection":  effectiveSchema(),
 			"allreduce_seconds": schema.SingleNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "Estimated gradient all-reduce time, `null` without `workload`.",
@@ -108,10 +106,9 @@ func analysisValue(r analysis.Result, violations []string) types.Object {
 		"bisection_upper_gbps": types.Float64Value(r.BisectionUpperGbps),
 		"bisection_ratio":      finite(r.BisectionRatio),
 		"oversubscription":     types.MapValueMust(types.Float64Type, over),
-		"max_oversubscription": types.Float64Value(r.MaxOversubscription),
+		"max_oversubscription": maxOversubscription(r),
 		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
 		"allreduce_seconds":    ar,
-		"effective_bisection":  effectiveValue(r.Effective),
 		"violations":           types.ListValueMust(types.StringType, vs),
 	})
 }
@@ -123,4 +120,13 @@ func finite(v float64) types.Float64 {
 		return types.Float64Null()
 	}
 	return types.Float64Value(v)
+}
+
+// maxOversubscription is null where no tier has uplinks (a torus, a single switch): DESIGN.md,
+// "Computed outputs". A 0 there would read as a ratio better than non-blocking.
+func maxOversubscription(r analysis.Result) types.Float64 {
+	if len(r.Oversubscription) == 0 {
+		return types.Float64Null()
+	}
+	return types.Float64Value(r.MaxOversubscription)
 }

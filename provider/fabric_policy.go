@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -9,20 +10,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
 type policyModel struct {
-	Preset                types.String  `tfsdk:"preset"`
-	MaxOversubscription   types.Float64 `tfsdk:"max_oversubscription"`
-	TierLimits            types.Map     `tfsdk:"tier_limits"`
-	MinBisectionRatio     types.Float64 `tfsdk:"min_bisection_ratio"`
-	MinEffectiveBisection types.Float64 `tfsdk:"min_effective_bisection_ratio"`
-	MaxSwitchHops         types.Int64   `tfsdk:"max_switch_hops"`
-	SpineHeadroom         types.Float64 `tfsdk:"spine_headroom"`
-	SpineHeadroomIsError  types.Bool    `tfsdk:"spine_headroom_is_error"`
-	MaxAllReduceSeconds   types.Float64 `tfsdk:"max_allreduce_seconds"`
+	Preset               types.String  `tfsdk:"preset"`
+	MaxOversubscription  types.Float64 `tfsdk:"max_oversubscription"`
+	TierLimits           types.Map     `tfsdk:"tier_limits"`
+	MinBisectionRatio    types.Float64 `tfsdk:"min_bisection_ratio"`
+	MaxSwitchHops        types.Int64   `tfsdk:"max_switch_hops"`
+	SpineHeadroom        types.Float64 `tfsdk:"spine_headroom"`
+	SpineHeadroomIsError types.Bool    `tfsdk:"spine_headroom_is_error"`
+	MaxAllReduceSeconds  types.Float64 `tfsdk:"max_allreduce_seconds"`
 }
 
 type workloadModel struct {
@@ -42,7 +43,7 @@ func floatPtr(v types.Float64) *float64 {
 // judgeFabric analyses the graph and holds it against the policy and the custom rules. Errors
 // fail the plan on the `policy` attribute; warnings are shown; every line also goes into
 // analysis.violations so a pipeline can read them from the plan JSON.
-func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel) (analysis.Result, []string, diag.Diagnostics) {
+func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *catalog.Catalog) (analysis.Result, []string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var w *analysis.Workload
 	if !m.Workload.IsNull() && !m.Workload.IsUnknown() {
@@ -57,9 +58,14 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel) (analysis
 				"workload.parameters is required to estimate the all-reduce time, e.g. parameters = 70e9.")
 			return analysis.Result{}, nil, diags
 		}
+		w.NodeGPUs = analysis.NodeGPUs(g.Spec, cat)
+		var we *analysis.WorkloadError
+		if err := analysis.CheckWorkload(g, w); errors.As(err, &we) {
+			diags.AddAttributeError(path.Root("workload").AtName(we.Attribute), "Workload larger than the fabric", we.Reason)
+			return analysis.Result{}, nil, diags
+		}
 	}
 	result := analysis.Analyze(g, w)
-	effectiveBisection(g, m.SubnetManager, &result)
 
 	p := policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool()}
 	if !m.Policy.IsNull() && !m.Policy.IsUnknown() {
@@ -68,7 +74,6 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel) (analysis
 		p.Preset = pm.Preset.ValueString()
 		p.MaxOversubscription = floatPtr(pm.MaxOversubscription)
 		p.MinBisectionRatio = floatPtr(pm.MinBisectionRatio)
-		p.MinEffectiveBisectionRatio = floatPtr(pm.MinEffectiveBisection)
 		p.SpineHeadroom = floatPtr(pm.SpineHeadroom)
 		p.SpineHeadroomIsError = pm.SpineHeadroomIsError.ValueBool()
 		p.MaxAllReduceSeconds = floatPtr(pm.MaxAllReduceSeconds)
@@ -105,6 +110,10 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel) (analysis
 	for _, v := range policy.Evaluate(g, result, p, rules) {
 		switch v.Severity {
 		case policy.Error:
+			if v.Rule == policy.RuleEmptyFabric { // the whole fabric is missing, not a policy value
+				diags.AddError("Empty fabric", v.Message)
+				break
+			}
 			diags.AddAttributeError(path.Root("policy"), "Policy violation: "+v.Rule, v.Message)
 		case policy.Warning:
 			diags.AddAttributeWarning(path.Root("policy"), "Policy advice: "+v.Rule, v.Message)

@@ -169,7 +169,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 		return out, diags
 	}
 	out.graph = g
-	a, violations, d := judgeFabric(ctx, g, m)
+	a, violations, d := judgeFabric(ctx, g, m, data.Catalog)
 	diags.Append(d...)
 	out.analysis, out.violations = analysisValue(a, violations), violations
 	b := bom.FromGraph(g, data.Catalog)

@@ -368,8 +368,15 @@ func analysisValue(r *analysis.Result) cty.Value {
 		"bisection_upper_gbps": fnum(r.BisectionUpperGbps),
 		"bisection_ratio":      fnum(r.BisectionRatio),
 		"oversubscription":     over,
-		"max_oversubscription": fnum(r.MaxOversubscription),
+		"max_oversubscription": maxOver(r), // null where no tier has uplinks (a torus)
 		"max_switch_hops":      inum(r.MaxSwitchHops),
 		"allreduce_seconds":    ar,
 	})
+}
+
+func maxOver(r *analysis.Result) cty.Value {
+	if len(r.Oversubscription) == 0 {
+		return cty.NullVal(cty.Number)
+	}
+	return fnum(r.MaxOversubscription)
 }
