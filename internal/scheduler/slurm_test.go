@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 // scontrolSwitch is one line of `scontrol show topology`.
@@ -175,5 +176,30 @@ func TestSlurmctldWarnsOnRailLeaves(t *testing.T) {
 	ctld := testrig.StartSlurmctld(t, Compress(all), "topology/tree", b.String())
 	if !testrig.WaitFor(5*time.Second, func() bool { return strings.Contains(ctld.Log(), "Multiple leaf switches contain nodes") }) {
 		t.Errorf("slurmctld accepted nodes on eight leaves without its multi-homing warning; log:\n%s", ctld.Log())
+	}
+}
+
+// Dragonfly+: global links join spines of one tier, which a tree cannot hold; the virtual root
+// gives slurmctld a switch over every node, so jobs may span groups and no warning is logged.
+func TestSlurmctldDragonflyRoot(t *testing.T) {
+	d, g := generate(t, topogen.Params{Kind: topogen.KindDragonflyPlus, Groups: 2, LeavesPerGroup: 4, SpinesPerGroup: 8})
+	top := mustBuild(t, d, g)
+	if top.Root == "" {
+		t.Fatal("no virtual root for a dragonfly+")
+	}
+	ctld := testrig.StartSlurmctld(t, Compress(top.NodeOrder), "topology/tree", top.TreeConf("df"))
+	out, err := ctld.Scontrol("show", "topology")
+	if err != nil {
+		t.Fatalf("scontrol: %v\n%s", err, out)
+	}
+	got := parseShowTopology(t, out)
+	root, ok := got["fabric"]
+	if !ok || !reflect.DeepEqual(sorted(root.nodes), sorted(top.NodeOrder)) {
+		t.Errorf("root %+v, want every one of the %d nodes below it", root, len(top.NodeOrder))
+	}
+	for _, w := range slurmTopologyWarnings {
+		if strings.Contains(ctld.Log(), w) {
+			t.Errorf("slurmctld warns %q", w)
+		}
 	}
 }
