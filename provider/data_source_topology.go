@@ -238,7 +238,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	attrs := map[string]schema.Attribute{
 		"kind": schema.StringAttribute{
 			Required: true,
-			MarkdownDescription: "`fat-tree` (1-3 tiers, any leaf oversubscription that splits the radix; Leiserson, Al-Fares et al.), " +
+			MarkdownDescription: "`fat-tree` (1-3 tiers, any leaf oversubscription a split of the radix gives; Leiserson, Al-Fares et al.), " +
 				"`rail-optimized` (DGX SuperPOD scalable units, RA-11333-001: one leaf per rail per SU), `dragonfly-plus` " +
 				"(Shpiner et al. 2017: leaf/spine groups joined all-to-all by global links) or `torus-3d` (wraparound in x, y and z).",
 			Validators: []validator.String{stringvalidator.OneOf(topogen.Kinds...)},
@@ -257,8 +257,9 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		"switch_model": schema.StringAttribute{Optional: true, MarkdownDescription: "Catalog switch model (default `QM9700`, 64 NDR ports)."},
 		"oversubscription": schema.Float64Attribute{
 			Optional: true,
-			MarkdownDescription: "Down:up ratio at the leaf as one number (default `1`, non-blocking; `3` is 3:1). The radix must " +
-				"split into whole port counts: up = radix / (ratio + 1); otherwise the refusal names the nearest ratios that do.",
+			MarkdownDescription: "Down:up ratio at the leaf as one number (default `1`, non-blocking; `3` is 3:1). Accepted when some " +
+				"split of the radix gives exactly that ratio, using as many ports as it can and leaving the rest spare (`2` on 64 ports: " +
+				"42 down, 21 up, 1 spare); otherwise the refusal names the nearest ratios that do, as values it accepts (`43/21`).",
 			Validators: []validator.Float64{float64validator.AtLeast(1)},
 		},
 		"tiers": schema.Int64Attribute{

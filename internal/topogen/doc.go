@@ -1,8 +1,9 @@
 // Package topogen owns the topology generators behind the gpucluster_topology data source:
-// fat tree (1-3 tiers, any leaf oversubscription that splits the radix), rail-optimized (DGX
-// SuperPOD scalable units, RA-11333-001), Dragonfly+ (Shpiner et al. 2017) and 3D torus. It turns
-// a few arguments into the racks, switches, nodes, HCAs and cables of a fabric.Spec, keyed by
-// name, plus a summary, a port plan and per-block views (one per SU, pod, group or plane).
+// fat tree (1-3 tiers, any leaf oversubscription some split of the radix gives, spare ports
+// allowed), rail-optimized (DGX SuperPOD scalable units, RA-11333-001), Dragonfly+ (Shpiner et
+// al. 2017) and 3D torus. It turns a few arguments into the racks, switches, nodes, HCAs and
+// cables of a fabric.Spec, keyed by name, plus a summary, a port plan and per-block views (one
+// per SU, pod, group or plane).
 //
 // Invariants:
 //   - Every design Generate returns passes fabric.Build without errors (tested for every kind).
@@ -20,6 +21,11 @@
 //   - What cannot be built is refused with an *Error naming the argument, the reason and the
 //     nearest buildable input; nothing is silently rounded except the spine count of a 2-tier
 //     tree, which rises to the nearest divisor of the leaf's uplinks and says so in Notes.
+//   - Bounded: every input is refused or built within 2 s and 500 MB. Sizes are checked against
+//     MaxObjects (switches + nodes + HCAs + cables) before anything is allocated, with arithmetic
+//     that cannot overflow, and a size refusal names the largest buildable size (budget.go).
+//   - What is built is what was asked: no core switch on no shortest path (tiers = 3 on one pod
+//     is refused), no torus switch silently left without an endpoint.
 //   - Fabric-manager (UFM) appliances in reserved node slots are not graph devices (the catalog
 //     and the graph know switches, nodes and HCAs only); their links are ApplianceLinks, counted
 //     in the summary (appliance-leaf), the port plan and the BOM (bom.ForDesign).
