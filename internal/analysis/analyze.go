@@ -36,7 +36,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	open := func() bool {
 		return snapLower(r.BisectionLowerGbps, step) < snapCut(r.BisectionUpperGbps, step) && r.BisectionLowerMethod != "exact enumeration"
 	}
-	lo := lowerBoundOf(t, false)
+	lo := lowerBoundOf(t, false, nil)
 	r.BisectionLowerGbps, r.BisectionLowerMethod = lo.gbps, "valiant"
 	if open() {
 		if e := enumBound(t); e.ok && e.gbps > r.BisectionLowerGbps {
@@ -52,7 +52,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 		}
 	}
 	if open() && lo.theta < 1 {
-		if all := lowerBound(t); all.theta > lo.theta {
+		if all := lowerBoundOf(t, true, &lo); all.theta > lo.theta {
 			lo = all
 			if all.gbps > r.BisectionLowerGbps {
 				r.BisectionLowerGbps, r.BisectionLowerMethod = all.gbps, "valiant"

@@ -87,10 +87,11 @@ var lowerTopBudget = 2e9
 // so the best of them is a sound bound. The top tier is right for fat trees; a lower tier or all
 // switches can be better when the top tier is thin or lopsided (a spine lost, a core that hangs
 // off one spine).
-func lowerBound(t *topo) lowerResult { return lowerBoundOf(t, true) }
+func lowerBound(t *topo) lowerResult { return lowerBoundOf(t, true, nil) }
 
-// lowerBoundOf is lowerBound with the top tier alone when others is false.
-func lowerBoundOf(t *topo, others bool) lowerResult {
+// lowerBoundOf is lowerBound with the top tier alone when others is false; top, when given, is
+// the top tier's result already computed (then only the other choices run).
+func lowerBoundOf(t *topo, others bool, top *lowerResult) lowerResult {
 	res := lowerResult{link: -1}
 	if len(t.eps) < 2 {
 		return res
@@ -113,6 +114,10 @@ func lowerBoundOf(t *topo, others bool) lowerResult {
 	}
 	work := 0.0
 	for i, M := range choices {
+		if i == 0 && top != nil {
+			res = *top
+			continue
+		}
 		classes := t.twinClasses(M, func(s int32) bool { return t.epN[s] == 0 })
 		if cost := float64(len(classes)) * float64(len(t.nbr)+t.n()); i == 0 && cost > lowerTopBudget {
 			M, classes = thin(classes, int(math.Ceil(cost/lowerTopBudget)))

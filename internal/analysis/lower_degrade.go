@@ -212,7 +212,7 @@ func degradeBound(t *topo) (float64, bool) {
 		}
 		t2.start[s+1] = int32(len(t2.nbr))
 	}
-	lo := lowerBoundOf(&t2, false) // the completion is a regular tree: its top tier is the right M
+	lo := lowerBoundOf(&t2, false, nil) // the completion is a regular tree: its top tier is the right M
 	if v := lo.gbps - capX; v > 0 {
 		return v, true
 	}
