@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -40,6 +42,9 @@ const (
 	defaultNodeUpdateTimeout = 20 * time.Minute
 	defaultNodeReadTimeout   = 5 * time.Minute
 )
+
+// resetNone is reset_after_bios's default: pending BIOS settings wait for a reset nobody forces.
+const resetNone = "none"
 
 // Boot devices a node's boot_device may name: bmclib's names that Redfish and IPMI BMCs share.
 var nodeBootDevices = []string{"pxe", "disk", "cdrom", "bios", "none"}
@@ -208,7 +213,11 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "BMC accounts to create or update (enabled, with the role and password). Refresh reads " +
 				"the accounts back: an account that was deleted, disabled or given another role shows as drift. The " +
 				"passwords are write-only: never stored nor read back, so change `password_version` to set a new " +
-				"one. Removing an account from the list leaves it on the BMC. Needs `bmc`.",
+				"one. Removing an account from the list removes it from the BMC: over Redfish it is deleted (DELETE; on " +
+				"BMCs with fixed account slots, such as iDRAC and Supermicro, its slot is cleared: no name, no password, " +
+				"disabled); IPMI cannot delete, so the slot is disabled, set to NO ACCESS, given a random password and its " +
+				"name cleared (a BMC that refuses an empty name keeps it disabled under its name, with a warning). The " +
+				"account the provider logs in with is never removed. Needs `bmc`.",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"name": schema.StringAttribute{
 					Required:            true,
@@ -242,10 +251,21 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 			Optional:    true,
 			MarkdownDescription: "BIOS attributes by their Redfish names, e.g. `{ ProcHyperthreading = \"Disabled\", " +
 				"NumaNodesPerSocket = \"4\" }`. Values are text; the provider sends each with the type the BMC uses. They " +
-				"apply at the next host reset (the provider does not reboot for them); until then refresh compares the " +
-				"pending values. An attribute the BMC does not have is refused before any change. Removing a setting leaves " +
+				"apply at the next host reset, which `reset_after_bios` can make the provider trigger; until then refresh " +
+				"compares the pending values. An attribute the BMC does not have is refused before any change. Removing a setting leaves " +
 				"its value in the BIOS. Needs Redfish.",
 			Validators: []validator.Map{mapvalidator.SizeAtLeast(1)},
+		},
+		"reset_after_bios": schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  stringdefault.StaticString(resetNone),
+			MarkdownDescription: "Whether apply restarts a powered-on host whose `bios_settings` wait for a reset, so that " +
+				"they take effect now: `none` (the default: they apply at the next reset, whoever makes it), `graceful` " +
+				"(Redfish GracefulRestart: the OS shuts down first), `force` (ForceRestart) or `power_cycle` (PowerCycle). " +
+				"The provider waits for the BMC to report the host on again and reads the settings back as applied. A host " +
+				"that is off is not started for it: the settings apply when it boots.",
+			Validators: []validator.String{stringvalidator.OneOf(append([]string{resetNone}, bmc.ResetKinds...)...)},
 		},
 		"inventory": schema.SingleNestedAttribute{
 			Computed: true,
@@ -280,6 +300,7 @@ func nullNodeBMCFields(m *nodeModel) {
 	m.BootDevice = types.ObjectNull(bootDeviceAttrTypes)
 	m.BMCUsers = types.ListNull(types.ObjectType{AttrTypes: bmcUserAttrTypes})
 	m.BIOSSettings = types.MapNull(types.StringType)
+	m.ResetBIOS = types.StringValue(resetNone)
 	m.Inventory = types.ObjectNull(inventoryAttrTypes)
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(nodeTimeoutsAttrTypes)}
 }
@@ -308,6 +329,10 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 		return
 	}
 
+	if !cfg.ResetBIOS.IsNull() && !cfg.ResetBIOS.IsUnknown() && cfg.ResetBIOS.ValueString() != resetNone && cfg.BIOSSettings.IsNull() {
+		diags.AddAttributeError(path.Root("reset_after_bios"), "reset_after_bios without bios_settings",
+			fmt.Sprintf("reset_after_bios = %q restarts the host for pending bios_settings, but the node has none; set bios_settings or remove reset_after_bios", cfg.ResetBIOS.ValueString()))
+	}
 	if !cfg.BIOSSettings.IsNull() && !m.BMC.IsUnknown() {
 		var b nodeBMCModel
 		diags.Append(m.BMC.As(ctx, &b, objectAsOptions)...)
@@ -537,6 +562,27 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 		}
 	}
 
+	// Accounts that left bmc_users leave the BMC. Only those this resource set (in prior, the
+	// same BMC): an account it never managed is none of its business.
+	planned := map[string]bool{}
+	for _, u := range users {
+		planned[u.Name.ValueString()] = true
+	}
+	for _, name := range sortedNames(priorUsers) {
+		if planned[name] {
+			continue
+		}
+		how, err := sess.RemoveUser(ctx, name)
+		if err != nil {
+			tgt.fail(&diags, fmt.Sprintf("remove the BMC account %q (no longer in bmc_users)", name), err)
+			return diags
+		}
+		if how == bmc.RemovedDisabled {
+			diags.AddAttributeWarning(path.Root("bmc_users"), "BMC account disabled, not deleted",
+				fmt.Sprintf("Node %q: the BMC refused to clear the IPMI slot of %q, so the account is kept under its name, disabled, with NO ACCESS and a random password.", tgt.node, name))
+		}
+	}
+
 	if !plan.BIOSSettings.IsNull() {
 		want := map[string]string{}
 		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
@@ -573,6 +619,26 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 		tgt.fail(&diags, "read the state back", err)
 		return diags
 	}
+	if kind := plan.ResetBIOS.ValueString(); kind != "" && kind != resetNone && !plan.BIOSSettings.IsNull() && st.PowerState == "on" {
+		want := map[string]string{}
+		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
+		waiting := false
+		for k := range want {
+			if _, ok := st.BIOSPending[k]; ok {
+				waiting = true
+			}
+		}
+		if waiting {
+			if err := sess.Reset(ctx, kind); err != nil {
+				tgt.fail(&diags, "restart the host ("+kind+") for its pending BIOS settings", err)
+				return diags
+			}
+			if st, err = sess.Read(ctx); err != nil {
+				tgt.fail(&diags, "read the state back after the restart", err)
+				return diags
+			}
+		}
+	}
 	if plan.PowerState.IsUnknown() {
 		plan.PowerState = types.StringValue(st.PowerState)
 	}
@@ -582,11 +648,20 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	return diags
 }
 
+// inventoryValue turns what the BMC reported into the inventory attribute. A field the BMC does
+// not report (IPMI's FRU and system firmware version are optional) is null, "unknown", rather
+// than an empty string or the BMC's refusal text.
 func inventoryValue(st bmc.State) types.Object {
+	str := func(s string) types.String {
+		if strings.TrimSpace(s) == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
 	v, _ := types.ObjectValue(inventoryAttrTypes, map[string]attr.Value{
-		"protocol": types.StringValue(st.Protocol), "vendor": types.StringValue(st.Vendor),
-		"model": types.StringValue(st.Model), "serial": types.StringValue(st.Serial),
-		"bmc_firmware": types.StringValue(st.BMCFirmware), "bios_firmware": types.StringValue(st.BIOSFirmware),
+		"protocol": str(st.Protocol), "vendor": str(st.Vendor),
+		"model": str(st.Model), "serial": str(st.Serial),
+		"bmc_firmware": str(st.BMCFirmware), "bios_firmware": str(st.BIOSFirmware),
 	})
 	return v
 }
@@ -687,6 +762,15 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 		m.BMCUsers = v
 	}
 	return diags
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // sameBIOSValue compares BIOS values by meaning: Enabled and enabled, 4 and 4.0 are the same.

@@ -49,6 +49,7 @@ type nodeModel struct {
 	BootDevice   types.Object   `tfsdk:"boot_device"`
 	BMCUsers     types.List     `tfsdk:"bmc_users"`
 	BIOSSettings types.Map      `tfsdk:"bios_settings"`
+	ResetBIOS    types.String   `tfsdk:"reset_after_bios"`
 	Inventory    types.Object   `tfsdk:"inventory"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
