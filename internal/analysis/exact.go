@@ -24,16 +24,18 @@ import (
 //     nearest multiple of g, which removes summation noise only.
 //
 // Ratios. bisection_ratio is lower / full taken as exact rationals of the rounded values, then
-// converted once. Every ratio a user reads is given to ratioPlaces decimal places, rounded in the
-// direction that keeps its meaning: DOWN for a proved lower bound (bisection_ratio: the gate
-// min_bisection_ratio may fail a fabric by at most 1e-4, never pass one that does not meet it),
-// UP for a ratio that must not be understated (oversubscription: 64/63 reads 1.0159). The
-// all-reduce estimate (not a bound) is rounded to nearest at timeSignificant significant digits:
-// far below the model's own accuracy, so exact values (5.5890625 s) stay, and float noise
-// (0.4959677410000001) goes.
+// converted once. A ratio a user reads is shown exactly when its decimal expansion ends within
+// exactPlaces digits (31/32 = 0.96875, 63/64 = 0.984375: exact binary fractions, no noise) and
+// otherwise to ratioPlaces decimals, rounded in the direction that keeps its meaning: DOWN for a
+// proved lower bound (bisection_ratio: the gate min_bisection_ratio may fail a fabric by less
+// than 1e-4, never pass one that does not meet it), UP for a ratio that must not be understated
+// (oversubscription: 64/63 reads 1.0159, 4/3 reads 1.3334). The all-reduce estimate (not a bound)
+// is rounded to nearest at timeSignificant significant digits: far below the model's own
+// accuracy, so exact values (5.5890625 s) stay, and float noise (0.4959677410000001) goes.
 
 const (
 	ratioPlaces     = 4
+	exactPlaces     = 6
 	timeSignificant = 9
 	latticeSlack    = 1e-9 // relative float error forgiven before snapping a proved bound
 )
@@ -113,8 +115,12 @@ func ratioPlacesOf(p, q float64, up bool) float64 {
 	if !(q > 0) || !(p >= 0) || math.IsInf(p, 0) || math.IsInf(q, 0) {
 		return 0
 	}
-	const scale = 10000 // 10^ratioPlaces
-	if p == math.Trunc(p) && q == math.Trunc(q) && p < 1e14 && q < 1e14 {
+	const scale = 10000   // 10^ratioPlaces
+	const exact = 1000000 // 10^exactPlaces
+	if p == math.Trunc(p) && q == math.Trunc(q) && p < 1e12 && q < 1e12 {
+		if n, d := int64(p)*exact, int64(q); n%d == 0 {
+			return float64(n/d) / exact
+		}
 		n, d := int64(p)*scale, int64(q)
 		k := n / d
 		if up && n%d != 0 {
@@ -124,6 +130,10 @@ func ratioPlacesOf(p, q float64, up bool) float64 {
 	}
 	r := new(big.Rat).SetFloat64(p)
 	r.Quo(r, new(big.Rat).SetFloat64(q))
+	if e := new(big.Rat).Mul(r, new(big.Rat).SetInt64(exact)); e.IsInt() {
+		f, _ := new(big.Rat).SetFrac(e.Num(), big.NewInt(exact)).Float64()
+		return f
+	}
 	r.Mul(r, new(big.Rat).SetInt64(scale))
 	k, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
 	if up && m.Sign() > 0 {
@@ -133,12 +143,16 @@ func ratioPlacesOf(p, q float64, up bool) float64 {
 	return f
 }
 
-// roundUpPlaces rounds an already computed ratio up to ratioPlaces decimals, forgiving a relative
-// error of 1e-12 (one correctly rounded division is off by at most 1.1e-16): used where only the
-// float ratio is at hand.
+// roundUpPlaces applies the same rule to an already computed ratio, where only the float is at
+// hand, forgiving a relative error of 1e-12 (one correctly rounded division is off by at most
+// 1.1e-16): exact when it is within that of exactPlaces decimals, else up to ratioPlaces.
 func roundUpPlaces(x float64) float64 {
 	if x <= 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
+	}
+	e := math.Pow10(exactPlaces)
+	if k := math.Round(x * e); math.Abs(x*e-k) <= 1e-12*x*e {
+		return k / e
 	}
 	s := math.Pow10(ratioPlaces)
 	return math.Ceil(x*s*(1-1e-12)) / s

@@ -56,14 +56,17 @@ func TestSnapLower(t *testing.T) {
 	}
 }
 
-// Ratios print with at most 4 decimals and round the way that keeps them true.
+// Ratios print exactly when they end within 6 decimals, else with 4, rounded the way that keeps
+// them true.
 func TestRatioRounding(t *testing.T) {
 	for _, c := range []struct {
 		p, q     float64
 		down, up float64
 	}{
 		{64, 63, 1.0158, 1.0159},
-		{25200, 25600, 0.9843, 0.9844},
+		{25200, 25600, 0.984375, 0.984375}, // 63/64 ends within 6 decimals: exact
+		{31, 32, 0.96875, 0.96875},
+		{4, 3, 1.3333, 1.3334},
 		{2, 3, 0.6666, 0.6667},
 		{1, 1, 1, 1},
 		{0, 5, 0, 0},
@@ -76,15 +79,17 @@ func TestRatioRounding(t *testing.T) {
 			t.Errorf("%g/%g: down %v up %v, want %v and %v", c.p, c.q, d, u, c.down, c.up)
 		}
 		for _, v := range []float64{d, u} {
-			if s := strconv.FormatFloat(v, 'g', -1, 64); len(s) > 6 {
-				t.Errorf("%g/%g: %s is not 4 decimals", c.p, c.q, s)
+			if s := strconv.FormatFloat(v, 'g', -1, 64); len(s) > 8 {
+				t.Errorf("%g/%g: %s has noise", c.p, c.q, s)
 			}
 		}
 	}
 	for _, c := range []struct{ x, want float64 }{
 		{1.0158730158730158, 1.0159},
 		{2.0000000000000004, 2}, // noise of a division, not a ratio above 2
-		{2.00005, 2.0001},
+		{2.00005, 2.00005}, // 5 decimals: exact
+		{2.0000051, 2.0001},
+		{0.96875, 0.96875},
 		{1, 1},
 		{0, 0},
 	} {
@@ -115,7 +120,7 @@ func TestAnalyzeNumbersExact(t *testing.T) {
 	}
 	_, r = analyze(t, fatTree(treeParams{pods: 1, podLeaves: 16, podSpines: 8, hostsPerLeaf: 32, leafUp: 28}))
 	for _, s := range r.PerSwitch {
-		if v := strconv.FormatFloat(s.Oversubscription, 'g', -1, 64); len(v) > 6 {
+		if v := strconv.FormatFloat(s.Oversubscription, 'g', -1, 64); len(v) > 8 {
 			t.Errorf("%s: oversubscription %s", s.Name, v)
 		}
 	}
