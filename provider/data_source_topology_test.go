@@ -199,8 +199,8 @@ func TestAccTopologyRefusal(t *testing.T) {
 			{
 				Config: cfg(`kind = "fat-tree"
   node_count       = 16
-  oversubscription = 2.5`),
-				ExpectError: re("Nearest buildable: oversubscription = 2.556 (46:18) or oversubscription = 2.368 (45:19)."),
+  oversubscription = 2.51`),
+				ExpectError: re("Nearest buildable: oversubscription = 43/17 (43:17 on 64 ports, 4 spare) or oversubscription = 2.5 (45:18 on 64 ports, 1 spare)."),
 			},
 			{
 				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `hca_guid_base = "0xzz"`),
