@@ -2,6 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,9 +85,59 @@ func TestAccFabricEffectiveBisection(t *testing.T) {
 	eff := func(k string, v knownvalue.Check) plancheck.PlanCheck {
 		return plancheck.ExpectKnownValue(f, at("analysis").AtMapKey("effective_bisection").AtMapKey(k), v)
 	}
+	minhop := expectedEffective(t, "minhop")
+	dir := t.TempDir()
+	key := filepath.Join(dir, "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	knownHosts := filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(knownHosts, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A subnet_manager that routes with minhop (nothing is pushed: the steps only plan).
+	sm := fmt.Sprintf(`subnet_manager = {
+    hosts            = ["127.0.0.1"]
+    routing_engine   = "minhop"
+    ssh_user         = "root"
+    ssh_private_key  = file(%q)
+    known_hosts_file = %q
+  }`, key, knownHosts)
+	torus := func(extra string) string {
+		return `
+data "gpucluster_topology" "t" {
+  kind       = "torus-3d"
+  torus_dims = [3, 3, 3]
+}
+
+resource "gpucluster_fabric" "f" {
+  name   = "torus"
+  design = data.gpucluster_topology.t.design
+  ` + extra + `
+}
+`
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
+			{
+				Config:             torus(""),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(f, at("analysis").AtMapKey("effective_bisection"), knownvalue.Null()),
+				}},
+			},
+			{
+				Config:             effectiveFabric(sm),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+					eff("routing_engine", knownvalue.StringExact("minhop")),
+					eff("ratio_mean", knownvalue.Float64Exact(minhop.RatioMean)),
+					eff("ratio_p05", knownvalue.Float64Exact(minhop.RatioP05)),
+				}},
+			},
 			{
 				Config:             effectiveFabric(`policy = { min_effective_bisection_ratio = 0.5 }`),
 				PlanOnly:           true,
@@ -103,18 +156,7 @@ func TestAccFabricEffectiveBisection(t *testing.T) {
 				ExpectError: re(fmt.Sprintf("effective-bisection: under ftree routing, random bisection patterns get %s of full bisection on average", strconv.FormatFloat(e.RatioMean, 'f', -1, 64))),
 			},
 			{
-				Config: `
-data "gpucluster_topology" "t" {
-  kind       = "torus-3d"
-  torus_dims = [3, 3, 3]
-}
-
-resource "gpucluster_fabric" "f" {
-  name   = "torus"
-  design = data.gpucluster_topology.t.design
-  policy = { min_effective_bisection_ratio = 0.5 }
-}
-`,
+				Config:   torus(`policy = { min_effective_bisection_ratio = 0.5 }`),
 				PlanOnly: true,
 				// The provider routes a torus with a deadlock-free engine (torus-2QoS or dfsssp),
 				// neither of which the model reproduces.
@@ -122,7 +164,7 @@ resource "gpucluster_fabric" "f" {
 			},
 		},
 	})
-	if !(e.RatioMean > 0.5 && e.RatioMean < 0.9) {
-		t.Fatalf("ftree mean %v: the steps above assume it lies between the two limits", e.RatioMean)
+	if !(e.RatioMean > 0.5 && e.RatioMean < 0.9) || minhop.RatioMean >= e.RatioMean {
+		t.Fatalf("ftree mean %v, minhop %v: the steps above assume ftree between the two limits and above minhop", e.RatioMean, minhop.RatioMean)
 	}
 }
