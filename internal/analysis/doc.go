@@ -10,5 +10,7 @@
 //
 // Where things are: analyze.go (Analyze), topo.go (the switch graph the algorithms share),
 // oversub.go, hops.go, lower.go (the proved bound and its argument), upper.go with cut.go,
-// hier.go, sweep.go and fm.go (the witness cut), allreduce.go. Every algorithm cites its source.
+// hier.go, sweep.go and fm.go (the witness cut), allreduce.go, effective.go (the effective
+// bisection under OpenSM's own routes: effective_net.go, effective_minhop.go for minhop and updn,
+// effective_ftree.go). Every algorithm cites its source.
 package analysis

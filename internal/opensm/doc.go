@@ -3,7 +3,8 @@
 // decides how a change must reach a running OpenSM (nothing, SIGHUP or restart), reads an OpenSM
 // log to tell whether a run routed the way it was meant to, writes the declared fabric in
 // ibnetdiscover format (which ibsim loads as is), parses real ibnetdiscover and perfquery output,
-// and compares what was discovered with what was declared.
+// and compares what was discovered with what was declared. It also parses the forwarding tables
+// OpenSM dumps (lft.go) and hands internal/analysis what its routing model needs (lft_routing.go).
 //
 // It is pure Go: no Terraform, no SSH, no processes. The provider fills a Config (usually with
 // FromGraph), calls Render and hands the resulting Files to internal/remote, which writes them

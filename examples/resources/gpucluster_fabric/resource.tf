@@ -14,6 +14,9 @@ resource "gpucluster_fabric" "compute" {
     preset               = "training-large" # 1:1 at every tier, full bisection
     max_oversubscription = 1.0              # overrides the preset
     min_bisection_ratio  = 1.0
+    # Mean share of full bisection that random bisection patterns get under the static routes of
+    # routing_engine (analysis.effective_bisection): about 0.68 for 512 GPUs under ftree.
+    min_effective_bisection_ratio = 0.6
   }
   policy_files = ["${path.module}/policy/fabric.hcl"] # custom `rule` blocks
 
