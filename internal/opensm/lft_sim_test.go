@@ -34,7 +34,8 @@ func TestModelRoutesMatchOpenSM(t *testing.T) {
 		{"fat-tree 2-tier 16 leaves x 8 spines (512 GPUs)", topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8}, trees, nil},
 		{"fat-tree 3-tier 2 pods", topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}, trees, nil},
 		{"rail-optimized 1 SU", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1}, trees, nil},
-		{"dragonfly+ 3 groups", topogen.Params{Kind: "dragonfly-plus", Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4, Nodes: 12}, []string{"updn", "minhop"}, nil},
+		{"rail-optimized 1 SU, one node slot for UFM (RA-11333-001)", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1, ReservedNodeSlots: 1}, trees, nil},
+		{"dragonfly+ 3 groups", topogen.Params{Kind: "dragonfly-plus", Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4, Nodes: 12}, []string{"updn", "minhop", "ftree"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := topogen.Generate(tc.p, catalog.Default())
