@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ func TestModelRoutesMatchOpenSM(t *testing.T) {
 		// with dummy targets.
 		{"fat-tree 2-tier 8 leaves, leaf01 with 20 HCAs", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, uncableHCAs(12)},
 		{"fat-tree 2-tier 16 leaves x 8 spines (512 GPUs)", topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8}, trees, nil},
+		// Damage as users plan it: three leaf-spine cables missing on different leaves, and
+		// spine02 gone (its cables unplugged), so port groups differ in size and some leaves
+		// reach a spine by fewer links.
+		{"fat-tree 2-tier 8 leaves, 3 uplinks missing, spine02 gone", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, damageUplinks},
 		{"fat-tree 3-tier 2 pods", topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}, trees, nil},
 		{"rail-optimized 1 SU", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1}, trees, nil},
 		{"rail-optimized 1 SU, one node slot for UFM (RA-11333-001)", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1, ReservedNodeSlots: 1}, trees, nil},
@@ -200,4 +205,21 @@ func uncableHCAs(n int) func(*fabric.Spec) {
 		}
 		s.Cables = kept
 	}
+}
+
+// damageUplinks removes the 1st, 40th and 70th leaf-spine cable and every cable of spine02.
+func damageUplinks(s *fabric.Spec) {
+	isSpine := func(d string) bool { return strings.HasPrefix(d, "spine") }
+	kept := s.Cables[:0]
+	n := 0
+	for _, c := range s.Cables {
+		if isSpine(c.A.Device) || isSpine(c.B.Device) {
+			n++
+			if n == 1 || n == 40 || n == 70 || c.A.Device == "spine02" || c.B.Device == "spine02" {
+				continue
+			}
+		}
+		kept = append(kept, c)
+	}
+	s.Cables = kept
 }
