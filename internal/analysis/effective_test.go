@@ -211,3 +211,36 @@ func TestEffectiveNotModelled(t *testing.T) {
 		t.Fatalf("ftree,no_fallback without roots routed")
 	}
 }
+
+// TestPatternArithmetic checks the congestion arithmetic on a fabric small enough to do by
+// hand: two leaves of two HCAs, one uplink each to one spine. A pattern pairs the four HCAs in
+// one of three ways: both pairs inside the leaves (nothing shared: ratio 1), or both pairs across
+// (each uplink and each spine down-link carries two flows: every flow gets half, ratio 0.5).
+func TestPatternArithmetic(t *testing.T) {
+	g, problems := fabric.Build(fatTree(treeParams{pods: 1, podLeaves: 2, podSpines: 1, hostsPerLeaf: 2, leafUp: 1}), catalog.Default())
+	if fabric.HasErrors(problems) {
+		t.Fatal(problems)
+	}
+	r := Routing{Engine: "ftree", GUIDs: make([]uint64, len(g.Devices))}
+	for i := range g.Devices {
+		r.GUIDs[i] = uint64(0x1000 + i)
+		if g.Devices[i].Kind == fabric.KindSwitch && g.Devices[i].Level == 2 {
+			r.Roots = append(r.Roots, int32(i))
+		}
+	}
+	rt, err := ComputeRoutes(g, r)
+	if err != nil || rt.Engine != "ftree" {
+		t.Fatalf("%+v, %v", rt, err)
+	}
+	seen := map[float64]int{}
+	for _, x := range rt.sample(300, 1) {
+		seen[x]++
+	}
+	if len(seen) != 2 || seen[1] == 0 || seen[0.5] == 0 {
+		t.Fatalf("pattern ratios %v, want only 1 and 0.5", seen)
+	}
+	// A uniformly random matching is intra-leaf with probability 1/3.
+	if f := float64(seen[1]) / 300; f < 0.25 || f > 0.42 {
+		t.Errorf("intra-leaf patterns %.2f of 300, want about 1/3", f)
+	}
+}
