@@ -28,6 +28,7 @@ var analysisAttrTypes = map[string]attr.Type{
 	"max_oversubscription": types.Float64Type,
 	"max_switch_hops":      types.Int64Type,
 	"allreduce_seconds":    types.ObjectType{AttrTypes: allreduceAttrTypes},
+	"effective_bisection":  types.ObjectType{AttrTypes: effectiveAttrTypes},
 	"violations":           types.ListType{ElemType: types.StringType},
 }
 
@@ -64,6 +65,7 @@ func analysisSchema() schema.SingleNestedAttribute {
 			},
 			"max_oversubscription": num("Worst ratio over all tiers."),
 			"max_switch_hops":      count("Switch-to-switch links on the worst shortest endpoint path (2-tier fat tree: 2)."),
+			"effective_bisection":  effectiveSchema(),
 			"allreduce_seconds": schema.SingleNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "Estimated gradient all-reduce time, `null` without `workload`.",
@@ -109,6 +111,7 @@ func analysisValue(r analysis.Result, violations []string) types.Object {
 		"max_oversubscription": maxOversubscription(r),
 		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
 		"allreduce_seconds":    ar,
+		"effective_bisection":  effectiveValue(r),
 		"violations":           types.ListValueMust(types.StringType, vs),
 	})
 }

@@ -39,7 +39,13 @@ func effectiveSchema() schema.SingleNestedAttribute {
 	}
 }
 
-func effectiveValue(e *analysis.Effective) types.Object {
+// effectiveValue is the output: unknown while the routing settings are (checked again at
+// apply), null where the routes are not modelled.
+func effectiveValue(r analysis.Result) types.Object {
+	e := r.Effective
+	if r.EffectivePending {
+		return types.ObjectUnknown(effectiveAttrTypes)
+	}
 	if e == nil {
 		return types.ObjectNull(effectiveAttrTypes)
 	}

@@ -16,14 +16,15 @@ import (
 )
 
 type policyModel struct {
-	Preset               types.String  `tfsdk:"preset"`
-	MaxOversubscription  types.Float64 `tfsdk:"max_oversubscription"`
-	TierLimits           types.Map     `tfsdk:"tier_limits"`
-	MinBisectionRatio    types.Float64 `tfsdk:"min_bisection_ratio"`
-	MaxSwitchHops        types.Int64   `tfsdk:"max_switch_hops"`
-	SpineHeadroom        types.Float64 `tfsdk:"spine_headroom"`
-	SpineHeadroomIsError types.Bool    `tfsdk:"spine_headroom_is_error"`
-	MaxAllReduceSeconds  types.Float64 `tfsdk:"max_allreduce_seconds"`
+	Preset                types.String  `tfsdk:"preset"`
+	MaxOversubscription   types.Float64 `tfsdk:"max_oversubscription"`
+	TierLimits            types.Map     `tfsdk:"tier_limits"`
+	MinBisectionRatio     types.Float64 `tfsdk:"min_bisection_ratio"`
+	MinEffectiveBisection types.Float64 `tfsdk:"min_effective_bisection_ratio"`
+	MaxSwitchHops         types.Int64   `tfsdk:"max_switch_hops"`
+	SpineHeadroom         types.Float64 `tfsdk:"spine_headroom"`
+	SpineHeadroomIsError  types.Bool    `tfsdk:"spine_headroom_is_error"`
+	MaxAllReduceSeconds   types.Float64 `tfsdk:"max_allreduce_seconds"`
 }
 
 type workloadModel struct {
@@ -66,6 +67,7 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *cata
 		}
 	}
 	result := analysis.Analyze(g, w)
+	effectiveBisection(g, m.SubnetManager, &result)
 
 	p := policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool()}
 	if !m.Policy.IsNull() && !m.Policy.IsUnknown() {
@@ -74,6 +76,7 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *cata
 		p.Preset = pm.Preset.ValueString()
 		p.MaxOversubscription = floatPtr(pm.MaxOversubscription)
 		p.MinBisectionRatio = floatPtr(pm.MinBisectionRatio)
+		p.MinEffectiveBisectionRatio = floatPtr(pm.MinEffectiveBisection)
 		p.SpineHeadroom = floatPtr(pm.SpineHeadroom)
 		p.SpineHeadroomIsError = pm.SpineHeadroomIsError.ValueBool()
 		p.MaxAllReduceSeconds = floatPtr(pm.MaxAllReduceSeconds)
