@@ -87,8 +87,8 @@ func Up(t testrig.TB, o Options) *Session {
 		s.detail("BMC %s   %-7s %s:%d", n.Name, n.Protocol, n.BMCHost, n.BMCPort)
 	}
 	s.writeWorkDir()
-	s.say("Planning once to learn the declared fabric (the simulator loads it)")
-	s.terraform("plan-initial", 0, "plan", "-out=initial.tfplan")
+	s.say("Planning the declared fabric alone, for the simulator to load it")
+	s.terraform("plan-fabric", 0, "plan", "-target=data.gpucluster_opensm_files.demo", "-out=fabric.tfplan")
 	s.readFacts()
 	c.StartFabric(t, s.facts.topology, smAt)
 	s.detail("ibsim        %s loaded, OpenSM will attach at %q", filepath.Base(c.Sim.NetFile), smAt)
@@ -119,7 +119,7 @@ func (s *Session) writeWorkDir() {
 		passwords[n.Name] = n.Password()
 	}
 	vars := map[string]any{"sim": map[string]any{
-		"ssh_user": c.SM.User, "ssh_private_key_file": c.KeyFile, "known_hosts_file": c.KnownHosts,
+		"ssh_user": c.SM.User, "ssh_private_key_file": c.KeyFile, "known_hosts_file": c.KnownHosts, "simulated_fabric": true,
 		"sm": map[string]any{
 			"host": c.SM.Host, "port": c.SM.Port, "config_dir": c.ConfDir, "log_file": c.LogFile,
 			"control": c.Control, "diag": c.SimRun,
@@ -157,7 +157,7 @@ func (s *Session) writeJSON(name string, v any, mode os.FileMode) {
 func (s *Session) readFacts() {
 	t := s.t
 	t.Helper()
-	out := s.terraform("show-initial", 0, "show", "-json", "initial.tfplan")
+	out := s.terraform("show-fabric", 0, "show", "-json", "fabric.tfplan")
 	var plan struct {
 		PriorState struct {
 			Values struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -47,11 +48,11 @@ func (s *Session) progress(name string, max int) {
 
 func (s *Session) apply() {
 	s.say("terraform apply: BMCs, HCA firmware, OpenSM on the SM host")
-	out, code := s.terraformEnv("apply", s.providerLog("apply"), "apply", "initial.tfplan")
+	out, code := s.terraformEnv("apply", s.providerLog("apply"), "apply", "-auto-approve")
 	if code != 0 {
 		s.t.Fatalf("demo: terraform apply exited %d:\n%s", code, tail(out, 60))
 	}
-	for _, l := range lines(out, 3, "Apply complete!") {
+	for _, l := range lines(out, 3, "Plan:", "Apply complete!") {
 		s.detail("%s", l)
 	}
 	s.progress("apply", 12)
@@ -128,9 +129,9 @@ func (s *Session) planFindsFaults(node testrig.ClusterNode) {
 	}
 	up := s.facts.uplink
 	s.expect(strings.Contains(out, `"partitions.conf"`), "the fabric's digest of partitions.conf drifted")
-	s.expect(strings.Contains(out, `power_state = "off" -> "on"`), "%s's power state is off and will be set on", node.Name)
-	s.expect(strings.Contains(out, "fabric_as_declared") && strings.Contains(out, fmt.Sprintf("%s:%d", up.Device, up.Port)),
-		"the check block reports the unplugged cable at %s:%d", up.Device, up.Port)
+	s.expect(regexp.MustCompile(`power_state\s+= "off" -> "on"`).MatchString(out), "%s's power state is off and will be set on", node.Name)
+	s.expect(strings.Contains(out, "fabric_as_declared") && strings.Contains(out, fmt.Sprintf("missing link: %s[%d]", up.Device, up.Port)),
+		"the check block reports the unplugged cable at %s port %d", up.Device, up.Port)
 }
 
 func (s *Session) repair(node testrig.ClusterNode) {
