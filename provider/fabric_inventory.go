@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -409,8 +410,14 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 			}
 		case kInt:
 			*f.num(t) = tfNumberInt(av)
+			if *f.num(t) == f.unset {
+				r.explicitUnset(at(f), f.name)
+			}
 		case kFloat:
 			*f.flt(t) = tfNumberFloat(av)
+			if *f.flt(t) == 0 {
+				r.explicitUnset(at(f), f.name)
+			}
 		case kBool:
 			_ = av.As(f.bl(t))
 		case kEnd:
@@ -422,6 +429,14 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	*s.ref(t) = fabric.Ref{Key: key}
 	s.fill(t, key)
 	return true
+}
+
+// explicitUnset refuses a value written out that the fabric reads as "unset" (units = 0, rail =
+// -1), where the attribute's rule refuses it: only the decoder can tell it from a null.
+func (r *specReader) explicitUnset(p path.Path, attr string) {
+	if msg := fabric.ExplicitUnset(attr); msg != "" {
+		addRuleError(&r.diags, p, "Fabric: invalid-"+strings.ReplaceAll(attr, "_", "-"), msg)
+	}
 }
 
 func tfNumberInt(v tftypes.Value) int {

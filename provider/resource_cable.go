@@ -106,7 +106,7 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Cable kind: `dac` (passive copper, up to 2-3 m), `acc` (active copper, up to 5 m), " +
 					"`aoc` (active optical, up to 30 m), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
 					"(single-mode fiber, up to 500 m). Unset: the fabric picks the cheapest kind that reaches.",
-				Validators: []validator.String{stringvalidator.OneOf(catalog.CableKinds...)},
+				Validators: []validator.String{cableKindValidator()},
 			},
 			"length_m": schema.Float64Attribute{
 				Optional: true,

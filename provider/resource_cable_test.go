@@ -104,7 +104,7 @@ func TestAccCableInvalid(t *testing.T) {
 		{cable(`{ device = "leaf01:33", port = 33 }`, hca, ""), `Attribute a.device must name a switch ("leaf01") or an HCA ("gpu001/mlx5_0")`},
 		{cable(leaf, `{ device = "gpu001/mlx5_0/1", port = 1 }`, ""), `Attribute b.device must name a switch`},
 		{cable(leaf, hca, `  kind = "copper"`),
-			`Attribute kind value must be one of: ["dac" "acc" "aoc" "fiber-mm" "fiber-sm"], got: "copper"`},
+			`no cable of kind "copper": use one of dac, acc, aoc, fiber-mm, fiber-sm, or leave kind unset to let the planner choose`},
 		{cable(leaf, hca, `  length_m = 0`),
 			`length_m 0 is not a cable length: give the run in metres, at least 0.1 (the shortest DAC is 0.5 m), or leave it unset to have the fabric estimate it from the racks`},
 		{cable(leaf, hca, `  kind = "dac"

@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -46,13 +48,6 @@ type partitionModel struct {
 var partitionMemberAttrTypes = map[string]attr.Type{
 	"hca": types.StringType, "guid": types.StringType, "membership": types.StringType,
 }
-
-var (
-	// partitionRates are the IBTA path-record rates in whole Gb/s, the values OpenSM's `rate=`
-	// flag encodes (enums 3-23 of ib_types.h; 2.5 Gb/s, enum 2, is not a whole number and not a
-	// rate anyone sets on a 400G fabric).
-	partitionRates = []int64{5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600, 800}
-)
 
 func (r *partitionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_partition"
@@ -129,9 +124,9 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"rate": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
-					joinInt64s(partitionRates) + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
+					joinInts(fabric.PartitionRates) + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
 					"OpenSM's enum (`rate=21` for 400).",
-				Validators: []validator.Int64{int64SetValidator{values: partitionRates, unit: "Gb/s"}},
+				Validators: []validator.Int64{rateValidator()},
 			},
 			"sl": schema.Int64Attribute{
 				Optional:            true,
@@ -283,37 +278,10 @@ func (partitionMemberValidator) ValidateObject(_ context.Context, req validator.
 	}
 }
 
-// int64SetValidator accepts one of a fixed set of numbers and lists them all when it rejects one:
-// int64validator.OneOf prints its set with %q, which shows numbers as quoted characters.
-type int64SetValidator struct {
-	values []int64
-	unit   string
-}
-
-func (v int64SetValidator) Description(context.Context) string {
-	return fmt.Sprintf("must be one of %s (%s)", joinInt64s(v.values), v.unit)
-}
-
-func (v int64SetValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v int64SetValidator) ValidateInt64(ctx context.Context, req validator.Int64Request, resp *validator.Int64Response) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	got := req.ConfigValue.ValueInt64()
-	for _, ok := range v.values {
-		if got == ok {
-			return
-		}
-	}
-	resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
-		fmt.Sprintf("%s %s, got: %d", lastPathStep(req.Path), v.Description(ctx), got))
-}
-
-func joinInt64s(vs []int64) string {
+func joinInts(vs []int) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
-		s[i] = strconv.FormatInt(v, 10)
+		s[i] = strconv.Itoa(v)
 	}
 	return strings.Join(s, ", ")
 }

@@ -150,6 +150,14 @@ func portValidator() validator.Int64 {
 	return int64Rule{"Invalid port", "1 or more", func(n int) string { return fabric.CheckPort(n, 0, "") }}
 }
 
+func rateValidator() validator.Int64 {
+	return int64Rule{"Invalid rate", "an InfiniBand path rate in Gb/s", fabric.CheckRate}
+}
+
+func cableKindValidator() validator.String {
+	return stringRule{"Invalid cable kind", "dac, acc, aoc, fiber-mm or fiber-sm", fabric.CheckCableKind}
+}
+
 func powerKWValidator() validator.Float64 {
 	return float64Rule{"Invalid power budget", "0.1-1000 kW", fabric.CheckPowerKW}
 }

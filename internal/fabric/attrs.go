@@ -67,6 +67,9 @@ func (b *builder) attributes() {
 	for i := range s.HCAs {
 		h := &s.HCAs[i]
 		b.rule(MapHCAs, i, "device", CheckName(h.Device))
+		if h.Name != HCAName(h.Node, h.Device) {
+			b.rule(MapHCAs, i, "name", CheckHCAName(h.Name))
+		}
 		if h.Rail != -1 {
 			b.rule(MapHCAs, i, "rail", CheckRail(h.Rail))
 		}
@@ -83,6 +86,9 @@ func (b *builder) attributes() {
 		}
 		if c.LengthM != 0 {
 			b.rule(MapCables, i, "length_m", CheckLengthM(c.LengthM))
+		}
+		if msg := CheckCableKind(c.Kind); c.Kind != "" && msg != "" {
+			b.add(RuleCableKind, Error, b.at(MapCables, i, "kind"), "%s", msg)
 		}
 	}
 	names, pkeys := map[string]string{}, map[uint16]string{}
@@ -104,6 +110,9 @@ func (b *builder) attributes() {
 		}
 		if p.MTU != 0 {
 			b.rule(MapPartitions, i, "mtu", CheckMTU(p.MTU))
+		}
+		if p.RateGbps != 0 {
+			b.rule(MapPartitions, i, "rate", CheckRate(p.RateGbps))
 		}
 		b.rule(MapPartitions, i, "sl", CheckSL(p.SL))
 		for j := range p.Members {

@@ -221,8 +221,10 @@ func (b *builder) cables() {
 		if c.Kind != "" {
 			reach, ok := b.cat.Reach(c.Kind)
 			switch {
+			case !ok && CheckCableKind(c.Kind) != "":
+				// reported by attributes (CheckCableKind)
 			case !ok:
-				b.add(RuleCableKind, Error, b.at("cables", ci, "kind"), "no cable of kind %q in the catalog; valid kinds: %s", c.Kind, strings.Join(catalog.CableKinds, ", "))
+				b.add(RuleCableKind, Error, b.at("cables", ci, "kind"), "the catalog has no cable of kind %q; add one with the provider's catalog_files or use one it has", c.Kind)
 			case link.LengthM > reach:
 				how := "declared"
 				if link.Estimated {
