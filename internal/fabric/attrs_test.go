@@ -57,7 +57,9 @@ func TestBuildAttributeRules(t *testing.T) {
 		}, `partitions["p"].members[0]`, "names no port"},
 		{"mtu", func(s *Spec) { part(s, Partition{Name: "p", PKey: "0x0002", IPoIB: true, MTU: 9000, Members: member}) }, `partitions["p"].mtu`, "use 256, 512, 1024, 2048 or 4096"},
 		{"sl", func(s *Spec) { part(s, Partition{Name: "p", PKey: "0x0002", SL: 16, Members: member}) }, `partitions["p"].sl`, "SL 16 is out of range"},
-		{"rate", func(s *Spec) { part(s, Partition{Name: "p", PKey: "0x0002", IPoIB: true, RateGbps: 401, Members: member}) }, `partitions["p"].rate`, "rate 401 Gb/s is not an InfiniBand path rate"},
+		{"rate", func(s *Spec) {
+			part(s, Partition{Name: "p", PKey: "0x0002", IPoIB: true, RateGbps: 401, Members: member})
+		}, `partitions["p"].rate`, "rate 401 Gb/s is not an InfiniBand path rate"},
 		{"hca name", func(s *Spec) { s.HCAs[0].Name = "gpu001-mlx5_0" }, `hcas["gpu001-mlx5_0"].name`, `"gpu001-mlx5_0" has no '/'`},
 		{"kind", func(s *Spec) { s.Cables[0].Kind = "copper" }, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `no cable of kind "copper": use one of dac, acc`},
 		{"generated", func(s *Spec) { s.Racks[0].Origin = "rack_power_kw"; s.Racks[0].PowerKW = -45 }, `design.rack_power_kw (racks["r01"].power_kw)`, "power_kw -45"},
