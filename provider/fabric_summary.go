@@ -21,11 +21,15 @@ import (
 // have a fixed form that examples/ci/plan-gate.sh reads from `terraform plan -json`:
 //
 //	Devices: +64 node, +512 hca, +16 leaf
-//	Links node-leaf: 512 added, 0 removed, 0 rewired (e.g. added gpu065/mlx5_0:1 - leaf17:1)
-//	Buy: +16 920-9B210-00FN-0M0 NVIDIA Quantum-2 QM9700 ... USD 1,360,000.00
+//	Links node-leaf: 512 added, 0 removed, 0 rewired
+//	  e.g. added gpu064/mlx5_0:1 - leaf17:1
+//	Buy: +16 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00, NVIDIA Quantum-2...
 //	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
 //	Policy: pass | Policy: FAIL, 2 violations (oversubscription, bisection)
+
+// summaryWidth is the width Terraform wraps diagnostic text at without a terminal.
+const summaryWidth = 76
 
 // summaryTitle starts the title of the summary diagnostic; the CI script selects on it.
 const summaryTitle = "Fabric plan summary"
@@ -109,20 +113,20 @@ func formatSummary(create bool, d fabric.Diff, order []bom.Line, total float64, 
 	}
 	for _, t := range d.Links {
 		fmt.Fprintf(&b, "Links %s: %s added, %s removed, %s rewired", t.Tier, count(t.Added), count(t.Removed), count(t.Rewired))
-		var eg []string
-		if len(t.RewiredExamples) > 0 {
-			eg = append(eg, "rewired "+strings.Join(t.RewiredExamples, ", "))
+		var eg []string // one per line, so Terraform does not wrap them
+		for _, e := range t.RewiredExamples {
+			eg = append(eg, "rewired "+e)
 		}
-		if len(t.RemovedExamples) > 0 {
-			eg = append(eg, "removed "+strings.Join(t.RemovedExamples, ", "))
+		for _, e := range t.RemovedExamples {
+			eg = append(eg, "removed "+e)
 		}
 		if len(t.AddedExamples) > 0 && !create {
 			eg = append(eg, "added "+t.AddedExamples[0])
 		}
-		if len(eg) > 0 {
-			b.WriteString(" (e.g. " + strings.Join(eg, "; ") + ")")
-		}
 		b.WriteString("\n")
+		for _, e := range eg {
+			b.WriteString("  e.g. " + e + "\n")
+		}
 	}
 	unpriced := 0
 	for _, l := range order {
@@ -136,7 +140,12 @@ func formatSummary(create bool, d fabric.Diff, order []bom.Line, total float64, 
 		} else {
 			unpriced++
 		}
-		fmt.Fprintf(&b, "%s: %+d %s %s, %s -> %s, %s\n", verb, l.Delta(), l.SKU, shorten(l.Description, 48), count(l.Before), count(l.After), cost)
+		line := fmt.Sprintf("%s: %+d %s (%s -> %s) %s", verb, l.Delta(), l.SKU, count(l.Before), count(l.After), cost)
+		// Terraform wraps diagnostics at 78 columns: the description gets what is left.
+		if room := summaryWidth - len(line) - 2; room >= 12 {
+			line += ", " + shorten(l.Description, room)
+		}
+		b.WriteString(line + "\n")
 	}
 	if len(order) > 0 {
 		fmt.Fprintf(&b, "Order total (priced SKUs): %s", usd(total))
@@ -194,10 +203,12 @@ func plural(n int) string {
 	return "s"
 }
 
+// shorten cuts s to at most n bytes, at a word where it can, marking the cut with "...".
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	n -= 3
 	cut := strings.LastIndex(s[:n], " ")
 	if cut < n/2 {
 		cut = n

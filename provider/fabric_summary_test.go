@@ -114,10 +114,9 @@ func TestFormatSummary(t *testing.T) {
 	got := formatSummary(false, fabric.Compare(g2, g3), lines, total, []string{"cn_guids.conf"}, []string{"warning: spine-headroom: low"})
 	for _, want := range []string{
 		"Devices: +1 node, +8 hca\n",
-		"Links node-leaf: 8 added, 0 removed, 0 rewired (e.g. added gpu003/mlx5_0:1 - leaf01:17)\n",
-		"Links leaf-spine: 8 added, 0 removed, 0 rewired (e.g. added leaf01:49 - spine01:17)\n",
-		"Buy: +1 DGXH-G640F+P2EDI36 ",
-		", 2 -> 3, unpriced\n",
+		"Links node-leaf: 8 added, 0 removed, 0 rewired\n  e.g. added gpu003/mlx5_0:1 - leaf01:17\n",
+		"Links leaf-spine: 8 added, 0 removed, 0 rewired\n  e.g. added leaf01:49 - spine01:17\n",
+		"Buy: +1 DGXH-G640F+P2EDI36 (2 -> 3) unpriced, NVIDIA DGX H100 (8x H100 SXM5)\n",
 		"Order total (priced SKUs): USD 0.00; ",
 		"OpenSM files: cn_guids.conf\n",
 		"Policy: pass, 1 warning",
@@ -126,8 +125,13 @@ func TestFormatSummary(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
-	if n := strings.Count(got, "\n"); n > 12 {
+	if n := strings.Count(got, "\n"); n > 14 {
 		t.Errorf("summary of one added node has %d lines:\n%s", n, got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if len(l) > summaryWidth {
+			t.Errorf("line wider than %d (Terraform wraps it): %q", summaryWidth, l)
+		}
 	}
 	create := formatSummary(true, fabric.Compare(nil, g2), nil, 0, nil, nil)
 	if !strings.HasPrefix(create, "New fabric, totals:\nDevices: +2 node, +16 hca, +1 leaf, +1 spine\n") || strings.Contains(create, "e.g.") {
