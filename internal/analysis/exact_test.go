@@ -87,7 +87,7 @@ func TestRatioRounding(t *testing.T) {
 	for _, c := range []struct{ x, want float64 }{
 		{1.0158730158730158, 1.0159},
 		{2.0000000000000004, 2}, // noise of a division, not a ratio above 2
-		{2.00005, 2.00005}, // 5 decimals: exact
+		{2.00005, 2.00005},      // 5 decimals: exact
 		{2.0000051, 2.0001},
 		{0.96875, 0.96875},
 		{1, 1},

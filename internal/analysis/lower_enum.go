@@ -103,6 +103,16 @@ func enumBound(t *topo) enumResult {
 	// Relaxed: the level groups with the k most deviant members taken out as singletons, k as
 	// large as the budget allows (each refusal costs one pass over the adjacency at most).
 	level := levelGroups(t, Q, inP)
+	cases := 1.0
+	for _, g := range level {
+		cases *= float64(len(g.members) + 1)
+	}
+	if cases*float64(len(t.dev)-len(Q)+1) > 2*enumWorkBudget {
+		// Taking a member out never lowers the cases (k + 2 for a group of k + 1 becomes
+		// 2(k + 1) for k and a singleton), and the symmetry halves them at most: no split fits
+		// the budget when the plain level groups are twice over it.
+		return enumResult{}
+	}
 	order := byDeviation(t, level)
 	for k := min(len(order), 24); k >= 0; k-- {
 		if r := enumerate(t, inP, splitOut(t, level, order[:k]), false); r.ok {
