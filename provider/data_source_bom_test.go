@@ -19,14 +19,14 @@ const bomDS = "data.gpucluster_bom.b"
 func smallBOM(extra string) string {
 	return `
 data "gpucluster_bom" "b" {
-  racks    = [{ name = "r1", row = 1, position = 1, power_kw = 20 }]
-  switches = [{ name = "leaf01", rack = "r1", position_u = 40 }]
-  nodes    = [{ name = "gpu001", rack = "r1", position_u = 2 }]
-  hcas     = [for i in range(8) : { node = "gpu001", device = "mlx5_${i}" }]
-  cables   = [for i in range(8) : {
+  racks    = { r1 = { row = 1, position = 1, power_kw = 20 } }
+  switches = { leaf01 = { rack = "r1", position_u = 40 } }
+  nodes    = { gpu001 = { rack = "r1", position_u = 2 } }
+  hcas     = { for i in range(8) : "gpu001/mlx5_${i}" => { node = "gpu001", device = "mlx5_${i}" } }
+  cables = { for i in range(8) : "gpu001/mlx5_${i}:1" => {
     a = { device = "gpu001/mlx5_${i}", port = 1 }
     b = { device = "leaf01", port = i + 1 }
-  }]
+  } }
   ` + extra + `
 }
 `
@@ -111,23 +111,23 @@ func TestAccBOMStructure(t *testing.T) {
 			{
 				Config: `
 data "gpucluster_bom" "b" {
-  switches = [{ name = "leaf01" }]
-  nodes    = [{ name = "gpu001" }]
-  hcas     = [{ node = "gpu001", device = "mlx5_0" }, { node = "gpu001", device = "mlx5_1" }]
-  cables = [
-    { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
-    { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_1", port = 1 } },
-  ]
+  switches = { leaf01 = {} }
+  nodes    = { gpu001 = {} }
+  hcas     = { for d in ["mlx5_0", "mlx5_1"] : "gpu001/${d}" => { node = "gpu001", device = d } }
+  cables = {
+    first  = { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
+    second = { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_1", port = 1 } },
+  }
 }`,
-				ExpectError: re("leaf01 port 1 is already used by cables[0]"),
+				ExpectError: re(`leaf01 port 1 is already used by cables["first"]`),
 			},
 			{
 				Config: `
 data "gpucluster_bom" "b" {
-  switches = [{ name = "leaf01" }]
-  cables   = [{ a = { device = "leaf01" }, b = { device = "gpu009/mlx5_0", port = 1 } }]
+  switches = { leaf01 = {} }
+  cables   = { c = { a = { device = "leaf01" }, b = { device = "gpu009/mlx5_0", port = 1 } } }
 }`,
-				ExpectError: re("port is required for every element of this list"),
+				ExpectError: re("port is required for every cable end"),
 			},
 		},
 	})

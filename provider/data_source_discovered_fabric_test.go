@@ -12,7 +12,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
-// discoveredConfig is gpucluster_discovered_fabric with the declared lists of the simulated fat
+// discoveredConfig is gpucluster_discovered_fabric with the declared maps of the simulated fat
 // tree; how says where the fabric comes from, hcas may replace local.hcas.
 func discoveredConfig(r *smRig, how, hcas string) string {
 	if hcas == "" {
@@ -47,7 +47,7 @@ func TestAccDiscoveredFabric(t *testing.T) {
   ibnetdiscover_command = "%s ibnetdiscover"`, r.sshd.Port, r.keyFile, r.simrun)
 	const d = "data.gpucluster_discovered_fabric.live"
 	// HCA 63 (gpu008/mlx5_7) declared with another GUID, as after a card swap not yet recorded.
-	swapped := `[for i, h in local.hcas : i == 63 ? merge(h, { port_guid = "0x0002c903001fffff" }) : h]`
+	swapped := `merge(local.hcas, { "gpu008/mlx5_7" = merge(local.hcas["gpu008/mlx5_7"], { port_guid = "0x0002c903001fffff" }) })`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

@@ -41,14 +41,21 @@ locals {
   t = data.gpucluster_topology.pod
 }
 
+# The maps as they are, and the design: the same graph.
 resource "gpucluster_fabric" "f" {
   name     = "pod"
-  racks    = values(local.t.racks)
-  switches = values(local.t.switches)
-  nodes    = values(local.t.nodes)
-  hcas     = values(local.t.hcas)
-  cables   = values(local.t.cables)
+  racks    = local.t.racks
+  switches = local.t.switches
+  nodes    = local.t.nodes
+  hcas     = local.t.hcas
+  cables   = local.t.cables
   policy   = { preset = "training-large", spine_headroom = 0 }
+}
+
+resource "gpucluster_fabric" "d" {
+  name   = "pod"
+  design = local.t.design
+  policy = { preset = "training-large", spine_headroom = 0 }
 }
 
 output "t" {
@@ -128,6 +135,17 @@ func TestAccTopologySuperPOD(t *testing.T) {
 					analysis("bisection_lower_gbps", knownvalue.Float64Exact(49600)),
 					analysis("bisection_upper_gbps", knownvalue.Float64Exact(49600)),
 					analysis("bisection_ratio", knownvalue.Float64Exact(1)),
+					// The normalized design: defaults filled, the planned size resolved.
+					out(at("design").AtMapKey("scalable_units"), i(1)),
+					out(at("design").AtMapKey("planned_scalable_units"), i(1)),
+					out(at("design").AtMapKey("tiers"), i(2)),
+					out(at("design").AtMapKey("switch_model"), str("QM9700")),
+					out(at("design").AtMapKey("node_count"), knownvalue.Null()),
+					// The fabric given the design builds the same graph as from the maps.
+					plancheck.ExpectKnownValue("gpucluster_fabric.d", at("analysis").AtMapKey("endpoints"), i(248)),
+					plancheck.ExpectKnownValue("gpucluster_fabric.d", at("analysis").AtMapKey("links"), i(504)),
+					plancheck.ExpectKnownValue("gpucluster_fabric.d", at("analysis").AtMapKey("bisection_lower_gbps"), knownvalue.Float64Exact(49600)),
+					analysis("links", i(504)),
 				}},
 			},
 			{

@@ -15,21 +15,22 @@ func policyFabric(up int, attrs string) string {
 	return fmt.Sprintf(`
 locals {
   up   = %d
-  hcas = flatten([for n in ["gpu001", "gpu002"] : [for r in range(8) : { node = n, device = "mlx5_${r}" }]])
+  hca_list = flatten([for n in ["gpu001", "gpu002"] : [for r in range(8) : { node = n, device = "mlx5_${r}" }]])
+  hcas     = { for h in local.hca_list : "${h.node}/${h.device}" => h }
 }
 
 resource "gpucluster_fabric" "f" {
   name     = "small"
-  racks    = [{ name = "r1", row = 1, position = 1, power_kw = 25 }]
-  switches = [
-    { name = "leaf01", rack = "r1", position_u = 30 },
-    { name = "leaf02", rack = "r1", position_u = 31 },
-    { name = "spine01", rack = "r1", position_u = 32 },
-  ]
-  nodes  = [{ name = "gpu001", rack = "r1", position_u = 2 }, { name = "gpu002", rack = "r1", position_u = 10 }]
-  hcas   = local.hcas
-  cables = concat(
-    [for i, h in local.hcas : {
+  racks = { r1 = { row = 1, position = 1, power_kw = 25 } }
+  switches = {
+    leaf01  = { rack = "r1", position_u = 30 },
+    leaf02  = { rack = "r1", position_u = 31 },
+    spine01 = { rack = "r1", position_u = 32 },
+  }
+  nodes = { gpu001 = { rack = "r1", position_u = 2 }, gpu002 = { rack = "r1", position_u = 10 } }
+  hcas  = local.hcas
+  cables = { for c in concat(
+    [for i, h in local.hca_list : {
       a = { device = i < 8 ? "leaf01" : "leaf02", port = i %% 8 + 1 }
       b = { device = "${h.node}/${h.device}", port = 1 }
     }],
@@ -37,7 +38,7 @@ resource "gpucluster_fabric" "f" {
       a = { device = i < local.up ? "leaf01" : "leaf02", port = 9 + i %% local.up }
       b = { device = "spine01", port = i + 1 }
     }],
-  )
+  ) : "${c.a.device}:${c.a.port}" => c }
   %s
 }
 `, up, attrs)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,10 +45,10 @@ func simSwitchGUID(name string) string {
 	return fmt.Sprintf("0x%016x", simSwitchGUIDBase+n)
 }
 
-// simFabricSpec is the Go twin of simFabricHCL.
+// simFabricSpec is the Go twin of simFabricHCL, in the order the fabric reads its maps: by key.
 func simFabricSpec() *fabric.Spec {
 	s := &fabric.Spec{}
-	for _, n := range []string{"spine01", "spine02", "leaf01", "leaf02", "leaf03", "leaf04"} {
+	for _, n := range []string{"leaf01", "leaf02", "leaf03", "leaf04", "spine01", "spine02"} {
 		s.Switches = append(s.Switches, fabric.Switch{Name: n, Model: "QM9700", GUID: simSwitchGUID(n)})
 	}
 	for n := 0; n < 8; n++ {
@@ -71,6 +72,7 @@ func simFabricSpec() *fabric.Spec {
 			}
 		}
 	}
+	sort.Slice(s.Cables, func(i, j int) bool { return s.Cables[i].A.String() < s.Cables[j].A.String() })
 	return s
 }
 
@@ -81,19 +83,21 @@ func simFabricHCL() string {
 locals {
   spines = ["spine01", "spine02"]
   leaves = ["leaf01", "leaf02", "leaf03", "leaf04"]
-  switches = concat(
-    [for i, s in local.spines : { name = s, guid = format("0x%%016x", %d + i + 1) }],
-    [for i, s in local.leaves : { name = s, guid = format("0x%%016x", %d + i + 3) }],
+  switches = merge(
+    { for i, s in local.spines : s => { guid = format("0x%%016x", %d + i + 1) } },
+    { for i, s in local.leaves : s => { guid = format("0x%%016x", %d + i + 3) } },
   )
-  nodes = [for n in range(8) : { name = format("gpu%%03d", n + 1) }]
-  hcas = [for h in range(64) : {
+  nodes = { for n in range(8) : format("gpu%%03d", n + 1) => {} }
+  hca_list = [for h in range(64) : {
     node      = format("gpu%%03d", floor(h / 8) + 1)
     device    = "mlx5_${h %% 8}"
     rail      = h %% 8
     port_guid = format("0x%%016x", %d + 16 * h)
   }]
-  hca_names = [for h in local.hcas : "${h.node}/${h.device}"]
-  cables = concat(
+  hca_names = [for h in local.hca_list : "${h.node}/${h.device}"]
+  hcas      = { for h in local.hca_list : "${h.node}/${h.device}" => h }
+  cables = { for c in local.cable_list : "${c.a.device}:${c.a.port}" => c }
+  cable_list = concat(
     [for h in range(64) : {
       a = { device = local.hca_names[h], port = 1 }
       b = { device = local.leaves[floor(h / 16)], port = h %% 16 + 1 }
@@ -248,16 +252,16 @@ func (r *smRig) fabricSMConfig(extra string, moreCompute ...int) string {
 	}
 	return r.providerHCL() + simFabricHCL() + fmt.Sprintf(`
 locals {
-  partitions = [
-    {
-      name = "compute", pkey = "0x0001", ipoib = true, mtu = 4096, rate = 400
+  partitions = {
+    compute = {
+      pkey = "0x0001", ipoib = true, mtu = 4096, rate = 400
       members = [for n in concat(slice(local.hca_names, 0, 32), [%s]) : { hca = n, membership = "full" }]
     },
-    {
-      name = "storage", pkey = "0x0002"
+    storage = {
+      pkey    = "0x0002"
       members = [{ hca = "gpu006/mlx5_0", membership = "limited" }, { guid = "SELF", membership = "full" }]
     },
-  ]
+  }
   sm = {
     hosts           = ["127.0.0.1"]
     port            = %d

@@ -34,10 +34,10 @@ locals {
 
 resource "gpucluster_fabric" "f" {
   name     = "compute"
-  switches = concat([for s in local.leaves : { name = s }], [for s in local.spines : { name = s }])
-  nodes    = [for n in local.nodes : { name = n }]
-  hcas     = local.hcas
-  cables   = concat(local.node_cables, local.spine_cables)
+  switches = { for s in concat(local.leaves, local.spines) : s => {} } # named by their keys
+  nodes    = { for n in local.nodes : n => {} }
+  hcas     = { for h in local.hcas : h.name => h }
+  cables   = { for c in concat(local.node_cables, local.spine_cables) : "${c.a.device}:${c.a.port}" => c }
   policy   = { preset = %q }
   %s
 }
@@ -114,11 +114,11 @@ func TestAccFabricStructure(t *testing.T) {
 		return `
 resource "gpucluster_fabric" "f" {
   name     = "tiny"
-  racks    = [{ name = "r1", row = 1, position = 1, power_kw = 12 }]
-  switches = [{ name = "leaf01", rack = "r1", position_u = 40 }]
-  nodes    = [{ name = "gpu001", rack = "r1", position_u = 2 }]
-  hcas     = [{ node = "gpu001", device = "mlx5_0" }, { node = "gpu001", device = "mlx5_1" }]
-  cables   = ` + cables + `
+  racks    = { r1 = { row = 1, position = 1, power_kw = 12 } }
+  switches = { leaf01 = { rack = "r1", position_u = 40 } }
+  nodes    = { gpu001 = { rack = "r1", position_u = 2 } }
+  hcas     = { for d in ["mlx5_0", "mlx5_1"] : "gpu001/${d}" => { node = "gpu001", device = d } }
+  cables   = { for i, c in ` + cables + ` : "c${i}" => c }
 }`
 	}
 	ok := `[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
@@ -130,7 +130,7 @@ resource "gpucluster_fabric" "f" {
 				Config: base(`[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
               { a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_1", port = 1 } }]`),
 				PlanOnly:    true,
-				ExpectError: re("leaf01 port 1 is already used by cables[0]"),
+				ExpectError: re(`leaf01 port 1 is already used by cables["c0"]`),
 			},
 			{
 				Config:      base(`[{ a = { device = "leaf01", port = 65 }, b = { device = "gpu001/mlx5_0", port = 1 } }]`),
@@ -151,7 +151,7 @@ resource "gpucluster_fabric" "f" {
 			{
 				Config:      base(`[{ a = { device = "leaf01" }, b = { device = "gpu001/mlx5_0", port = 1 } }]`),
 				PlanOnly:    true,
-				ExpectError: re("port is required for every element of this list"),
+				ExpectError: re("port is required for every cable end"),
 			},
 			{
 				Config: base(ok),
