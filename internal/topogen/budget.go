@@ -112,10 +112,9 @@ func (g *gen) checkArgs() *Error {
 func (g *gen) largest() string {
 	switch g.p.Kind {
 	case KindFatTree:
-		// Three tiers hold r*(r/2) leaves (planTree).
-		return fmt.Sprintf("node_count = %d", min(sat(g.r, g.r/2, max(g.d, 1))/g.h, MaxObjects/(2*g.h+1)))
+		return fmt.Sprintf("node_count = %d", g.largestTree(false))
 	case KindRailOptimized:
-		return fmt.Sprintf("scalable_units = %d", sat(g.r, g.r/2)/g.h)
+		return fmt.Sprintf("scalable_units = %d", g.largestTree(true))
 	case KindDragonflyPlus:
 		return fmt.Sprintf("group_count = %d", g.largestGroups())
 	case KindTorus3D:
@@ -182,4 +181,57 @@ func (b *builder) reserve(switches, nodes, hcas, cables int) {
 	d.CableList = make([]fabric.Cable, 0, cables)
 	d.CableKeys = make([]string, 0, cables)
 	d.CableTiers = make(map[string]string, cables)
+}
+
+// largestTree is the largest node count (fat-tree) or scalable-unit count (rail-optimized) that
+// the tiers asked for (0: any) hold within the budget, found by bisection over the sizes, since
+// both the capacity (planTree) and the object count grow with the size.
+func (g *gen) largestTree(rail bool) int {
+	if g.d < 1 || g.u < 1 {
+		return 1
+	}
+	unit := treeUnit{perLeaf: func(int, int) int { return 0 }}
+	fits := func(n int) bool {
+		nodes, leaves, eps := n, ceilDiv(n*g.h, g.d), n*g.h
+		if rail {
+			nodes, leaves, eps = n*g.d, n*g.h, n*g.h*g.d
+		}
+		t, err := planTree(g.r, g.d, g.u, leaves, eps, g.p.Tiers, 0, !rail, unit, g.sw.Name, g.ratio())
+		if err != nil {
+			return false
+		}
+		if t.tiers == 1 {
+			leaves = 1
+		}
+		return t.objects(nodes, g.h, leaves) <= MaxObjects
+	}
+	lo, hi := 1, MaxObjects // fits(lo) or nothing does; !fits(hi)
+	if !fits(lo) {
+		return 1
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// withinBudget lowers the size a tree's capacity refusal suggests ("at most N ...") to what
+// the budget builds, when the budget binds first (nodes of few HCAs on a large tree).
+func (g *gen) withinBudget(err *Error, unit treeUnit, rail bool) *Error {
+	var n int
+	if err.Attribute != unit.attr && err.Attribute != unit.planAttr {
+		return err
+	}
+	if _, scan := fmt.Sscanf(err.Nearest, "at most %d", &n); scan != nil {
+		return err
+	}
+	if b := g.largestTree(rail); b < n {
+		err.Nearest = fmt.Sprintf("at most %d %s (the generator builds at most %d objects)", b, unit.name, MaxObjects)
+	}
+	return err
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 )
 
 // budgetBytes is the memory a single Generate may use, accepted or refused (issue 13: "every
@@ -134,4 +136,45 @@ func withNearest(p Params, nearest string) (Params, bool) {
 		}
 	}
 	return q, true
+}
+
+// With one HCA a node the tree's capacity (16,128 x 8 endpoints at 63:1) exceeds the object
+// budget, so the budget, not the tiers, sets the largest size; the size it names builds.
+func TestGeneratorBudgetOneHCANodes(t *testing.T) {
+	c := *cat
+	c.Nodes = map[string]catalog.NodeModel{}
+	for k, v := range cat.Nodes {
+		c.Nodes[k] = v
+	}
+	one := c.Nodes[DefaultNodeModel]
+	one.Name, one.ComputeHCAs, one.GPUs = "one-hca", 1, 1
+	c.Nodes["one-hca"] = one
+	for _, over := range []float64{1, 63} {
+		_, err := Generate(Params{Kind: KindFatTree, Nodes: 200_000, NodeModel: "one-hca", Oversubscription: over}, &c)
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Reason, "objects") && !strings.Contains(e.Reason, "hold") {
+			t.Fatalf("%g:1: %v", over, err)
+		}
+		q, ok := withNearest(Params{Kind: KindFatTree, Oversubscription: over}, strings.TrimPrefix(e.Nearest, "at most "))
+		if !ok {
+			var n int
+			if _, err := fmt.Sscanf(e.Nearest, "at most %d", &n); err != nil {
+				t.Fatalf("%g:1: nearest %q names no size", over, e.Nearest)
+			}
+			q = Params{Kind: KindFatTree, Nodes: n, Oversubscription: over}
+		}
+		q.NodeModel = "one-hca"
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d, err := Generate(q, &c)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%g:1: refused %q, and the size it names is refused too: %v", over, e.Error(), err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > budgetBytes {
+			t.Errorf("%g:1: %d nodes allocated %d MB", over, q.Nodes, alloc>>20)
+		}
+		t.Logf("%g:1: largest %d one-HCA nodes, %d switches", over, d.Summary.Nodes, d.Summary.Switches)
+	}
 }

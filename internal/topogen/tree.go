@@ -266,7 +266,7 @@ func (g *gen) fatTree() *Error {
 	plannedEP := planned * h
 	t, err := planTree(g.r, g.d, g.u, ceilDiv(plannedEP, g.d), plannedEP, p.Tiers, p.Spines, true, unit, g.sw.Name, g.ratio())
 	if err != nil {
-		return err
+		return g.withinBudget(err, unit, false)
 	}
 	if t.tiers == 1 {
 		t.leaves = 1
@@ -467,7 +467,7 @@ func (g *gen) railOptimized() *Error {
 	}
 	t, err := planTree(g.r, d, g.u, planned*h, planned*h*d, p.Tiers, p.Spines, false, unit, g.sw.Name, g.ratio())
 	if err != nil {
-		return err
+		return g.withinBudget(err, unit, true)
 	}
 	b.des.Tiers = t.tiers
 	leavesNow := sus * h
