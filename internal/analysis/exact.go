@@ -185,16 +185,21 @@ func present(t *topo, r *Result, g float64) {
 	case r.FullBisectionGbps > 0:
 		r.BisectionRatio = ratioDown(r.BisectionLowerGbps, r.FullBisectionGbps)
 	}
-	for i := range r.PerSwitch {
-		s := &r.PerSwitch[i]
-		if s.UpGbps > 0 && s.Oversubscription > 0 {
+	// A switch's ratio is down / up (oversub.go); taken from the exact capacities when it is that,
+	// from the float otherwise.
+	load := func(s *SwitchLoad) {
+		switch {
+		case s.UpGbps > 0 && s.Oversubscription == s.DownGbps/s.UpGbps:
 			s.Oversubscription = ratioUp(s.DownGbps, s.UpGbps)
+		default:
+			s.Oversubscription = roundUpPlaces(s.Oversubscription)
 		}
 	}
+	for i := range r.PerSwitch {
+		load(&r.PerSwitch[i])
+	}
 	for k, s := range r.Worst {
-		if s.UpGbps > 0 && s.Oversubscription > 0 {
-			s.Oversubscription = ratioUp(s.DownGbps, s.UpGbps)
-		}
+		load(&s)
 		r.Worst[k] = s
 	}
 	for k, v := range r.Oversubscription {
