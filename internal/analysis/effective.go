@@ -301,7 +301,25 @@ func (rt *Routes) sample(samples int, seed uint64) []float64 {
 			}
 			begin := len(chans)
 			chans = append(chans, int32(injBase)+src)
-			ok := rt.walk(src, dst, func(s int32, p uint8) { chans = append(chans, n.base[s]+int32(p)) })
+			// rt.walk, inlined over the flat channel arrays: this loop is most of the time.
+			ok := false
+			row := rt.lft.a[int(dst)*rt.lft.nsw:]
+			s := n.eps[src].sw
+			for h := 0; h < maxPathHops; h++ {
+				p := row[s]
+				if p == noPort || int(p) > n.nports[s] {
+					break
+				}
+				c := n.base[s] + int32(p)
+				chans = append(chans, c)
+				if n.chanEp[c] == dst {
+					ok = true
+					break
+				}
+				if s = n.chanSw[c]; s < 0 {
+					break
+				}
+			}
 			broken[f] = !ok
 			if !ok {
 				chans = chans[:begin]

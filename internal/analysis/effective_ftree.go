@@ -461,11 +461,11 @@ func (f *ftree) upByDown(s, prev int32, hops uint8) bool {
 		if prev >= 0 && g.remoteSw == prev {
 			continue
 		}
-		p := minUpPort(g)
 		r := g.remoteSw
 		if least := f.hop[r]; least != noPort && hops+1 >= least {
-			continue
+			continue // (OpenSM picks the port first; the choice has no side effect)
 		}
+		p := minUpPort(g)
 		f.set(r, p.remote, hops+1)
 		routed := f.upByDown(r, -1, hops+1)
 		created = created || routed

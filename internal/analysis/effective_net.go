@@ -51,6 +51,9 @@ type rnet struct {
 	epOf map[int64]int32
 
 	channels int // switch out-ports plus one injection channel per endpoint
+	// Per channel base[s]+p: the switch and the endpoint behind it (-1 when none), flat for the
+	// pattern walks.
+	chanSw, chanEp []int32
 }
 
 // rpeer is what a switch port is cabled to. sw >= 0: another switch (port rport); ep >= 0: an
@@ -169,6 +172,18 @@ func newRnet(g *fabric.Graph, guids []uint64) (*rnet, error) {
 		c += n.nports[s] + 1
 	}
 	n.channels = c + len(n.eps)
+	n.chanSw = make([]int32, c)
+	n.chanEp = make([]int32, c)
+	for s := range n.dev {
+		for p := 0; p <= n.nports[s]; p++ {
+			pr := n.peer[s][p]
+			sw := pr.sw
+			if sw == int32(s) || p == 0 {
+				sw = -1
+			}
+			n.chanSw[int(n.base[s])+p], n.chanEp[int(n.base[s])+p] = sw, pr.ep
+		}
+	}
 	return n, nil
 }
 
