@@ -69,7 +69,10 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *cata
 	result := analysis.Analyze(g, w)
 	effectiveBisection(g, m.SubnetManager, &result)
 
-	p := policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool()}
+	// GPUs from the node models, not one per endpoint: nodes that share an HCA between GPUs
+	// would otherwise pass RoCEv2's GPU limit with twice the GPUs.
+	p := policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool(),
+		GPUs: analysis.FabricGPUs(g, analysis.NodeGPUs(g.Spec, cat))}
 	if !m.Policy.IsNull() && !m.Policy.IsUnknown() {
 		var pm policyModel
 		diags.Append(m.Policy.As(ctx, &pm, objectAsOptions)...)

@@ -140,6 +140,17 @@ func gpusOf(t *topo, w *Workload) fabricGPUs {
 	return f
 }
 
+// FabricGPUs is the number of GPUs on the nodes whose HCAs are cabled to the fabric, by
+// nodeGPUs (NodeGPUs) and DefaultGPUsPerNode for nodes it does not name; an HCA without a node
+// counts as one GPU. It is what "GPUs on the fabric" means to the policy (RoCEv2's limit) where
+// nodes share HCAs between GPUs, so endpoints undercount them.
+func FabricGPUs(g *fabric.Graph, nodeGPUs map[string]int) int {
+	if g == nil {
+		return 0
+	}
+	return gpusOf(newTopo(g), &Workload{NodeGPUs: nodeGPUs}).gpus
+}
+
 // NodeGPUs returns the GPUs of each node of the spec by name, from its catalog model; nodes
 // whose model has no GPU count (or is unknown) are left out, so the default applies to them.
 func NodeGPUs(spec *fabric.Spec, cat *catalog.Catalog) map[string]int {

@@ -106,6 +106,9 @@ func TestAllReduceSharedHCAs(t *testing.T) {
 	}
 	g := mustBuild(t, spec)
 	w := &Workload{Parameters: 70e9, NodeGPUs: NodeGPUs(spec, catalog.Default())}
+	if n := FabricGPUs(g, w.NodeGPUs); n != 512 {
+		t.Errorf("FabricGPUs = %d on 256 endpoints of 4-HCA HGX nodes, want 512", n)
+	}
 	r := Analyze(g, w)
 	a := r.AllReduce
 	if r.BisectionRatio != 1 || a.BottleneckGbps != 200 || !near(a.RingSeconds, 11.178125) || !near(a.HierarchicalSeconds, 0.7*7/9+1.378125) {
