@@ -47,8 +47,8 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"damaged or half cabled, and the bisection of a completed tree less what is missing); `bisection_upper_gbps` " +
 			"is the capacity of a balanced cut that exists. On standard fat trees, damaged two-tier fabrics and even-sided " +
 			"tori the two meet; a gap means the truth lies between. Bandwidths are whole multiples of the links' common " +
-			"rate; ratios have 4 decimals, rounded down where they are proved minimums (`bisection_ratio`) and up where " +
-			"they must not be understated (`oversubscription`).",
+			"rate; a ratio is exact when it ends within 6 decimals (31:32 is 0.96875) and otherwise has 4, rounded down where " +
+			"it is a proved minimum (`bisection_ratio`) and up where it must not be understated (`oversubscription`).",
 		Attributes: map[string]schema.Attribute{
 			"endpoints":            count("HCA ports attached to the fabric."),
 			"switches":             count("Switches with at least one link."),
@@ -58,10 +58,10 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"full_bisection_gbps":  num("Endpoints / 2 x port rate."),
 			"bisection_lower_gbps": num("Proved lower bound on the bisection bandwidth."),
 			"bisection_upper_gbps": num("Capacity of a balanced cut that exists (the witness)."),
-			"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps`, rounded down to 4 decimals."),
+			"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps`: exact within 6 decimals, else rounded down to 4."),
 			"oversubscription": schema.MapAttribute{
 				Computed: true, ElementType: types.Float64Type,
-				MarkdownDescription: "Worst down:up capacity ratio per tier, rounded up to 4 decimals (64:63 is 1.0159), e.g. `{ leaf = 1.0, spine = 1.0 }`.",
+				MarkdownDescription: "Worst down:up capacity ratio per tier: exact within 6 decimals, else rounded up to 4 (64:63 is 1.0159), e.g. `{ leaf = 1.0, spine = 1.0 }`.",
 			},
 			"max_oversubscription": num("Worst ratio over all tiers."),
 			"max_switch_hops":      count("Switch-to-switch links on the worst shortest endpoint path (2-tier fat tree: 2)."),
