@@ -23,7 +23,7 @@ import (
 //	Devices: +64 node, +512 hca, +16 leaf
 //	Links node-leaf: 512 added, 0 removed, 0 rewired
 //	  e.g. added gpu064/mlx5_0:1 - leaf17:1
-//	Buy: +16 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00, NVIDIA Quantum-2...
+//	Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00
 //	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
 //	Policy: pass | Policy: FAIL, 2 violations (oversubscription, bisection)
@@ -140,12 +140,9 @@ func formatSummary(create bool, d fabric.Diff, order []bom.Line, total float64, 
 		} else {
 			unpriced++
 		}
-		line := fmt.Sprintf("%s: %+d %s (%s -> %s) %s", verb, l.Delta(), l.SKU, count(l.Before), count(l.After), cost)
-		// Terraform wraps diagnostics at 78 columns: the description gets what is left.
-		if room := summaryWidth - len(line) - 2; room >= 12 {
-			line += ", " + shorten(l.Description, room)
-		}
-		b.WriteString(line + "\n")
+		// The category, not the description: Terraform wraps diagnostics at 78 columns, and the
+		// descriptions of one product line differ only at their end (the length of a fiber).
+		fmt.Fprintf(&b, "%s: %+d %s %s (%s -> %s) %s\n", verb, l.Delta(), l.Category, l.SKU, count(l.Before), count(l.After), cost)
 	}
 	if len(order) > 0 {
 		fmt.Fprintf(&b, "Order total (priced SKUs): %s", usd(total))
@@ -201,19 +198,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// shorten cuts s to at most n bytes, at a word where it can, marking the cut with "...".
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	n -= 3
-	cut := strings.LastIndex(s[:n], " ")
-	if cut < n/2 {
-		cut = n
-	}
-	return strings.TrimRight(s[:cut], " ,(") + "..."
 }
 
 // count writes n with thousands separators.
