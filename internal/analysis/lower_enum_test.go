@@ -277,7 +277,7 @@ func irregular(rng *rand.Rand) *fabric.Spec {
 }
 
 // damagedThreeTier is a small three-tier tree (2 pods, Al-Fares wiring) with up to a tenth of
-// its switch links gone.
+// its switch links gone, and now and then a failed spine or core.
 func damagedThreeTier(rng *rand.Rand) *fabric.Spec {
 	s2, cg := 2+rng.IntN(2), 1+rng.IntN(2)
 	spec := fatTree(treeParams{pods: 2, podLeaves: 2 + rng.IntN(2), podSpines: s2, hostsPerLeaf: 1 + rng.IntN(4),
@@ -293,7 +293,14 @@ func damagedThreeTier(rng *rand.Rand) *fabric.Spec {
 		gone[inner[rng.IntN(len(inner))]] = true
 	}
 	i := -1
-	return dropCables(spec, func(fabric.Cable) bool { i++; return gone[i] })
+	spec = dropCables(spec, func(fabric.Cable) bool { i++; return gone[i] })
+	switch rng.IntN(4) { // sometimes a failed switch too
+	case 0:
+		spec = without(spec, fmt.Sprintf("spine%04d", 1+rng.IntN(2*s2)))
+	case 1:
+		spec = without(spec, fmt.Sprintf("core%04d", 1+rng.IntN(s2*cg)))
+	}
+	return spec
 }
 
 // Soundness by brute force on 1,200 random small fabrics, a quarter each damaged two-tier trees,
