@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +243,62 @@ func TestPatternArithmetic(t *testing.T) {
 	// A uniformly random matching is intra-leaf with probability 1/3.
 	if f := float64(seen[1]) / 300; f < 0.25 || f > 0.42 {
 		t.Errorf("intra-leaf patterns %.2f of 300, want about 1/3", f)
+	}
+}
+
+// TestEffectiveDependsOnCabling: minhop balances each switch on its own, so which leaf port
+// goes to which spine matters. With each leaf's four links to a spine on consecutive ports it
+// gets what ftree gets on the 512-GPU tree; dealt round-robin (as the generator cables) the
+// destinations that share an uplink index collide on one spine down-link and it loses more than
+// half. ftree sorts its port groups by switch and is indifferent.
+func TestEffectiveDependsOnCabling(t *testing.T) {
+	mean := map[string]float64{}
+	for _, blocked := range []bool{false, true} {
+		b := newSpecBuilder()
+		var spines []string
+		for j := 0; j < 8; j++ {
+			spines = append(spines, b.sw(fmt.Sprintf("spine%02d", j+1), fabric.RoleSpine, ""))
+		}
+		for i := 0; i < 16; i++ {
+			leaf := b.sw(fmt.Sprintf("leaf%02d", i+1), fabric.RoleLeaf, "")
+			for h := 0; h < 32; h++ {
+				b.cable(b.hca(), leaf)
+			}
+			for u := 0; u < 32; u++ {
+				s := spines[u%8]
+				if blocked {
+					s = spines[u/4]
+				}
+				b.cable(leaf, s)
+			}
+		}
+		g, problems := fabric.Build(&b.spec, catalog.Default())
+		if fabric.HasErrors(problems) {
+			t.Fatal(problems)
+		}
+		for _, engine := range []string{"ftree", "minhop"} {
+			r := Routing{Engine: engine, GUIDs: make([]uint64, len(g.Devices))}
+			for i := range g.Devices {
+				r.GUIDs[i] = uint64(0x1000 + i)
+				if g.Devices[i].Kind == fabric.KindSwitch && g.Devices[i].Level == 2 {
+					r.Roots = append(r.Roots, int32(i))
+				}
+			}
+			e, err := EffectiveBisection(g, r)
+			if err != nil || e == nil {
+				t.Fatalf("%s: %v", engine, err)
+			}
+			mean[fmt.Sprint(engine, blocked)] = e.RatioMean
+		}
+	}
+	t.Logf("means: %v", mean)
+	if mean["ftreefalse"] != mean["ftreetrue"] {
+		t.Errorf("ftree depends on the cabling: %v", mean)
+	}
+	if mean["minhoptrue"] != mean["ftreetrue"] {
+		t.Errorf("minhop on blocked cabling %v, ftree %v: expected equal", mean["minhoptrue"], mean["ftreetrue"])
+	}
+	if mean["minhopfalse"] > mean["minhoptrue"]/2 {
+		t.Errorf("minhop on round-robin cabling %v, not below half of blocked %v", mean["minhopfalse"], mean["minhoptrue"])
 	}
 }

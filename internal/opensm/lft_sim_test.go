@@ -26,28 +26,35 @@ func TestModelRoutesMatchOpenSM(t *testing.T) {
 		p       topogen.Params
 		engines []string
 		damage  func(*fabric.Spec) // applied to the design before the graph is built
+		spec    *fabric.Spec       // used instead of the design when set
 	}{
-		{"fat-tree 2-tier 8 leaves, the last half full", topogen.Params{Kind: "fat-tree", Nodes: 30, PlannedNodes: 32, Tiers: 2}, trees, nil},
+		{"fat-tree 2-tier 8 leaves, the last half full", topogen.Params{Kind: "fat-tree", Nodes: 30, PlannedNodes: 32, Tiers: 2}, trees, nil, nil},
 		// leaf01 loses 12 of its 32 HCA cables: the leaves that carry fewer end ports now
 		// come first in GUID order, which minhop's sort by end ports reorders and ftree pads
 		// with dummy targets.
-		{"fat-tree 2-tier 8 leaves, leaf01 with 20 HCAs", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, uncableHCAs(12)},
-		{"fat-tree 2-tier 16 leaves x 8 spines (512 GPUs)", topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8}, trees, nil},
+		{"fat-tree 2-tier 8 leaves, leaf01 with 20 HCAs", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, uncableHCAs(12), nil},
+		{"fat-tree 2-tier 16 leaves x 8 spines (512 GPUs)", topogen.Params{Kind: "fat-tree", Nodes: 64, Tiers: 2, Spines: 8}, trees, nil, nil},
 		// Damage as users plan it: three leaf-spine cables missing on different leaves, and
 		// spine02 gone (its cables unplugged), so port groups differ in size and some leaves
 		// reach a spine by fewer links.
-		{"fat-tree 2-tier 8 leaves, 3 uplinks missing, spine02 gone", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, damageUplinks},
-		{"fat-tree 3-tier 2 pods", topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}, trees, nil},
-		{"rail-optimized 1 SU", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1}, trees, nil},
-		{"rail-optimized 1 SU, one node slot for UFM (RA-11333-001)", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1, ReservedNodeSlots: 1}, trees, nil},
-		{"dragonfly+ 3 groups", topogen.Params{Kind: "dragonfly-plus", Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4, Nodes: 12}, []string{"updn", "minhop", "ftree"}, nil},
+		{"fat-tree 2-tier 8 leaves, 3 uplinks missing, spine02 gone", topogen.Params{Kind: "fat-tree", Nodes: 32, Tiers: 2}, trees, damageUplinks, nil},
+		// The same tree cabled the other way: each leaf's uplinks to one spine on consecutive
+		// ports (topogen deals them round-robin), under which minhop matches ftree's numbers.
+		{"fat-tree 2-tier 16 leaves x 8 spines, uplinks blocked by spine", topogen.Params{}, trees, nil, fatTreeSpec(16, 8, 32)},
+		{"fat-tree 3-tier 2 pods", topogen.Params{Kind: "fat-tree", Nodes: 132, Tiers: 3}, trees, nil, nil},
+		{"rail-optimized 1 SU", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1}, trees, nil, nil},
+		{"rail-optimized 1 SU, one node slot for UFM (RA-11333-001)", topogen.Params{Kind: "rail-optimized", ScalableUnits: 1, ReservedNodeSlots: 1}, trees, nil, nil},
+		{"dragonfly+ 3 groups", topogen.Params{Kind: "dragonfly-plus", Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4, Nodes: 12}, []string{"updn", "minhop", "ftree"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := topogen.Generate(tc.p, catalog.Default())
-			if err != nil {
-				t.Fatalf("topogen: %v", err)
+			spec := tc.spec
+			if spec == nil {
+				d, err := topogen.Generate(tc.p, catalog.Default())
+				if err != nil {
+					t.Fatalf("topogen: %v", err)
+				}
+				spec = d.Spec()
 			}
-			spec := d.Spec()
 			if tc.damage != nil {
 				tc.damage(spec)
 			}

@@ -50,7 +50,7 @@ func advice(engine string) string {
 	case "ftree":
 		return "ftree already spreads each leaf's destinations over its uplinks; what remains is contention on the way up, which only adaptive routing or more uplinks remove"
 	case "minhop", "updn":
-		return fmt.Sprintf("%s balances each switch on its own; on a fat tree, ftree spreads the destinations of every leaf over distinct uplinks and usually does much better", engine)
+		return fmt.Sprintf("%s balances each switch on its own, so it depends on the cabling (a leaf's links to one spine on consecutive ports suit it, uplinks dealt round-robin over the spines do not); ftree spreads the destinations of every leaf over distinct uplinks whatever the cabling", engine)
 	}
 	return "try another routing engine"
 }

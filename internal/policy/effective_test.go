@@ -19,8 +19,9 @@ func TestEffectiveBisectionRule(t *testing.T) {
 		v := only(t, Evaluate(nil, r, p, nil), "effective-bisection/error")[0]
 		want := "effective-bisection: under minhop routing, random bisection patterns get 0.3071 of full bisection on average " +
 			"(5th percentile 0.2811, 100 patterns), below the 0.5 that policy.min_effective_bisection_ratio requires; the capacity ratio is 1. " +
-			"Static routing loses bandwidth to flows that share a link: minhop balances each switch on its own; on a fat tree, " +
-			"ftree spreads the destinations of every leaf over distinct uplinks and usually does much better"
+			"Static routing loses bandwidth to flows that share a link: minhop balances each switch on its own, so it depends on the cabling " +
+			"(a leaf's links to one spine on consecutive ports suit it, uplinks dealt round-robin over the spines do not); " +
+			"ftree spreads the destinations of every leaf over distinct uplinks whatever the cabling"
 		if v.Message != want {
 			t.Errorf("message\n got %s\nwant %s", v.Message, want)
 		}
