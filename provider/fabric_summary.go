@@ -142,7 +142,15 @@ func formatSummary(create bool, d fabric.Diff, order []bom.Line, total float64, 
 		}
 		// The category, not the description: Terraform wraps diagnostics at 78 columns, and the
 		// descriptions of one product line differ only at their end (the length of a fiber).
-		fmt.Fprintf(&b, "%s: %+d %s %s (%s -> %s) %s\n", verb, l.Delta(), l.Category, l.SKU, count(l.Before), count(l.After), cost)
+		if create {
+			fmt.Fprintf(&b, "%s: %s %s %s %s\n", verb, count(l.After), l.Category, l.SKU, cost)
+			continue
+		}
+		delta := "+" + count(l.Delta())
+		if l.Delta() < 0 {
+			delta = count(l.Delta())
+		}
+		fmt.Fprintf(&b, "%s: %s %s %s (%s -> %s) %s\n", verb, delta, l.Category, l.SKU, count(l.Before), count(l.After), cost)
 	}
 	if len(order) > 0 {
 		fmt.Fprintf(&b, "Order total (priced SKUs): %s", usd(total))

@@ -134,9 +134,16 @@ func TestFormatSummary(t *testing.T) {
 			t.Errorf("line wider than %d (Terraform wraps it): %q", summaryWidth, l)
 		}
 	}
-	create := formatSummary(true, fabric.Compare(nil, g2), nil, 0, nil, nil)
-	if !strings.HasPrefix(create, "New fabric, totals:\nDevices: +2 node, +16 hca, +1 leaf, +1 spine\n") || strings.Contains(create, "e.g.") {
+	lines, total = bom.Order(bom.BOM{}, b2)
+	create := formatSummary(true, fabric.Compare(nil, g2), lines, total, nil, nil)
+	if !strings.HasPrefix(create, "New fabric, totals:\nDevices: +2 node, +16 hca, +1 leaf, +1 spine\n") || strings.Contains(create, "e.g.") ||
+		!strings.Contains(create, "Buy: 2 switch 920-9B210-00FN-0M0 USD 170,000.00\n") {
 		t.Errorf("create summary:\n%s", create)
+	}
+	back, backTotal := bom.Order(b3, b2)
+	if shrink := formatSummary(false, fabric.Compare(g3, g2), back, backTotal, nil, nil); !strings.Contains(shrink, "Free: -16 cable MFP7E10-N (48 -> 32) unpriced\n") ||
+		!strings.Contains(shrink, "Devices: -1 node, -8 hca\n") || !strings.Contains(shrink, "  e.g. removed gpu003/mlx5_0:1 - leaf01:17\n") {
+		t.Errorf("shrink summary:\n%s", shrink)
 	}
 }
 
