@@ -197,16 +197,6 @@ func spareText(n int) string {
 	return fmt.Sprintf(", %d spare", n)
 }
 
-func dedupe(s []string) []string {
-	var out []string
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 func (g *gen) ratio() string { return fmt.Sprintf("%d:%d", g.d, g.u) }
 
 func (g *gen) setLayout(blocks, slots, blockSwitches, central, plannedNodes int) *Error {

@@ -2,8 +2,12 @@ package topogen
 
 import "testing"
 
-// The largest design of each kind that Generate accepts (budget.go), for the budget table:
-// go test ./internal/topogen -run '^$' -bench Largest -benchmem -benchtime 1x -cpu 1
+// BenchmarkLargest generates the largest design of each kind that Generate accepts (budget.go)
+// for the budget table; run it with
+//
+//	go test ./internal/topogen -run '^$' -bench Largest -benchmem -benchtime 1x -cpu 1
+//
+// and read the time and B/op of each kind.
 func BenchmarkLargest(b *testing.B) {
 	for _, c := range []struct {
 		name string
