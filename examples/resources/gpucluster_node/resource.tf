@@ -37,7 +37,7 @@ resource "gpucluster_node" "gpu002" {
   boot_device = { device = "pxe" }
 
   # Accounts to create; the passwords are write-only (never in the state). Bump
-  # password_version to set a new one.
+  # password_version to set a new one. An account taken out of the list is removed from the BMC.
   bmc_users = [{
     name             = "ops"
     role             = "Operator"
@@ -45,11 +45,13 @@ resource "gpucluster_node" "gpu002" {
     password_version = "1"
   }]
 
-  # Redfish BIOS attributes; they apply at the next host reset.
+  # Redfish BIOS attributes; they apply at the next host reset, which reset_after_bios makes
+  # the apply trigger on a running host ("none", the default, leaves it to whoever reboots).
   bios_settings = {
     ProcHyperthreading = "Disabled"
     NumaNodesPerSocket = "4"
   }
+  reset_after_bios = "graceful"
 
   timeouts {
     create = "30m"
