@@ -139,6 +139,22 @@ resource "gpucluster_fabric" "f" {
 				}},
 			},
 			{
+				// routing_engine known only at apply: the output is unknown and the rule waits
+				// (a warning at plan), rather than passing on a guess.
+				Config: `
+resource "terraform_data" "engine" {
+  input = "minhop"
+}
+` + effectiveFabric(strings.Replace(sm, `routing_engine   = "minhop"`, `routing_engine   = terraform_data.engine.output`, 1)+`
+  policy = { min_effective_bisection_ratio = 0.9 }`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(f, at("analysis").AtMapKey("effective_bisection")),
+					plancheck.ExpectKnownValue(f, at("analysis").AtMapKey("endpoints"), knownvalue.Int64Exact(512)),
+				}},
+			},
+			{
 				Config:             effectiveFabric(`policy = { min_effective_bisection_ratio = 0.5 }`),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
