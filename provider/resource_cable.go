@@ -376,7 +376,7 @@ func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, 
 		}
 	}
 	if maxPorts > 0 && port > int64(maxPorts) {
-		diags.AddAttributeError(p, "Port out of range",
+		addRuleError(diags, p, "Port out of range",
 			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
 				"the fabric checks each end against its device's exact model", port, widest, maxPorts))
 	}
