@@ -12,12 +12,22 @@ const RuleEffectiveBisection = "effective-bisection"
 // can be set from it; the message also gives the 5th percentile. A fabric whose routes are not
 // modelled cannot pass the rule (never a silent pass); one whose routing is not known yet is
 // judged at apply.
+//
+// Whatever the limit, a configured engine that would fail on this fabric is a warning: OpenSM
+// then routes with the next engine of the list (or minhop) and still exits 0.
 func (c *checker) effectiveBisection() {
+	e := c.r.Effective
+	if e != nil {
+		for _, f := range e.Fallbacks {
+			c.add(RuleEffectiveBisection, Warning, "fallback to "+e.RoutingEngine, "no fallback", "routing_engine",
+				"the configured routing engine would fail on this fabric (%s), and OpenSM would route with %s instead; the effective bisection shown is %s's",
+				f, e.RoutingEngine, e.RoutingEngine)
+		}
+	}
 	lim := c.p.MinEffectiveBisectionRatio
 	if lim == nil || c.r.Endpoints < 2 {
 		return
 	}
-	e := c.r.Effective
 	req := "at least " + num(lim.Value, 3)
 	if e == nil {
 		why := c.r.EffectiveWhyNot

@@ -54,6 +54,14 @@ func TestEffectiveBisectionRule(t *testing.T) {
 		contains(t, v.Message, "checked again at apply")
 	})
 
+	t.Run("a configured engine that fails is a warning", func(t *testing.T) {
+		r := with(&analysis.Effective{RoutingEngine: "minhop", RatioMean: 0.6, RatioP05: 0.55, Samples: 100,
+			Fallbacks: []string{"ftree: HCAs hang on switches of rank 1 and 0; ftree needs every compute node on the leaf rank"}})
+		v := only(t, Evaluate(nil, r, Policy{}, nil), "effective-bisection/warning")[0]
+		contains(t, v.Message, "the configured routing engine would fail on this fabric (ftree: HCAs hang on switches of rank 1 and 0",
+			"OpenSM would route with minhop instead")
+	})
+
 	t.Run("limit out of range", func(t *testing.T) {
 		v := only(t, Evaluate(nil, with(nil), Policy{MinEffectiveBisectionRatio: f64(1.5)}, nil), "policy/error")[0]
 		contains(t, v.Message, "policy.min_effective_bisection_ratio must be in (0, 1]", "got 1.5")
