@@ -42,9 +42,11 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return diagText(e.Diags) }
 
-// diagText prints diagnostics one per line, each as "file:line,col-col: summary; detail".
+// diagText prints diagnostics one per line, each as "file:line,col-col: summary; detail", and
+// each text once: a for expression reports the same error for every element it visits.
 func diagText(diags hcl.Diagnostics) string {
 	var lines []string
+	seen := map[string]bool{}
 	for _, d := range diags {
 		if d.Severity != hcl.DiagError {
 			continue
@@ -56,6 +58,10 @@ func diagText(diags hcl.Diagnostics) string {
 		if d.Subject != nil {
 			s = d.Subject.String() + ": " + s
 		}
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
 		lines = append(lines, s)
 	}
 	return strings.Join(lines, "\n")

@@ -131,6 +131,10 @@ rule "type" {
 	vs := only(t, Evaluate(nil, twoTier(8, 8, 32, 32), Policy{}, rules), "typo/error", "type/error")
 	contains(t, vs[0].Message, "typo (policy/fabric.hcl:1): condition could not be evaluated: policy/fabric.hcl:2,", "Unsupported attribute", `"fre_ports"`)
 	contains(t, vs[1].Message, "policy/fabric.hcl:6,", "Invalid operand")
+	// The for expression fails once per switch; the rule says so once.
+	if n := strings.Count(vs[0].Message, "Unsupported attribute"); n != 1 {
+		t.Errorf("the evaluation error is printed %d times:\n%s", n, vs[0].Message)
+	}
 }
 
 func TestRuleBisectionRatio(t *testing.T) {
