@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -29,12 +28,8 @@ type bomDataSource struct {
 }
 
 type bomModel struct {
-	Racks         types.List `tfsdk:"racks"`
-	Switches      types.List `tfsdk:"switches"`
-	Nodes         types.List `tfsdk:"nodes"`
-	HCAs          types.List `tfsdk:"hcas"`
-	Cables        types.List `tfsdk:"cables"`
-	ExternalLinks types.List `tfsdk:"external_links"`
+	fabricInputsModel            // design, absent_cables and the inventory maps (fabric_inputs.go)
+	ExternalLinks     types.List `tfsdk:"external_links"`
 
 	Items      types.Map     `tfsdk:"items"`
 	TotalCost  types.Float64 `tfsdk:"total_cost"`
@@ -71,11 +66,10 @@ func (d *bomDataSource) Configure(_ context.Context, req datasource.ConfigureReq
 
 func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{}
-	// The fabric's own input lists, so the same objects feed both; partitions order nothing.
+	// The fabric's own inputs, so the same design and objects feed both; partitions order nothing
+	// but are accepted, so one set of inputs fits every type that reads a fabric.
 	for k, v := range fabricInputAttributes() {
-		if k != "partitions" {
-			attrs[k] = v
-		}
+		attrs[k] = v
 	}
 	attrs["external_links"] = schema.ListNestedAttribute{
 		Optional: true,
@@ -143,30 +137,17 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		return
 	}
 	cat := inventoryCatalog(d.data)
+	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
+	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
+	g, unknown, diags := readFabricGraph(ctx, cat, fromConfig, &m.fabricInputsModel)
 	rd := specReader{}
-	// The lists come from Wrap's stash when the request went through it (see bypass.go);
-	// m keeps the null lists for State.Set and Wrap puts the config's back in the response.
-	spec := rd.spec(ctx, withStashedLists(ctx, fromConfig, &fabricModel{
-		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables,
-		Partitions: types.ListNull(types.ObjectType{}),
-	}, &rd.diags))
 	ext := externalLinks(ctx, &rd, m.ExternalLinks)
+	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(rd.diags...)
-	if rd.unknown && !resp.Diagnostics.HasError() {
-		resp.Diagnostics.AddError("Unknown values", "gpucluster_bom needs every value of its lists known; Terraform reads it once they are.")
+	if (unknown || rd.unknown) && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.AddError("Unknown values", "gpucluster_bom needs every value of its inputs known; Terraform reads it once they are.")
 	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	g, problems := fabric.Build(spec, cat)
-	for _, p := range problems {
-		if p.Severity == fabric.Warning {
-			resp.Diagnostics.AddAttributeWarning(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
-		} else {
-			resp.Diagnostics.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
-		}
-	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || g == nil {
 		return
 	}
 	b := bom.Build(g, cat, bom.Options{External: ext})

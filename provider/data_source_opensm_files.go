@@ -28,12 +28,7 @@ type openSMFilesDataSource struct {
 }
 
 type openSMFilesModel struct {
-	Racks         types.List   `tfsdk:"racks"`
-	Switches      types.List   `tfsdk:"switches"`
-	Nodes         types.List   `tfsdk:"nodes"`
-	HCAs          types.List   `tfsdk:"hcas"`
-	Cables        types.List   `tfsdk:"cables"`
-	Partitions    types.List   `tfsdk:"partitions"`
+	fabricInputsModel
 	SubnetManager types.Object `tfsdk:"subnet_manager"`
 
 	Files            types.Map    `tfsdk:"files"`
@@ -99,9 +94,7 @@ func (d *openSMFilesDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m keeps
 	// the null lists for State.Set and Wrap puts the config's back in the response.
-	g, diags := buildFabric(ctx, d.data, withStashedLists(ctx, fromConfig, &fabricModel{
-		Racks: m.Racks, Switches: m.Switches, Nodes: m.Nodes, HCAs: m.HCAs, Cables: m.Cables, Partitions: m.Partitions,
-	}, &resp.Diagnostics))
+	g, diags := buildFabric(ctx, d.data, withStashedLists(ctx, fromConfig, &fabricModel{fabricInputsModel: m.fabricInputsModel}, &resp.Diagnostics))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -37,14 +37,11 @@ type fabricResource struct {
 }
 
 type fabricModel struct {
-	ID          types.String `tfsdk:"id"`
-	Name        types.String `tfsdk:"name"`
-	Racks       types.List   `tfsdk:"racks"`
-	Switches    types.List   `tfsdk:"switches"`
-	Nodes       types.List   `tfsdk:"nodes"`
-	HCAs        types.List   `tfsdk:"hcas"`
-	Cables      types.List   `tfsdk:"cables"`
-	Partitions  types.List   `tfsdk:"partitions"`
+	ID   types.String `tfsdk:"id"`
+	Name types.String `tfsdk:"name"`
+
+	fabricInputsModel // design, absent_cables and the inventory maps (fabric_inputs.go)
+
 	Transport   types.String `tfsdk:"transport"`
 	PFC         types.Bool   `tfsdk:"pfc"`
 	Policy      types.Object `tfsdk:"policy"`
@@ -180,24 +177,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 // buildFabric reads the inputs and builds the graph; nil while a value is unknown or when the
 // inputs have errors (reported in diags).
 func buildFabric(ctx context.Context, data *Data, m *fabricModel) (*fabric.Graph, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	rd := specReader{}
-	spec := rd.spec(ctx, m)
-	diags.Append(rd.diags...)
-	if diags.HasError() || rd.unknown {
-		return nil, diags
-	}
-	g, problems := fabric.Build(spec, data.Catalog)
-	for _, p := range problems {
-		if p.Severity == fabric.Warning {
-			diags.AddAttributeWarning(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
-		} else {
-			diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, p.Message)
-		}
-	}
-	if diags.HasError() {
-		return nil, diags
-	}
+	g, _, diags := readFabricGraph(ctx, inventoryCatalog(data), fromConfig, &m.fabricInputsModel)
 	return g, diags
 }
 
