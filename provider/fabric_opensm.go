@@ -645,8 +645,9 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	host := sm.hosts[0]
 	t, closeFn, err := r.target(ctx, sm, host, nil)
 	var files opensm.Files
+	pending := false
 	if err == nil {
-		files, err = opensm.ReadFiles(ctx, t.Host, sm.paths)
+		files, pending, err = opensm.ReadActivatedFiles(ctx, t.Host, sm.paths)
 		closeFn()
 	}
 	var hk *remote.HostKeyError
@@ -658,6 +659,11 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 		diags.AddWarning("Cannot read the OpenSM files back from "+host,
 			err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
 		return
+	}
+	if pending {
+		diags.AddWarning("OpenSM on "+host+" never took the files on its disk",
+			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.paths.Dir()+"). "+
+				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails.")
 	}
 	m.OpenSM = openSMValue(files)
 }

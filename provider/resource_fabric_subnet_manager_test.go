@@ -523,6 +523,36 @@ func TestAccFabricSubnetManager(t *testing.T) {
 				),
 			},
 			{
+				// An apply that wrote the files and lost the host before telling OpenSM leaves
+				// gpucluster-pending behind (internal/opensm covers the real interruption): the
+				// refresh does not take the files on disk for what OpenSM runs, so the plan pushes.
+				PreConfig: func() {
+					marker := "action sighup\nfile " + opensm.FilePartitions + " existed\nfile " + opensm.PendingMarker + " absent\n"
+					if err := os.WriteFile(filepath.Join(r.confDir, opensm.PendingMarker), []byte(marker), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             r.fabricSMConfig(`routing_engine = "updn"`, 50),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// The apply tells OpenSM (a SIGHUP: same process), verifies, and drops the marker.
+				Config: r.fabricSMConfig(`routing_engine = "updn"`, 50),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					r.checkFilesOnHost(t),
+					func(*terraform.State) error {
+						if _, err := os.Stat(filepath.Join(r.confDir, opensm.PendingMarker)); !os.IsNotExist(err) {
+							return fmt.Errorf("the pending marker is still on the host (%v)", err)
+						}
+						if r.svc.PID() != pid {
+							return fmt.Errorf("completing the activation restarted OpenSM")
+						}
+						return nil
+					},
+				),
+			},
+			{
 				// The host now presents another key: refresh refuses it.
 				PreConfig:   func() { r.sshd.RestartWithNewHostKey(t) },
 				Config:      r.fabricSMConfig(`routing_engine = "updn"`, 50),
