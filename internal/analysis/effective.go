@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -101,7 +102,8 @@ type Hop struct {
 // ComputeRoutes computes the forwarding tables that OpenSM 3.3 would install with r's engine
 // list: the first engine that succeeds on the fabric, then minhop (OpenSM's default) unless
 // the list says no_fallback. It returns (nil, nil) when the engine that would route is not
-// modelled (torus-2QoS, dfsssp, lash, dor, ...).
+// modelled (torus-2QoS, dfsssp, lash, dor, ...), and an error for a configuration of a modelled
+// engine that is not (ftree without roots).
 func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
 	engines, noFallback := parseEngineList(r.Engine)
 	if !noFallback {
@@ -138,6 +140,10 @@ func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
 				lft = buildLFTs(n, c)
 			}
 		}
+		var nm notModelled
+		if errors.As(err, &nm) {
+			return nil, err
+		}
 		if err != nil {
 			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", e, err))
 			continue
@@ -146,6 +152,12 @@ func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
 	}
 	return nil, fmt.Errorf("no routing engine can route this fabric: %s", strings.Join(fallbacks, "; "))
 }
+
+// notModelled is a configuration whose routes OpenSM computes in a way the model does not
+// reproduce: ComputeRoutes reports it instead of guessing with a fallback.
+type notModelled struct{ why string }
+
+func (e notModelled) Error() string { return e.why }
 
 // parseEngineList splits routing_engine into engines, as OpenSM does (comma separated,
 // "no_fallback" anywhere turns the fallback to minhop off).

@@ -70,13 +70,13 @@ const ftUnranked = 0xffffffff
 func ftreeLFTs(n *rnet, roots []int32) (lftTable, error) {
 	f := &ftree{n: n, sw: make([]ftSwitch, len(n.dev))}
 	if len(n.dev) < 2 {
-		return lftTable{}, fmt.Errorf("ftree needs at least 2 switches")
+		return lftTable{}, fmt.Errorf("needs at least 2 switches")
 	}
 	if len(n.eps) < 2 {
-		return lftTable{}, fmt.Errorf("ftree needs at least 2 HCAs")
+		return lftTable{}, fmt.Errorf("needs at least 2 HCAs")
 	}
 	if len(roots) == 0 {
-		return lftTable{}, fmt.Errorf("ftree without root_guid_file ranks from the HCAs; not modelled")
+		return lftTable{}, notModelled{"ftree without root_guid_file ranks the switches from the HCAs, which is not modelled"}
 	}
 	for s := range f.sw {
 		f.sw[s].rank = ftUnranked
@@ -106,7 +106,7 @@ func ftreeLFTs(n *rnet, roots []int32) (lftTable, error) {
 		}
 	}
 	if maxRank == 0 {
-		return lftTable{}, fmt.Errorf("ftree: every switch is a root")
+		return lftTable{}, fmt.Errorf("every switch is a root")
 	}
 	// fabric_populate_ports: groups per neighbour and direction, ports in port order. Unranked
 	// switches were removed from the fabric (fabric_remove_unranked_sw).
@@ -152,21 +152,12 @@ func ftreeLFTs(n *rnet, roots []int32) (lftTable, error) {
 	leafRank := f.sw[n.eps[0].sw].rank
 	for _, e := range n.eps {
 		if r := f.sw[e.sw].rank; r != leafRank {
-			return lftTable{}, fmt.Errorf("ftree: HCAs hang on switches of rank %d and %d; ftree needs every compute node on the leaf rank", leafRank, r)
+			return lftTable{}, fmt.Errorf("HCAs hang on switches of rank %d and %d; every compute node must hang on the leaf rank", leafRank, r)
 		}
 		f.sw[e.sw].isLeaf = true
 	}
 	if leafRank+1 < 2 || leafRank+1 > 8 {
-		return lftTable{}, fmt.Errorf("ftree: fat tree rank %d is outside 2-8", leafRank+1)
-	}
-	for s := range f.sw {
-		if f.sw[s].rank < leafRank {
-			for _, g := range f.sw[s].down {
-				if g.remoteSw < 0 {
-					return lftTable{}, fmt.Errorf("ftree: HCA %s hangs on %s above the leaf rank; not modelled", n.g.Devices[n.eps[g.remoteEp].hca].Name, n.swName(int32(s)))
-				}
-			}
-		}
+		return lftTable{}, fmt.Errorf("fat tree rank %d is outside 2-8", leafRank+1)
 	}
 	for s := range f.sw {
 		fs := &f.sw[s]
@@ -197,7 +188,7 @@ func ftreeLFTs(n *rnet, roots []int32) (lftTable, error) {
 		}
 	}
 	if first >= last {
-		return lftTable{}, fmt.Errorf("ftree: fewer than two leaf switches")
+		return lftTable{}, fmt.Errorf("fewer than two leaf switches")
 	}
 	leaves := all[first : last+1]
 	maxCN := 0
@@ -287,11 +278,11 @@ func (f *ftree) index(leafRank uint32) error {
 		}
 	}
 	if start < 0 {
-		return fmt.Errorf("ftree: no leaf switch")
+		return fmt.Errorf("no leaf switch")
 	}
 	fs := &f.sw[start]
 	if leafRank >= 8 {
-		return fmt.Errorf("ftree: leaf rank %d too deep", leafRank)
+		return fmt.Errorf("leaf rank %d too deep", leafRank)
 	}
 	var t [8]uint8
 	for i := range t {
@@ -319,7 +310,7 @@ func (f *ftree) index(leafRank uint32) error {
 				return tmp, nil
 			}
 		}
-		return tmp, fmt.Errorf("ftree: out of switch indexes")
+		return tmp, fmt.Errorf("out of switch indexes")
 	}
 	queue := []int32{start}
 	for h := 0; h < len(queue); h++ {

@@ -203,13 +203,19 @@ func TestEffectiveNotModelled(t *testing.T) {
 	}
 	r = routingOf(t, g, "ftree")
 	r.Roots = nil
-	rt, err := ComputeRoutes(g, r)
-	if err != nil || rt.Engine != "minhop" || len(rt.Fallbacks) != 1 || !strings.HasPrefix(rt.Fallbacks[0], "ftree:") {
-		t.Fatalf("ftree without roots: %+v, %v; want a fallback to minhop", rt, err)
+	if rt, err := ComputeRoutes(g, r); err == nil || !strings.Contains(err.Error(), "not modelled") {
+		t.Fatalf("ftree without roots (OpenSM ranks from the HCAs): %+v, %v; want not modelled", rt, err)
+	}
+	// One leaf under two spines: ftree refuses it and OpenSM falls back to minhop, unless told not to.
+	one := designGraph(t, topogen.Params{Kind: "fat-tree", Nodes: 4, Tiers: 2, Spines: 2})
+	r = routingOf(t, one, "ftree")
+	rt, err := ComputeRoutes(one, r)
+	if err != nil || rt.Engine != "minhop" || len(rt.Fallbacks) != 1 || rt.Fallbacks[0] != "ftree: fewer than two leaf switches" {
+		t.Fatalf("ftree on one leaf: %+v, %v; want a fallback to minhop", rt, err)
 	}
 	r.Engine = "ftree,no_fallback"
-	if _, err := ComputeRoutes(g, r); err == nil {
-		t.Fatalf("ftree,no_fallback without roots routed")
+	if _, err := ComputeRoutes(one, r); err == nil || !strings.Contains(err.Error(), "no routing engine can route") {
+		t.Fatalf("ftree,no_fallback on one leaf: %v", err)
 	}
 }
 

@@ -230,3 +230,42 @@ func damageUplinks(s *fabric.Spec) {
 	}
 	s.Cables = kept
 }
+
+// TestModelFallbackMatchesOpenSM: on a fabric ftree refuses (one leaf under two spines: "not a
+// fat tree" to ftree) OpenSM falls back to minhop and exits 0; the model says the same and its
+// minhop paths equal OpenSM's.
+func TestModelFallbackMatchesOpenSM(t *testing.T) {
+	g := buildGraph(t, fatTreeSpec(1, 2, 16))
+	sim := testrig.StartIBSim(t, ExpectedTopology(g))
+	dir := filepath.Join(sim.Dir, "fallback")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := renderInto(t, g, dir, GraphOptions{RoutingEngine: "ftree", Options: map[string]string{"log_flags": "0x43", "dump_files_dir": dir}})
+	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), time.Minute)
+	if err != nil {
+		t.Fatalf("opensm: %v\n%s", err, r.Stdout)
+	}
+	v := ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
+	if v.Engine != "minhop" || len(v.Failed) != 1 || v.Failed[0] != "ftree" {
+		t.Fatalf("OpenSM routed with %q after %v; the test expects ftree to fail and minhop to route", v.Engine, v.Failed)
+	}
+	rt, err := analysis.ComputeRoutes(g, mustModelRouting(t, g, cfg))
+	if err != nil || rt.Engine != "minhop" || len(rt.Fallbacks) != 1 || !strings.HasPrefix(rt.Fallbacks[0], "ftree:") {
+		t.Fatalf("model: %+v, %v; want ftree to fail and minhop to route", rt, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileLFTDump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lfts, err := ParseLFTs(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RoutingEngine = "minhop" // what routed
+	total, same, first := compareRoutes(t, g, cfg, lfts)
+	if same != total {
+		t.Fatalf("%d of %d paths differ; first:\n%s", total-same, total, first)
+	}
+	t.Logf("fallback: model and OpenSM both route with minhop after ftree fails (%s); %d of %d paths equal", rt.Fallbacks[0], same, total)
+}

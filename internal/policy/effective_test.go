@@ -56,7 +56,7 @@ func TestEffectiveBisectionRule(t *testing.T) {
 
 	t.Run("a configured engine that fails is a warning", func(t *testing.T) {
 		r := with(&analysis.Effective{RoutingEngine: "minhop", RatioMean: 0.6, RatioP05: 0.55, Samples: 100,
-			Fallbacks: []string{"ftree: HCAs hang on switches of rank 1 and 0; ftree needs every compute node on the leaf rank"}})
+			Fallbacks: []string{"ftree: HCAs hang on switches of rank 1 and 0; every compute node must hang on the leaf rank"}})
 		v := only(t, Evaluate(nil, r, Policy{}, nil), "effective-bisection/warning")[0]
 		contains(t, v.Message, "the configured routing engine would fail on this fabric (ftree: HCAs hang on switches of rank 1 and 0",
 			"OpenSM would route with minhop instead")
