@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // The bad-input table, the standing guard of issue 13: every row is a configuration that
@@ -329,12 +332,19 @@ func TestAccBadInputs(t *testing.T) {
 }
 
 // TestAccBadInputsBaseIsValid: the fabric every plain row starts from plans cleanly, so each
-// row's error is the row's own.
+// row's error is the row's own. Its two leaves cabled back to back are the smallest real fabric,
+// no torus: OpenSM routes them with minhop (opensm.EngineFor), and the plan says so.
 func TestAccBadInputsBaseIsValid(t *testing.T) {
 	requireAcc(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		Steps:                    []resource.TestStep{{Config: badBase, PlanOnly: true, ExpectNonEmptyPlan: true}},
+		Steps: []resource.TestStep{{
+			Config: badBase, // applied: a fabric without subnet_manager touches no host
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("gpucluster_fabric.f",
+					tfjsonpath.New("analysis").AtMapKey("effective_bisection").AtMapKey("routing_engine"), knownvalue.StringExact("minhop")),
+			}},
+		}},
 	})
 }
 
