@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -116,9 +117,14 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		"unpriced fields are empty.")
 	attrs["markdown"] = outStr("The bill of materials as a Markdown table, with the priced total, the unpriced SKUs, the counts and the warnings.")
 	attrs["json"] = outStr("The bill of materials as JSON: `items`, `total_cost`, `unpriced`, `counts`, `warnings`; unpriced prices are `null`.")
-	attrs["cabling_csv"] = outStr("The cabling plan as CSV (RFC 4180), one row per cable (logical link) after the header " +
-		"`label,a_device,a_port,a_rack,a_u,b_device,b_port,b_rack,b_u,kind,length_m,sku,bundle`. The label is the lower-tier " +
-		"end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an unknown length is empty.")
+	attrs["cabling_csv"] = outStr("The cabling plan a technician works from, as CSV (RFC 4180), one row per cable (logical " +
+		"link) after the header `" + strings.Join(bom.CablingHeader, ",") + "`. Each end names the box (`a_device`: switch, " +
+		"node or appliance; `a_hca` for an HCA end), the fabric's logical port, and the port as the hardware has it: the " +
+		"OSFP cage and the split in it (a QM9700 puts logical ports 2c-1 and 2c in cage c as splits 1 and 2, `a_port_name` " +
+		"`17/1`; a DGX H100 puts its compute HCAs two per cage in declaration order), with the part plugged in at that end " +
+		"(`a_part`: the transceiver for fiber, one module serving both splits of a cage; the cable itself for copper). The " +
+		"label is the lower-tier end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an " +
+		"unknown length is empty.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Bill of materials and cabling plan of any set of racks, switches, nodes, HCAs and cables: the same " +
 			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +
@@ -158,6 +164,13 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// cabling_csv: the plan's rows with cage, split and part at each end (internal/bom/cabling.go).
+	cabling, err := bom.CablingCSV(bom.Cabling(g, cat, bom.Options{External: ext}))
+	if err != nil {
+		resp.Diagnostics.AddError("Rendering the cabling plan failed", err.Error())
+		return
+	}
+	m.CablingCSV = types.StringValue(cabling)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

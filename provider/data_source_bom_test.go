@@ -64,8 +64,12 @@ func TestAccBOM(t *testing.T) {
 						"node,DGXH-G640F+P2EDI36,NVIDIA DGX H100 (8x H100 SXM5),1,,\n"+
 						"cable,MCA4J80-N003,\"NDR active copper cable (ACC), twin-port OSFP, 2x400G, 3 m\",4,,\n"),
 					cablingRows(8, func(rows [][]string) error {
-						// gpu001/mlx5_1 shares the cable of mlx5_0: one twin-port ACC into leaf cage 1.
-						want := []string{"gpu001/mlx5_1:1", "gpu001/mlx5_1", "1", "r1", "2", "leaf01", "2", "r1", "40", "acc", "3", "MCA4J80-N003", "gpu001/mlx5_0:1"}
+						// gpu001/mlx5_1 shares the cable of mlx5_0: one twin-port ACC from DGX cage 1 (split 2)
+						// into leaf cage 1 (split 2, logical port 2); the cable is the part at both ends.
+						want := []string{"gpu001/mlx5_1:1",
+							"gpu001", "gpu001/mlx5_1", "1", "1", "2", "1/2", "r1", "2", "MCA4J80-N003",
+							"leaf01", "", "2", "1", "2", "1/2", "r1", "40", "MCA4J80-N003",
+							"acc", "3", "MCA4J80-N003", "gpu001/mlx5_0:1"}
 						if got := rows[2]; strings.Join(got, ",") != strings.Join(want, ",") {
 							return fmt.Errorf("row 2 = %q, want %q", got, want)
 						}
@@ -147,7 +151,7 @@ func cablingRows(cables int, check func([][]string) error) resource.TestCheckFun
 		if len(rows) != cables+1 {
 			return fmt.Errorf("cabling_csv has %d rows, want a header and %d cables", len(rows), cables)
 		}
-		if strings.Join(rows[0], ",") != strings.Join(bom.CSVHeader, ",") {
+		if strings.Join(rows[0], ",") != strings.Join(bom.CablingHeader, ",") {
 			return fmt.Errorf("header %q", rows[0])
 		}
 		return check(rows)
