@@ -445,7 +445,10 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	items := m.Items.IsNull() || m.Items.ValueBool()
-	state, err := withOutputs(req.Config.Raw, topologyOutputs(des, items, items && (m.WithGroups.IsNull() || m.WithGroups.ValueBool())))
+	out := topologyOutputs(des, items, items && (m.WithGroups.IsNull() || m.WithGroups.ValueBool()))
+	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
+	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups")
+	state, err := withOutputs(req.Config.Raw, out)
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", "building the data source's state: "+err.Error()+"; this is a bug in the provider")
 		return

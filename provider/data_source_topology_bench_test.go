@@ -1,0 +1,56 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// BenchmarkTopologyReadServer reads gpucluster_topology through the whole protocol server (Wrap
+// and the framework), as Terraform does: a 65,536-endpoint fat tree, with and without its item
+// maps. It finds where a plan of a huge design spends its time in the provider.
+func BenchmarkTopologyReadServer(b *testing.B) {
+	for _, items := range []bool{false, true} {
+		name := "design-only"
+		if items {
+			name = "items"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			srv := Wrap(providerserver.NewProtocol6(New("test")())())
+			sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pt := sch.Provider.ValueType().(tftypes.Object)
+			pattrs := map[string]tftypes.Value{}
+			for n, at := range pt.AttributeTypes {
+				pattrs[n] = tftypes.NewValue(at, nil)
+			}
+			pcfg, _ := tfprotov6.NewDynamicValue(pt, tftypes.NewValue(pt, pattrs))
+			if _, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil {
+				b.Fatal(err)
+			}
+			typ := sch.DataSourceSchemas["gpucluster_topology"].ValueType().(tftypes.Object)
+			attrs := map[string]tftypes.Value{}
+			for n, at := range typ.AttributeTypes {
+				attrs[n] = tftypes.NewValue(at, nil)
+			}
+			attrs["kind"] = tftypes.NewValue(tftypes.String, "fat-tree")
+			attrs["node_count"] = tftypes.NewValue(tftypes.Number, 8192)
+			attrs["with_groups"] = tftypes.NewValue(tftypes.Bool, false)
+			attrs["items"] = tftypes.NewValue(tftypes.Bool, items)
+			cfg, _ := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				resp, err := srv.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "gpucluster_topology", Config: &cfg})
+				if err != nil || hasErrors(resp.Diagnostics) {
+					b.Fatal(err, diagText(resp.Diagnostics))
+				}
+			}
+		})
+	}
+}
