@@ -60,15 +60,15 @@ func TestRenderValidationErrors(t *testing.T) {
 		{"duplicate name", func(c *Config) {
 			c.Partitions = append(c.Partitions, Partition{Name: "compute", PKey: 2})
 		}, "partitions[1].name", "", "already used"},
-		{"name read as pkey", func(c *Config) { c.Partitions[0].Name = "1st" }, "partitions[0].name", "", "leading digit"},
-		{"name with comma", func(c *Config) { c.Partitions[0].Name = "a,b" }, "partitions[0].name", "", "splits names"},
+		{"name read as pkey", func(c *Config) { c.Partitions[0].Name = "1st" }, "partitions[0].name", "", "starts with a digit, which OpenSM reads as a P_Key"},
+		{"name with comma", func(c *Config) { c.Partitions[0].Name = "a,b" }, "partitions[0].name", "", "holds ',' at position 2, which separates flags and members"},
 		{"name Default", func(c *Config) { c.Partitions[0].Name = "default" }, "partitions[0].name", "", "always writes"},
 		{"bad mtu", func(c *Config) { c.Partitions[0].MTU = 9000 }, "partitions[0].mtu", "", "not an InfiniBand MTU"},
 		{"bad rate", func(c *Config) { c.Partitions[0].RateGbps = 450 }, "partitions[0].rate", "", "no IBTA rate code"},
 		{"mtu without ipoib", func(c *Config) { c.Partitions[0].IPoIB = false }, "partitions[0].ipoib", "", "only with ipoib"},
 		{"sl without qos", func(c *Config) { c.Partitions[0].SL = 3 }, "partitions[0].sl", "qos", "overrides every partition SL"},
 		{"bad keyword", func(c *Config) { c.Partitions[0].Members[1].Keyword = "EVERYONE" }, "partitions[0].members[1].guid", "", "not an OpenSM port keyword"},
-		{"bad membership", func(c *Config) { c.Partitions[0].Members[0].Membership = "both" }, "partitions[0].members[0].membership", "", `"full" or "limited"`},
+		{"bad membership", func(c *Config) { c.Partitions[0].Members[0].Membership = "both" }, "partitions[0].members[0].membership", "", `must be "full" (talks to every member) or "limited"`},
 		{"duplicate member", func(c *Config) {
 			c.Partitions[0].Members = append(c.Partitions[0].Members, Member{GUID: 0x0002c90300100001, Membership: Limited})
 		}, "partitions[0].members[2].guid", "", "already a member"},

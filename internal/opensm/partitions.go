@@ -2,9 +2,10 @@ package opensm
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // Membership of a port in a partition.
@@ -52,8 +53,14 @@ type Partition struct {
 }
 
 // IBTA enumerations used by OpenSM's mtu= and rate= flags (include/iba/ib_types.h:
-// IB_MTU_LEN_*, IB_PATH_RECORD_RATE_*).
-var mtuEnum = map[int]int{256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
+// IB_MTU_LEN_*, IB_PATH_RECORD_RATE_*). The MTU codes are fabric.MTUCode's, the one rule.
+var mtuEnum = func() map[int]int {
+	m := map[int]int{}
+	for _, b := range fabric.MTUs {
+		m[b], _ = fabric.MTUCode(b)
+	}
+	return m
+}()
 
 var rateEnum = map[float64]int{
 	2.5: 2, 10: 3, 30: 4, 5: 5, 20: 6, 40: 7, 60: 8, 80: 9, 120: 10, 14: 11, 56: 12, 112: 13,
@@ -88,11 +95,9 @@ func rateList() string {
 	return "2.5, 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600"
 }
 
-// partitionName is what the provider lets through as a partition name. OpenSM's header parser
-// splits on ',', '=', ':' and ';', cuts at '#', trims blanks, and takes a name that starts with a
-// digit for a P_Key (partition_create); the name lives in a fixed-size array of osm_prtn_t, so it
-// is also kept short.
-var partitionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]{0,30}$`)
+// Partition names are checked by fabric.CheckPartitionName, which follows OpenSM's header
+// parser (osm_prtn_config.c): split on ',', '=', ':' and ';', '#' starts a comment, a leading
+// digit reads as a P_Key, and the name is kept in a fixed-size field.
 
 // validatePartitions checks what OpenSM would drop, merge or ignore silently. qos tells whether
 // the opensm.conf enables QoS, without which OpenSM overrides every partition SL with 0.
@@ -107,8 +112,8 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			errs.add(f+".name", "", "a partition needs a name")
 		case strings.EqualFold(p.Name, "Default"):
 			errs.add(f+".name", "", "\"Default\" is the default partition (P_Key 0x7fff) that the provider always writes; choose another name")
-		case !partitionName.MatchString(p.Name):
-			errs.add(f+".name", "", fmt.Sprintf("partition name %q must start with a letter or '_' and hold at most 31 letters, digits, '_', '.' or '-': OpenSM splits names on ',', '=', ':', ';', '#' and reads a leading digit as a P_Key", p.Name))
+		case fabric.CheckPartitionName(p.Name) != "":
+			errs.add(f+".name", "", fabric.CheckPartitionName(p.Name))
 		default:
 			if j, dup := names[p.Name]; dup {
 				errs.add(f+".name", "", fmt.Sprintf("partition name %q is already used by partitions[%d]", p.Name, j))
@@ -127,8 +132,8 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			}
 		}
 		if p.MTU != 0 {
-			if _, ok := mtuEnum[p.MTU]; !ok {
-				errs.add(f+".mtu", "", fmt.Sprintf("MTU %d is not an InfiniBand MTU: use 256, 512, 1024, 2048 or 4096", p.MTU))
+			if msg := fabric.CheckMTU(p.MTU); msg != "" {
+				errs.add(f+".mtu", "", msg)
 			}
 		}
 		if p.RateGbps != 0 {
@@ -140,8 +145,8 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			errs.add(f+".ipoib", "", "mtu and rate set the IPoIB broadcast group, which OpenSM creates only with ipoib = true")
 		}
 		switch {
-		case p.SL < 0 || p.SL > 15:
-			errs.add(f+".sl", "", fmt.Sprintf("SL %d is out of range 0-15", p.SL))
+		case fabric.CheckSL(p.SL) != "":
+			errs.add(f+".sl", "", fabric.CheckSL(p.SL))
 		case p.SL != 0 && !qos:
 			errs.add(f+".sl", "qos", fmt.Sprintf("SL %d needs QoS: without the option qos = TRUE OpenSM overrides every partition SL with 0 (osm_prtn_config.c partition_create)", p.SL))
 		}
@@ -158,8 +163,8 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			case m.GUID == 0:
 				errs.add(mf+".guid", "", "a member needs a port GUID or one of "+strings.Join(Keywords, ", "))
 			}
-			if m.Membership != Full && m.Membership != Limited {
-				errs.add(mf+".membership", "", fmt.Sprintf("membership %q must be %q or %q", m.Membership, Full, Limited))
+			if msg := fabric.CheckMembership(m.Membership); msg != "" {
+				errs.add(mf+".membership", "", msg)
 			}
 			key := m.port()
 			if k, dup := seen[key]; dup {
