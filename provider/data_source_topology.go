@@ -102,7 +102,7 @@ func (d *topologyDataSource) Configure(_ context.Context, req datasource.Configu
 }
 
 // Attribute types of the generated objects: exactly the configuration attributes of the
-// resources and of the fabric's lists, so one object fits gpucluster_hca's arguments,
+// resources and of the fabric's maps, so one object fits gpucluster_hca's arguments,
 // gpucluster_fabric's `hcas` and gpucluster_bom's `hcas` alike. Built once; the values are built
 // directly from them (no reflection), which keeps 50,000 cables well under a second.
 var (
@@ -338,7 +338,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		"with_groups": schema.BoolAttribute{
 			Optional: true,
 			MarkdownDescription: "Fill `groups` (default `true`). Every object of the design is in `groups` too, which doubles " +
-				"what Terraform stores and sends; set `false` for a large fabric fed straight into `gpucluster_fabric`.",
+				"what Terraform stores and sends; set `false` when nothing iterates over the groups.",
 		},
 
 		"items": schema.BoolAttribute{
@@ -411,16 +411,18 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"port plan and the rack layout.\n\n" +
 			"The maps `racks`, `switches`, `nodes`, `hcas` and `cables` are keyed by name (cables by their lower-tier end) and " +
 			"hold objects whose attributes are exactly the arguments of the matching resources, so `for_each = " +
-			"data.gpucluster_topology.x.hcas` feeds `gpucluster_hca` and `values(data.gpucluster_topology.x.cables)` feeds " +
-			"`gpucluster_fabric` and `gpucluster_bom`. Unset values are `null`.\n\n" +
+			"data.gpucluster_topology.x.hcas` feeds `gpucluster_hca` and `cables = data.gpucluster_topology.x.cables` feeds " +
+			"`gpucluster_fabric` and `gpucluster_bom` as it is. Unset values are `null`. `design` is the same fabric in a few " +
+			"lines: `design = data.gpucluster_topology.x.design` makes `gpucluster_fabric` build exactly the graph of the maps.\n\n" +
 			"**Stable keys:** growing `node_count`, `scalable_units` or `group_count` up to the planned size only adds entries; " +
 			"no existing name, GUID, rack, position, port or cable changes, so a plan shows additions only. The upper tiers " +
 			"are built for the planned size from the start (`planned_nodes`, `planned_scalable_units`, `planned_groups`).\n\n" +
 			"**Refusals:** what cannot be built fails the plan on the argument at fault, with the reason and the nearest " +
 			"buildable input (\"nearest buildable: planned_scalable_units = 8\"). Nothing is rounded silently.\n\n" +
 			"**Scale:** Terraform's own cost grows faster than linearly with the size of one `for_each` map. Up to a few " +
-			"thousand items, per-item resources are fine; beyond, feed the maps straight into `gpucluster_fabric`, keep " +
-			"per-item resources for what has an apply-side life (nodes, HCAs), and use `groups` for one module instance per block.",
+			"thousand items, per-item resources are fine; beyond, give `gpucluster_fabric` the `design` (set `items = false` " +
+			"when nothing iterates over the maps), keep per-item resources for what has an apply-side life (nodes, HCAs), and " +
+			"use `groups` for one module instance per block.",
 		Attributes: attrs,
 	}
 }
