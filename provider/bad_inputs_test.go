@@ -173,6 +173,8 @@ func badInputs(t *testing.T) []badInput {
 		{"units = 0", "plain", f, `racks["r01"].units`, `units 0 is out of range: a rack has 1-60 usable units`, plain(t, "units    = 42", "units    = 0")},
 		{"power_kw = -45", "resource", "gpucluster_rack.r", "power_kw", `power_kw -45 is out of range: a rack's power budget is 0.1-1000 kW`, rack("  name = \"r01\"\n  row = 1\n  position = 1\n  power_kw = -45")},
 		{"power_kw = -45", "plain", f, `racks["r01"].power_kw`, `power_kw -45 is out of range: a rack's power budget is 0.1-1000 kW`, plain(t, "power_kw = 40", "power_kw = -45")},
+		{"rack prefix with a space", "design", g, `design.prefixes`, `"hall A 01" holds a space at position 5, which splits words in OpenSM's files and cable labels`,
+			design("    prefixes = { rack = \"hall A \" }")},
 		{"rack_power_kw = -45", "design", g, `design.rack_power_kw`, `rack_power_kw must be a positive number of kW, not -45`, design("    rack_power_kw = -45")},
 
 		// ---- switches ----

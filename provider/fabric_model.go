@@ -117,6 +117,8 @@ var designAttrOf = map[string]string{
 	"switches.model": "switch_model", "nodes.model": "node_model", "cables.kind": "cable_kind",
 	"racks.power_kw": "rack_power_kw", "racks.units": "rack_units", "switches.guid": "switch_guid_base",
 	"hcas.port_guid": "hca_guid_base",
+	// generated names are a prefix and a number: a name the fabric refuses comes from its prefix
+	"racks.name": "prefixes", "switches.name": "prefixes", "nodes.name": "prefixes", "hcas.name": "prefixes",
 }
 
 // The models a switch and a node get when the element leaves `model` unset, as the resources do.
