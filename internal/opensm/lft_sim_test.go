@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,7 +188,7 @@ func compareRoutes(t *testing.T, g *fabric.Graph, cfg Config, lfts *LFTs) (total
 			total++
 			want, okW := osmPath(s, d)
 			got, okG := rt.Path(s, d)
-			if okW && okG && fmt.Sprint(want) == fmt.Sprint(got) {
+			if okW && okG && slices.Equal(want, got) {
 				same++
 			} else if first == "" {
 				first = fmt.Sprintf("  %s -> %s (LID %d)\n  OpenSM: %v (complete %v)\n  model:  %v (complete %v)", eps[s].HCA, eps[d].HCA, lids[d], want, okW, got, okG)
