@@ -247,3 +247,26 @@ func TestSVGInChromium(t *testing.T) {
 		})
 	}
 }
+
+// An access-link witness (every switch on one side, some HCAs moved across, as the analysis
+// returns for the SuperPOD) marks exactly the node-leaf bundles that carry a moved HCA's link.
+func TestAccessLinkCutHighlighted(t *testing.T) {
+	d, g := generate(t, fabrics[2].p)
+	moved := []string{"gpu001/mlx5_0", "gpu001/mlx5_1", "gpu040/mlx5_7"} // rails 0 and 1 of SU 1, rail 7 of SU 2
+	dg, err := Build(g, Options{NodeGroups: nodeGroups(d), Highlights: &Highlights{CutEndpoints: moved, CutLabel: "witness cut: test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []string
+	for _, b := range dg.Bundles {
+		if b.Cut {
+			cut = append(cut, dg.Boxes[b.A].Label+"-"+dg.Boxes[b.B].Label)
+		}
+	}
+	if strings.Join(cut, " ") != "leaf01-su01 leaf02-su01 leaf16-su02" {
+		t.Errorf("cut bundles %v, want leaf01-su01 leaf02-su01 leaf16-su02", cut)
+	}
+	if !strings.Contains(strings.Join(dg.Legend, "\n"), "witness cut: test (red)") {
+		t.Errorf("legend %v", dg.Legend)
+	}
+}

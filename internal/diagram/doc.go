@@ -12,5 +12,6 @@
 //     boxes; box order within a tier is graph order (node boxes in node order). The same graph
 //     and options always give the same bytes.
 //   - Highlights come from the analysis (witness cut, oversubscribed switches) and are drawn only
-//     when given; a bundle is "cut" when its two ends lie on different sides of the witness.
+//     when given; a bundle is "cut" when its two ends lie on different sides of the witness, or
+//     when it carries an access link of an HCA the witness puts across from its switch.
 package diagram

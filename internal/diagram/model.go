@@ -32,7 +32,10 @@ type Options struct {
 type Highlights struct {
 	// CutSideA and CutSideB are the switches on each side of the witness cut (analysis.Cut).
 	CutSideA, CutSideB []string
-	CutLabel           string // e.g. "witness cut: 204800 Gb/s, 512 links"
+	// CutEndpoints are the HCAs the witness puts on the other side from their switch: their
+	// access links cross it (an "access links" cut has every switch on one side).
+	CutEndpoints []string
+	CutLabel     string // e.g. "witness cut: 204800 Gb/s across 512 links"
 	// Oversubscribed maps a switch to its down:up ratio, for switches above the limit.
 	Oversubscribed map[string]float64
 }
@@ -44,9 +47,10 @@ func FromAnalysis(r analysis.Result, limit float64) *Highlights {
 		limit = 1
 	}
 	h := &Highlights{Oversubscribed: map[string]float64{}}
-	if len(r.Cut.SwitchesA) > 0 && len(r.Cut.SwitchesB) > 0 {
+	if r.Cut.CrossingLinks > 0 {
 		h.CutSideA = append(h.CutSideA, r.Cut.SwitchesA...)
 		h.CutSideB = append(h.CutSideB, r.Cut.SwitchesB...)
+		h.CutEndpoints = append(h.CutEndpoints, r.Cut.MovedEndpoints...)
 		h.CutLabel = fmt.Sprintf("witness cut: %s Gb/s across %d links (%d | %d endpoints)", gbps(r.Cut.CapacityGbps), r.Cut.CrossingLinks, r.Cut.EndpointsA, r.Cut.EndpointsB)
 	}
 	for _, s := range r.PerSwitch {
@@ -98,7 +102,11 @@ func Build(g *fabric.Graph, opts Options) (*Diagram, error) {
 	d := &Diagram{Title: opts.Title}
 	hl := opts.Highlights
 	side := map[string]int8{}
+	moved := map[string]bool{}
 	if hl != nil {
+		for _, e := range hl.CutEndpoints {
+			moved[e] = true
+		}
 		for _, s := range hl.CutSideA {
 			side[s] = 1
 		}
@@ -222,6 +230,9 @@ func Build(g *fabric.Graph, opts Options) (*Diagram, error) {
 			idx[k] = i
 			sa, sb := d.Boxes[a].Side, d.Boxes[b].Side
 			d.Bundles = append(d.Bundles, Bundle{A: a, B: b, Cut: sa != 0 && sb != 0 && sa != sb})
+		}
+		if moved[g.Devices[l.A].Name] || moved[g.Devices[l.B].Name] {
+			d.Bundles[i].Cut = true // an access link the witness cuts
 		}
 		d.Bundles[i].Links++
 		d.Bundles[i].Gbps += l.RateGbps
