@@ -484,8 +484,8 @@ func (f *ftree) recalcMinCounterDown(s int32) {
 func (f *ftree) downByUp(s, prev int32, main bool, hops uint8) bool {
 	created := f.upByDown(s, prev, hops)
 	sw := &f.sw[s]
-	if sw.rank == 0 {
-		return created
+	if sw.rank == 0 || len(sw.up) == 0 {
+		return created // (a ranked non-root always has a switch above it; kept for safety)
 	}
 	bubble(sw.up, f.cmpDown)
 	minGroup := sw.up[0]
