@@ -166,6 +166,10 @@ func TestFtreeSpreadsDestinations(t *testing.T) {
 // good as minhop.
 func TestEffectiveBisection512(t *testing.T) {
 	g := fatTree512(t)
+	capacity := Analyze(g, nil).BisectionRatio
+	if capacity != 1 {
+		t.Fatalf("capacity (proved bisection) ratio %v, want 1 for the non-blocking tree", capacity)
+	}
 	res := map[string]*Effective{}
 	for _, engine := range []string{"ftree", "updn", "minhop"} {
 		e, err := EffectiveBisection(g, routingOf(t, g, engine))
@@ -183,7 +187,7 @@ func TestEffectiveBisection512(t *testing.T) {
 			t.Fatalf("%s: mean %v p05 %v; want 0 < p05 <= mean < 1", engine, e.RatioMean, e.RatioP05)
 		}
 		res[engine] = e
-		t.Logf("512-GPU 2-tier fat tree, %s: effective bisection mean %.4f, p05 %.4f over %d patterns (capacity ratio 1.0)", engine, e.RatioMean, e.RatioP05, e.Samples)
+		t.Logf("512-GPU 2-tier fat tree, %s: effective bisection mean %.4f, p05 %.4f over %d patterns (capacity ratio %v)", engine, e.RatioMean, e.RatioP05, e.Samples, capacity)
 	}
 	if res["ftree"].RatioMean < res["minhop"].RatioMean {
 		t.Errorf("ftree (%v) below minhop (%v)", res["ftree"].RatioMean, res["minhop"].RatioMean)
