@@ -36,11 +36,15 @@ const summaryTitle = "Fabric plan summary"
 
 // summarize adds the plan summary of out against the prior state, or nothing when the plan
 // changes nothing the summary speaks of.
-func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, out *fabricPlan, osm types.Map, diags *diag.Diagnostics) {
+func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, plan *fabricModel, out *fabricPlan, osm types.Map, diags *diag.Diagnostics) {
 	var prior *fabric.Graph
 	var priorBOM bom.BOM
 	var priorOpenSM types.Map
 	var priorAnalysis types.Object
+	var next bom.BOM
+	if out.bom != nil {
+		next = *out.bom
+	}
 	create := state.Raw.IsNull()
 	name := ""
 	if !create {
@@ -51,21 +55,22 @@ func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, out *
 			priorOpenSM, priorAnalysis = m.OpenSM, m.Analysis
 			// The prior graph is rebuilt from the prior state's own inputs, not read back from its
 			// outputs, so the comparison is exact down to each port; a prior state that no longer
-			// builds counts as empty.
-			if g, d := buildFabric(ctx, r.data, withStashedLists(ctx, fromPrior, &m, &ignored)); !d.HasError() && g != nil {
+			// builds counts as empty. Inputs equal to the planned ones (every plan of an unchanged
+			// fabric) build the planned graph: it is not built twice.
+			if sameInputs(ctx, &m, plan) {
+				prior, priorBOM = out.graph, next
+			} else if g, d := buildFabric(ctx, r.data, withStashedLists(ctx, fromPrior, &m, &ignored)); !d.HasError() && g != nil {
 				prior, priorBOM = g, bom.FromGraph(g, r.data.Catalog)
 			}
 		}
 	}
-	var next bom.BOM
-	if out.bom != nil {
-		next = *out.bom
-	}
 	d := fabric.Compare(prior, out.graph)
 	lines, total := bom.Order(priorBOM, next)
 	files := changedFiles(priorOpenSM, osm)
-	analysisChanged := !create && !priorAnalysis.Equal(out.analysis)
-	if !create && d.Empty() && len(lines) == 0 && len(files) == 0 && !analysisChanged {
+	// The verdict by its lines, not the whole analysis: numbers read back from state need not
+	// compare equal bit for bit, and a plan Terraform calls "No changes" must print nothing.
+	verdictChanged := !create && !equalLines(violationsOf(priorAnalysis), out.violations)
+	if !create && d.Empty() && len(lines) == 0 && len(files) == 0 && !verdictChanged {
 		return
 	}
 	title := summaryTitle
@@ -73,6 +78,44 @@ func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, out *
 		title += " (" + name + ")"
 	}
 	diags.AddWarning(title, formatSummary(create, d, lines, total, files, out.violations))
+}
+
+// violationsOf reads analysis.violations of an analysis object.
+func violationsOf(o types.Object) []string {
+	if o.IsNull() || o.IsUnknown() {
+		return nil
+	}
+	l, ok := o.Attributes()["violations"].(types.List)
+	if !ok {
+		return nil
+	}
+	out, _ := listStrings(l)
+	return out
+}
+
+// equalLines reports whether a and b hold the same strings in the same order.
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameInputs reports whether the prior state's inputs are those of the plan, value for value.
+func sameInputs(ctx context.Context, prior, plan *fabricModel) bool {
+	for _, n := range fabricInputNames {
+		a := inputValue(ctx, fromPrior, n, &prior.fabricInputsModel)
+		b := inputValue(ctx, fromProposed, n, &plan.fabricInputsModel)
+		if !a.IsFullyKnown() || !a.Equal(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // changedFiles lists the OpenSM files whose digest the plan changes (drift on the host, or

@@ -128,7 +128,7 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	osm, _, d := planOpenSM(ctx, r.data, &m, out.graph)
 	if out.graph != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.
-		r.summarize(ctx, req.State, &out, osm, &resp.Diagnostics)
+		r.summarize(ctx, req.State, &m, &out, osm, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
