@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -94,8 +93,7 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"private_key": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged."},
 					"known_hosts_file": schema.StringAttribute{
 						Optional:            true,
-						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to; it must exist when Terraform plans.",
-						Validators:          []validator.String{knownHostsFileValidator()},
+						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to; it must exist when Terraform plans (`~` is not expanded: use `pathexpand(\"~/.ssh/known_hosts\")`).",
 					},
 				},
 			},
@@ -131,6 +129,13 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 		var s sshModel
 		resp.Diagnostics.Append(cfg.SSH.As(ctx, &s, objectAsOptions)...)
 		data.SSH = SSHDefaults{User: s.User.ValueString(), PrivateKey: s.PrivateKey.ValueString(), KnownHostsFile: s.KnownHostsFile.ValueString()}
+		// At plan, not at validate: whether the file is there depends on the machine, not on
+		// the configuration, and the first SSH connection would otherwise fail only at apply.
+		if f := data.SSH.KnownHostsFile; f != "" {
+			if msg := checkKnownHostsFile(f); msg != "" {
+				resp.Diagnostics.AddAttributeError(path.Root("ssh"), "known_hosts file not found", withPath(path.Root("ssh").AtName("known_hosts_file"), msg))
+			}
+		}
 	}
 	if !cfg.BMC.IsNull() && !cfg.BMC.IsUnknown() {
 		var b bmcCredentialsModel

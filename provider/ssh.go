@@ -52,6 +52,9 @@ func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config,
 		return remote.Config{}, fmt.Errorf("no SSH %s for %s: set them in the provider's ssh = { ... } block "+
 			"(or the resource's own ssh override)", strings.Join(missing, ", "), host)
 	}
+	if msg := checkKnownHostsFile(s.KnownHostsFile); msg != "" {
+		return remote.Config{}, errors.New(msg)
+	}
 	return remote.Config{Host: h, Port: port, User: s.User, PrivateKeyPEM: s.PrivateKey, KnownHostsFile: s.KnownHostsFile}, nil
 }
 

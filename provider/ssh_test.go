@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -8,7 +10,14 @@ import (
 // TestSSHConfig: provider defaults, per-resource overrides field by field, host:port forms, and
 // refusals that say what to set.
 func TestSSHConfig(t *testing.T) {
-	data := &Data{SSH: SSHDefaults{User: "fabric", PrivateKey: "KEY", KnownHostsFile: "/etc/kh"}}
+	dir := t.TempDir()
+	etcKH, tmpKH := filepath.Join(dir, "etc_kh"), filepath.Join(dir, "tmp_kh")
+	for _, f := range []string{etcKH, tmpKH} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := &Data{SSH: SSHDefaults{User: "fabric", PrivateKey: "KEY", KnownHostsFile: etcKH}}
 	for _, c := range []struct {
 		host, wantHost string
 		wantPort       int
@@ -19,12 +28,12 @@ func TestSSHConfig(t *testing.T) {
 		{"fd00::11", "fd00::11", 0},
 	} {
 		cfg, err := sshConfig(data, c.host)
-		if err != nil || cfg.Host != c.wantHost || cfg.Port != c.wantPort || cfg.User != "fabric" || cfg.KnownHostsFile != "/etc/kh" {
+		if err != nil || cfg.Host != c.wantHost || cfg.Port != c.wantPort || cfg.User != "fabric" || cfg.KnownHostsFile != etcKH {
 			t.Errorf("%s: %v %v", c.host, cfg, err)
 		}
 	}
-	cfg, err := sshConfig(data, "h", SSHDefaults{User: "root"}, SSHDefaults{KnownHostsFile: "/tmp/kh"})
-	if err != nil || cfg.User != "root" || cfg.PrivateKeyPEM != "KEY" || cfg.KnownHostsFile != "/tmp/kh" {
+	cfg, err := sshConfig(data, "h", SSHDefaults{User: "root"}, SSHDefaults{KnownHostsFile: tmpKH})
+	if err != nil || cfg.User != "root" || cfg.PrivateKeyPEM != "KEY" || cfg.KnownHostsFile != tmpKH {
 		t.Errorf("overrides: %v %v", cfg, err)
 	}
 	if strings.Contains(cfg.String(), "KEY") {
@@ -46,6 +55,14 @@ func TestSSHConfig(t *testing.T) {
 	}
 	if _, err := sshConfig(nil, "gpu001"); err == nil || !strings.Contains(err.Error(), "no SSH user, private_key") {
 		t.Errorf("no provider data: %v", err)
+	}
+	// A known_hosts file that is not there fails here, at plan, naming the path.
+	missing := filepath.Join(dir, "missing")
+	if _, err := sshConfig(data, "gpu001", SSHDefaults{KnownHostsFile: missing}); err == nil || !strings.Contains(err.Error(), `known_hosts_file "`+missing+`" does not exist`) {
+		t.Errorf("missing known_hosts file: %v", err)
+	}
+	if _, err := sshConfig(data, "gpu001", SSHDefaults{KnownHostsFile: "~/no-such-known_hosts"}); err == nil || !strings.Contains(err.Error(), `do not expand ~; write pathexpand("~/no-such-known_hosts")`) {
+		t.Errorf("~ in known_hosts file: %v", err)
 	}
 }
 

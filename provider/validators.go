@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -166,16 +167,16 @@ func lengthMValidator() validator.Float64 {
 	return float64Rule{"Invalid cable length", "at least 0.1 m", fabric.CheckLengthM}
 }
 
-// knownHostsFileValidator refuses, at plan time, a known_hosts file that is not there: without
-// it every SSH connection fails at apply, after the plan was approved.
-func knownHostsFileValidator() validator.String {
-	return stringRule{"known_hosts file not found", "an existing OpenSSH known_hosts file", checkKnownHostsFile}
-}
-
+// checkKnownHostsFile refuses a known_hosts file that is not there or cannot be read: without
+// it every SSH connection fails at apply, after the plan was approved. It runs at plan (provider
+// Configure, sshConfig), not as a validator: whether the file exists depends on the machine that
+// runs Terraform, and `terraform validate` checks the configuration alone.
 func checkKnownHostsFile(p string) string {
 	const how = "give the path of the OpenSSH known_hosts file on the machine that runs Terraform (ssh-keyscan HOST >> FILE makes one; check the keys it records)"
 	st, err := os.Stat(p)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(p, "~"):
+		return fmt.Sprintf("known_hosts_file %q does not exist: Terraform and the provider do not expand ~; write pathexpand(%q)", p, p)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("known_hosts_file %q does not exist; %s", p, how)
 	case err != nil:

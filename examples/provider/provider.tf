@@ -14,7 +14,7 @@ provider "gpucluster" {
   ssh = {
     user             = "fabric"
     private_key      = file("~/.ssh/fabric_ed25519")
-    known_hosts_file = "~/.ssh/known_hosts"
+    known_hosts_file = pathexpand("~/.ssh/known_hosts") # the provider reads it as given: no ~
   }
 
   # Fleet default BMC credentials; a node's own `bmc` block overrides them.
