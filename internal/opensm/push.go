@@ -160,11 +160,21 @@ type Target struct {
 	VerifyTimeout time.Duration // 0 means DefaultVerifyTimeout
 	PollInterval  time.Duration // 0 means DefaultPollInterval
 	FileMode      os.FileMode   // 0 means DefaultFileMode
+	// Progress, when set, is told each step of the push as it happens (read, write, reload or
+	// restart, verification, rollback), one line each, for a person following a long apply.
+	Progress func(step string)
 
 	// uncheckedFiles skips CheckFiles: only tests set it, to push what OpenSM itself refuses
 	// and prove the push catches that from the live log too (CheckFiles can never know every
 	// way OpenSM 3.3 reads a file).
 	uncheckedFiles bool
+}
+
+// say reports one step to Progress.
+func (t *Target) say(format string, args ...any) {
+	if t.Progress != nil {
+		t.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 func (t *Target) logFile() string {
@@ -435,8 +445,10 @@ func Push(ctx context.Context, t Target) (Result, error) {
 		if pr.pending != nil {
 			t.clearPending(ctx)
 		}
+		t.say("files in %s already as rendered: nothing to push", t.Paths.Dir())
 		return res, nil
 	}
+	t.say("files in %s differ from the rendered ones: %s (%s)", t.Paths.Dir(), res.Action, strings.Join(res.Decision.Reasons, "; "))
 	if pr.pending != nil && sameFiles(old, t.Files) {
 		// Complete the interrupted push: the files are in place, OpenSM is told and verified;
 		// if that fails, the files OpenSM ran before the interrupted push come back.
@@ -486,6 +498,7 @@ func Push(ctx context.Context, t Target) (Result, error) {
 		return fail("write", err)
 	}
 	res.Written = true
+	t.say("wrote %d files to %s (atomic rename, the previous versions kept for rollback)", len(t.Files), t.Paths.Dir())
 	if testHookAfterWrite != nil {
 		testHookAfterWrite()
 	}
@@ -495,8 +508,12 @@ func Push(ctx context.Context, t Target) (Result, error) {
 		return res, nil
 	}
 	perr := &PushError{Host: t.Name, Stage: stage, Err: verr, LogLines: explain(res.Log)}
+	t.say("%s failed (%v): rolling back to the previous files", stage, verr)
 	perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
 	perr.RolledBack = perr.RollbackErr == nil
+	if perr.RolledBack {
+		t.say("rolled back: the previous files are in place and OpenSM was told")
+	}
 	return res, perr
 }
 
@@ -510,6 +527,12 @@ func (t *Target) apply(ctx context.Context, res *Result, pr probe) (string, erro
 	case ActionSIGHUP:
 		stage, steps = "sighup", t.Service.reloadSteps()
 	}
+	switch res.Action {
+	case ActionRestart:
+		t.say("restarting OpenSM (an option it reads only at start changed)")
+	case ActionSIGHUP:
+		t.say("signalling OpenSM (SIGHUP): a heavy sweep re-reads the files")
+	}
 	// The log offset is taken again just before OpenSM is told, after the write, so every sweep
 	// that logs after it read the new files.
 	offset, err := t.runSteps(ctx, steps, pr.logSize)
@@ -518,6 +541,17 @@ func (t *Target) apply(ctx context.Context, res *Result, pr probe) (string, erro
 		return stage, err
 	}
 	res.Standby, res.Verdict, res.Log, err = t.verify(ctx, res.Action, pr.state, offset)
+	switch {
+	case err != nil:
+	case res.Standby:
+		t.say("verified: a standby SM, partitions accepted (a standby does not route)")
+	default:
+		roots := ""
+		if res.Verdict.Roots >= 0 {
+			roots = fmt.Sprintf(", %d root switches", res.Verdict.Roots)
+		}
+		t.say("verified: %s tables configured on all switches%s, subnet up", res.Verdict.Engine, roots)
+	}
 	return "verify", err
 }
 

@@ -249,12 +249,25 @@ func TestPushSimulated(t *testing.T) {
 		if p := pkeysOf(t, sim, lid); strings.Contains(p, "0x8001") {
 			t.Fatalf("HCA 50 is in compute before the push:\n%s", p)
 		}
-		r, err := Push(ctx, site.target(withHCA50, ftree))
+		tg := site.target(withHCA50, ftree)
+		var steps []string
+		tg.Progress = func(step string) { steps = append(steps, step) }
+		r, err := Push(ctx, tg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Action != ActionSIGHUP || r.Verdict.Engine != "ftree" || r.Verdict.Roots != 2 {
 			t.Fatalf("result %+v", r)
+		}
+		// One line per step, in order, for a person following the apply.
+		want := []string{"differ from the rendered ones: sighup", "wrote ", "signalling OpenSM (SIGHUP)", "verified: ftree tables configured on all switches, 2 root switches"}
+		if len(steps) != len(want) {
+			t.Fatalf("progress:\n%s", strings.Join(steps, "\n"))
+		}
+		for i, w := range want {
+			if !strings.Contains(steps[i], w) {
+				t.Errorf("progress step %d is %q, want it to say %q", i, steps[i], w)
+			}
 		}
 		if site.svc.PID() != pid {
 			t.Fatal("a partition change restarted OpenSM instead of signalling it")
@@ -284,10 +297,16 @@ func TestPushSimulated(t *testing.T) {
 		// ERR 4E11, falls back to minhop and exits 0 from nothing.
 		torus := site.render(t, g, GraphOptions{RoutingEngine: "torus-2QoS", Options: map[string]string{"qos": "TRUE", "torus_config": "/nonexistent/torus-2QoS.conf"}}, addCompute(50))
 		offset := len(site.logText(t))
-		r, err := Push(ctx, site.target(torus, Expect{Engine: "torus-2QoS"}))
+		tg := site.target(torus, Expect{Engine: "torus-2QoS"})
+		var steps []string
+		tg.Progress = func(step string) { steps = append(steps, step) }
+		r, err := Push(ctx, tg)
 		var perr *PushError
 		if !errors.As(err, &perr) {
 			t.Fatalf("Push of a falling-back engine: %v (result %+v)", err, r)
+		}
+		if n := len(steps); n < 2 || !strings.Contains(steps[n-2], "verify failed") || !strings.Contains(steps[n-1], "rolled back") {
+			t.Errorf("progress does not end with the failed verification and the rollback:\n%s", strings.Join(steps, "\n"))
 		}
 		if perr.Stage != "verify" || !perr.RolledBack || perr.RollbackErr != nil {
 			t.Fatalf("PushError %+v", perr)
