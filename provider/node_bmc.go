@@ -46,6 +46,13 @@ const (
 // resetNone is reset_after_bios's default: pending BIOS settings wait for a reset nobody forces.
 const resetNone = "none"
 
+// After a reset for BIOS settings, how long and how often the BMC is read until they are in
+// effect (POST of a GPU server takes minutes).
+const (
+	biosApplyWait = 10 * time.Minute
+	biosApplyPoll = 5 * time.Second
+)
+
 // Boot devices a node's boot_device may name: bmclib's names that Redfish and IPMI BMCs share.
 var nodeBootDevices = []string{"pxe", "disk", "cdrom", "bios", "none"}
 
@@ -263,7 +270,8 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Whether apply restarts a powered-on host whose `bios_settings` wait for a reset, so that " +
 				"they take effect now: `none` (the default: they apply at the next reset, whoever makes it), `graceful` " +
 				"(Redfish GracefulRestart: the OS shuts down first), `force` (ForceRestart) or `power_cycle` (PowerCycle). " +
-				"The provider waits for the BMC to report the host on again and reads the settings back as applied. A host " +
+				"The provider waits until the BMC reports the host on and the settings in effect (up to 10 minutes, within " +
+				"`timeouts`; a warning if they stay pending). A host " +
 				"that is off is not started for it: the settings apply when it boots.",
 			Validators: []validator.String{stringvalidator.OneOf(append([]string{resetNone}, bmc.ResetKinds...)...)},
 		},
@@ -528,6 +536,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 		return diags
 	}
 	defer sess.Close()
+	progress(ctx, "bmc %s: session open at %s", tgt.node, tgt.cfg.Endpoint)
 
 	// Accounts: new ones, changed roles, new password versions; all of them on a new BMC.
 	var users []bmcUserModel
@@ -560,6 +569,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 			tgt.fail(&diags, fmt.Sprintf("set the BMC account %q", name), err)
 			return diags
 		}
+		progress(ctx, "bmc %s: account %q set (%s)", tgt.node, name, u.Role.ValueString())
 	}
 
 	// Accounts that left bmc_users leave the BMC. Only those this resource set (in prior, the
@@ -593,6 +603,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 			tgt.fail(&diags, "set BIOS settings", err)
 			return diags
 		}
+		progress(ctx, "bmc %s: %d BIOS settings staged", tgt.node, len(want))
 	}
 
 	if !plan.BootDevice.IsNull() && (prior == nil || !plan.BootDevice.Equal(prior.BootDevice)) {
@@ -605,6 +616,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 			tgt.fail(&diags, "set the boot device to "+bd.Device.ValueString(), err)
 			return diags
 		}
+		progress(ctx, "bmc %s: boot override %s", tgt.node, bd.Device.ValueString())
 	}
 
 	if !plan.PowerState.IsUnknown() && !plan.PowerState.IsNull() && (prior == nil || !plan.PowerState.Equal(prior.PowerState)) {
@@ -612,6 +624,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 			tgt.fail(&diags, "power "+plan.PowerState.ValueString(), err)
 			return diags
 		}
+		progress(ctx, "bmc %s: power %s", tgt.node, plan.PowerState.ValueString())
 	}
 
 	st, err := sess.Read(ctx)
@@ -622,20 +635,42 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	if kind := plan.ResetBIOS.ValueString(); kind != "" && kind != resetNone && !plan.BIOSSettings.IsNull() && st.PowerState == "on" {
 		want := map[string]string{}
 		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
-		waiting := false
-		for k := range want {
-			if _, ok := st.BIOSPending[k]; ok {
-				waiting = true
+		waiting := func(st bmc.State) bool {
+			for k := range want {
+				if _, ok := st.BIOSPending[k]; ok {
+					return true
+				}
 			}
+			return false
 		}
-		if waiting {
+		if waiting(st) {
 			if err := sess.Reset(ctx, kind); err != nil {
 				tgt.fail(&diags, "restart the host ("+kind+") for its pending BIOS settings", err)
 				return diags
 			}
-			if st, err = sess.Read(ctx); err != nil {
-				tgt.fail(&diags, "read the state back after the restart", err)
-				return diags
+			// A BMC applies pending settings while the host goes through POST, after the reset
+			// was accepted: read until they are in effect, within the node's timeout.
+			stop := time.Now().Add(biosApplyWait)
+			if d, ok := ctx.Deadline(); ok && d.Add(-tgt.cfg.Timeout).Before(stop) {
+				stop = d.Add(-tgt.cfg.Timeout)
+			}
+			for {
+				if st, err = sess.Read(ctx); err != nil {
+					tgt.fail(&diags, "read the state back after the restart", err)
+					return diags
+				}
+				if !waiting(st) {
+					break
+				}
+				if time.Now().Add(biosApplyPoll).After(stop) {
+					diags.AddAttributeWarning(path.Root("bios_settings"), "BIOS settings still pending after the restart",
+						fmt.Sprintf("Node %q: the host was restarted (%s) but the BMC still shows BIOS settings pending; they may apply at a later boot. The next refresh compares them again.", tgt.node, kind))
+					break
+				}
+				select {
+				case <-time.After(biosApplyPoll):
+				case <-ctx.Done():
+				}
 			}
 		}
 	}
