@@ -376,6 +376,15 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 		t.fail(&diags, "apply firmware_settings", err, cmds)
 		return diags
 	}
+	if len(res.Changes) == 0 {
+		progress(ctx, "mlxconfig %s on %s: firmware_settings already in place", t.name, t.host)
+	} else {
+		set := make([]string, 0, len(res.Changes))
+		for _, c := range res.Changes {
+			set = append(set, c.Param+"="+c.Arg)
+		}
+		progress(ctx, "mlxconfig %s on %s: set %s (pending reboot: %t, firmware reset: %t)", t.name, t.host, strings.Join(set, " "), res.PendingReboot, res.Reset)
+	}
 	if plan.PendingReboot.IsUnknown() {
 		plan.PendingReboot = types.BoolValue(res.PendingReboot)
 	}
