@@ -14,6 +14,18 @@ type Spec struct {
 	// Plan is set on a fabric generated from a design: the size its upper tiers were built
 	// for (topogen). nil for a declared fabric.
 	Plan *Plan
+	// Torus is set on a torus generated from a design (topogen): its sides and which switch
+	// sits at each coordinate, what torus-2QoS needs for its torus description. nil otherwise:
+	// a declared fabric gives no coordinates.
+	Torus *TorusLayout
+}
+
+// TorusLayout places the switches of a generated 3D torus: Dims are the sides along x, y and z,
+// and Switches[x + Dims[0]*(y + Dims[1]*z)] names the switch at (x, y, z). The generator cables
+// each switch to its +1 neighbour along every dimension, wrapping around.
+type TorusLayout struct {
+	Dims     [3]int
+	Switches []string
 }
 
 // Plan is a generated fabric's size now and the size its spines and cores were built for, in

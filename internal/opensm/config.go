@@ -15,12 +15,13 @@ const (
 	FileRootGUIDs   = "root_guids.conf"
 	FileCNGUIDs     = "cn_guids.conf"
 	FileNodeNameMap = "node-name-map"
+	// FileTorus2QoS (torus.go) is the sixth file.
 )
 
 // FileNames lists the files of a Files set in the order they are best written: the files
 // opensm.conf refers to first, opensm.conf last, so a reader never sees a reference to a file
 // that is not there yet.
-var FileNames = []string{FilePartitions, FileRootGUIDs, FileCNGUIDs, FileNodeNameMap, FileOpenSMConf}
+var FileNames = []string{FilePartitions, FileRootGUIDs, FileCNGUIDs, FileNodeNameMap, FileTorus2QoS, FileOpenSMConf}
 
 // FileAttributes names each file's attribute in the computed `opensm` object of
 // gpucluster_fabric (DESIGN.md: opensm = { opensm_conf, partitions_conf, root_guids, cn_guids,
@@ -31,6 +32,7 @@ var FileAttributes = map[string]string{
 	FileRootGUIDs:   "root_guids",
 	FileCNGUIDs:     "cn_guids",
 	FileNodeNameMap: "node_name_map",
+	FileTorus2QoS:   "torus_2qos_conf",
 }
 
 // Files is a rendered file set: file name (one of FileNames) to exact content.
@@ -87,6 +89,9 @@ type Config struct {
 	// ports that share no other partition. The SM's own port is always a full member.
 	DefaultMembership string
 	Paths             Paths
+	// Torus is the torus description of a generated torus (TorusFromGraph), written to
+	// FileTorus2QoS and named by torus_config; nil writes the file as a comment only.
+	Torus *TorusSeed
 }
 
 // engines returns the engine names of the config (nil when none is set or the list is bad).
@@ -151,7 +156,14 @@ func (c *Config) Validate() Errors {
 			errs.add("routing_engine", "qos", fmt.Sprintf("routing engine %s keeps routes deadlock-free with virtual lanes, which needs QoS: set the option qos = TRUE (opensm(8): lash, dfsssp and torus-2QoS want -Q)", e))
 		}
 	}
-	if hasEngine(engines, "torus-2QoS") && strings.TrimSpace(c.Options["torus_config"]) == "" {
+	torusConf := strings.TrimSpace(c.Options["torus_config"])
+	switch {
+	case c.Torus != nil && torusConf != "":
+		errs.add("options.torus_config", "torus_config", fmt.Sprintf("the provider writes the torus description of the generated torus to %s and names it in torus_config; remove options.torus_config (or give your own description without the design's)", c.Paths.Path(FileTorus2QoS)))
+	case c.Torus == nil && torusConf == c.Paths.Path(FileTorus2QoS):
+		errs.add("options.torus_config", "torus_config", fmt.Sprintf("%s is the provider's own file, which holds a torus description only for a torus generated from a design; keep your description under another name and point torus_config at it", torusConf))
+	}
+	if hasEngine(engines, "torus-2QoS") && torusConf == "" && c.Torus == nil {
 		errs.add("options.torus_config", "torus_config", "routing engine torus-2QoS needs its torus description (torus-2QoS.conf(5): torus or mesh sizes and the xp/yp/zp seed links); without it OpenSM logs ERR 4E11 and falls back to minhop. Set options.torus_config to the path of that file on the SM host")
 	}
 	checkGUIDList(&errs, "roots", c.Roots)
@@ -235,6 +247,9 @@ func Render(c Config) (Files, error) {
 	}
 	fmt.Fprintf(&b, "partition_config_file %s\n", c.Paths.Path(FilePartitions))
 	fmt.Fprintf(&b, "node_name_map_name %s\n", c.Paths.Path(FileNodeNameMap))
+	if c.Torus != nil {
+		fmt.Fprintf(&b, "torus_config %s\n", c.Paths.Path(FileTorus2QoS))
+	}
 	keys := make([]string, 0, len(c.Options))
 	for k := range c.Options {
 		keys = append(keys, k)
@@ -254,6 +269,10 @@ func Render(c Config) (Files, error) {
 		fmt.Fprintf(&nm, "%s \"%s\"\n", n.GUID, n.Name)
 	}
 	files[FileNodeNameMap] = nm.String()
+	files[FileTorus2QoS] = noTorusText
+	if c.Torus != nil {
+		files[FileTorus2QoS] = c.Torus.Text()
+	}
 	return files, nil
 }
 

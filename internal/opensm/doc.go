@@ -14,9 +14,10 @@
 // Invariants:
 //   - Rendering is deterministic: the same Config (or Graph) always yields the same bytes, so a
 //     plan shows no spurious diff. Lists are rendered in the order given, maps in key order.
-//   - A rendered set always holds the five FileNames; opensm.conf names the root and CN files
+//   - A rendered set always holds the six FileNames; opensm.conf names the root and CN files
 //     only for the engines that read them, but their lists are always written, so changing the
-//     engine never empties a file the running OpenSM still reads.
+//     engine never empties a file the running OpenSM still reads. torus-2QoS.conf holds a torus
+//     description only for a torus generated from a design (torus.go), a comment otherwise.
 //   - Nothing is rendered that OpenSM would silently ignore, misread or fall back from: Render
 //     refuses, with a FieldError naming the attribute or option, unknown option keys, values OpenSM
 //     would misparse (booleans other than TRUE/FALSE, numbers out of range, '#' which starts a

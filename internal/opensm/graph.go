@@ -136,11 +136,13 @@ func DefaultEngine(g *fabric.Graph) string {
 // (options.torus_config) gets dfsssp, which routes any topology, tori included, deadlock-free
 // over virtual lanes (Domke, Hoefler and Nagel, "Deadlock-Free Oblivious Routing for Arbitrary
 // Topologies", IPDPS 2011; opensm(8), DFSSSP) and needs no description; torus-2QoS without one
-// logs ERR 4E11 and falls back to minhop, which deadlocks on a ring. torus-2QoS is refused only
-// where the user asked for it without the description (Config.Validate).
+// logs ERR 4E11 and falls back to minhop, which deadlocks on a ring. A torus generated from a
+// design carries its coordinates (fabric.Spec.Torus), from which the provider writes the
+// description itself (torus.go), so it keeps torus-2QoS. torus-2QoS is refused only where the
+// user asked for it without a description (Config.Validate).
 func EngineFor(g *fabric.Graph, options map[string]string) string {
 	e := DefaultEngine(g)
-	if e == EngineTorus && strings.TrimSpace(options["torus_config"]) == "" {
+	if e == EngineTorus && strings.TrimSpace(options["torus_config"]) == "" && (g.Spec == nil || g.Spec.Torus == nil) {
 		return EngineDFSSSP
 	}
 	return e
@@ -226,6 +228,7 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 	if c.RoutingEngine == "" {
 		c.RoutingEngine = EngineFor(g, c.Options)
 	}
+	attachTorus(g, guids, &c, o.RoutingEngine != "", &errs) // torus.go: a generated torus's description
 	engines, _, _ := ParseEngines(c.RoutingEngine)
 	if hasEngine(engines, "torus-2QoS", "lash", "dfsssp") {
 		if _, set := c.Options["qos"]; !set && o.RoutingEngine == "" {

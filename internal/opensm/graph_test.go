@@ -126,7 +126,8 @@ func TestClassifyAndDefaultEngine(t *testing.T) {
 		}
 	})
 	t.Run("torus with a description routes with torus-2QoS", func(t *testing.T) {
-		cfg, err := FromGraph(buildGraph(t, torus), GraphOptions{Options: map[string]string{"torus_config": "/etc/opensm/torus-2QoS.conf"}})
+		// The user's own description, beside the provider's torus-2QoS.conf (FileTorus2QoS).
+		cfg, err := FromGraph(buildGraph(t, torus), GraphOptions{Options: map[string]string{"torus_config": "/etc/opensm/site-torus-2QoS.conf"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,6 +93,7 @@ func Reload(old, new Files) Decision {
 		{FilePartitions, "partitions.conf changed: re-read on every heavy sweep (osm_prtn_config_parse_file)"},
 		{FileRootGUIDs, "root GUID file changed: re-read when routing runs (ftree/updn parse_node_map)"},
 		{FileCNGUIDs, "compute-node GUID file changed: re-read when routing runs (ftree parse_node_map)"},
+		{FileTorus2QoS, "torus-2QoS.conf changed: re-read every time torus-2QoS routes (osm_torus.c torus_build_lfts -> parse_config)"},
 	}
 	for _, c := range contents {
 		if old[c.file] != new[c.file] {

@@ -606,6 +606,7 @@ func (d *Design) SizeAttribute() string {
 func (d *Design) FabricSpec() *fabric.Spec {
 	s := d.Spec()
 	s.Plan = &fabric.Plan{Nodes: d.Summary.Nodes, PlannedNodes: d.Summary.PlannedNodes}
+	s.Torus = d.TorusLayout()
 	origin := d.SizeAttribute()
 	for i := range s.Racks {
 		s.Racks[i].Ref = fabric.Ref{Key: s.Racks[i].Name, Origin: origin}

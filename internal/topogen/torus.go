@@ -154,3 +154,24 @@ func largestTorusSwitches(e, h int) int {
 	}
 	return n
 }
+
+// TorusLayout is where each switch of a generated torus-3d sits: its sides and the switch at
+// every coordinate, in the order torus() adds them (x fastest, then y, then z). The OpenSM
+// rendering derives torus-2QoS's torus description from it (torus-2QoS.conf(5): the sides and
+// the seed links by switch GUID). nil for the other kinds, or when the design holds fewer
+// switches than its sides promise.
+func (d *Design) TorusLayout() *fabric.TorusLayout {
+	if d.Kind != KindTorus3D {
+		return nil
+	}
+	k := d.Params.TorusDims
+	n := k[0] * k[1] * k[2]
+	if n <= 0 || len(d.SwitchList) < n {
+		return nil
+	}
+	l := &fabric.TorusLayout{Dims: k, Switches: make([]string, n)}
+	for i := 0; i < n; i++ {
+		l.Switches[i] = d.SwitchList[i].Name
+	}
+	return l
+}
