@@ -114,7 +114,7 @@ func (d *openSMFilesDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	files, fes := renderOpenSM(g, rs)
 	if fes != nil {
-		addRenderErrors(&resp.Diagnostics, fes)
+		addRenderErrors(&resp.Diagnostics, g, fes)
 		return
 	}
 	m.Files = filesValue(files)

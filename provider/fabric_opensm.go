@@ -430,10 +430,19 @@ func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Erro
 	return files, nil
 }
 
-// addRenderErrors reports a failed rendering, each problem on the attribute that causes it.
-func addRenderErrors(diags *diag.Diagnostics, fes opensm.Errors) {
+// addRenderErrors reports a failed rendering of g, each problem on the attribute that causes it.
+func addRenderErrors(diags *diag.Diagnostics, g *fabric.Graph, fes opensm.Errors) {
+	var spec *fabric.Spec
+	if g != nil {
+		spec = g.Spec
+	}
 	for _, fe := range fes {
-		diags.AddAttributeError(openSMErrorPath(fe.Field), "Invalid OpenSM configuration", fe.Field+": "+fe.Message)
+		p := openSMErrorPath(fe.Field, spec)
+		where := p.String()
+		if where == "" {
+			where = fe.Field
+		}
+		diags.AddAttributeError(p, "Invalid OpenSM configuration", where+": "+fe.Message)
 	}
 }
 
@@ -470,7 +479,7 @@ func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph
 					strings.Join(msgs, "; "))
 			return types.MapNull(digestType), nil, diags
 		}
-		addRenderErrors(&diags, fes)
+		addRenderErrors(&diags, g, fes)
 		return osm, nil, diags
 	}
 	return openSMValue(files), files, diags
@@ -489,34 +498,47 @@ func checkSSH(data *Data, sm *subnetManager, diags *diag.Diagnostics) {
 }
 
 // openSMErrorPath maps an opensm.FieldError field ("partitions[2].pkey", "switches[3].guid",
-// "options.qos", "roots[1]", "lmc") to the attribute of gpucluster_fabric that causes it.
-func openSMErrorPath(field string) path.Path {
+// "options.qos", "roots[1]", "lmc") to the attribute that causes it. The index of an inventory
+// element is its place in spec (the graph's Spec), which gives its key in the fabric's map, or
+// the design attribute that generated it.
+func openSMErrorPath(field string, spec *fabric.Spec) path.Path {
 	steps := splitField(field)
 	if len(steps) == 0 {
 		return path.Root("subnet_manager")
 	}
-	var p path.Path
 	switch steps[0].name {
-	case "racks", "switches", "nodes", "hcas", "cables", "partitions":
-		p = path.Root(steps[0].name)
-	case "compute_nodes", "node_names":
-		return path.Root("hcas") // derived from the HCAs' port GUIDs (and the switches' GUIDs)
-	default:
-		p = path.Root("subnet_manager").AtName(steps[0].name)
-		if steps[0].name == "options" && len(steps) > 1 {
-			return p.AtMapKey(steps[1].name)
+	case fabric.MapRacks, fabric.MapSwitches, fabric.MapNodes, fabric.MapHCAs, fabric.MapCables, fabric.MapPartitions:
+		if spec == nil || !specHas(spec, steps[0].name, steps[0].index) {
+			return path.Root(steps[0].name)
 		}
+		fp := spec.PathOf(steps[0].name, steps[0].index)
+		for _, st := range steps[1:] {
+			fp = fp.Attr(st.name)
+			if st.index >= 0 {
+				fp = fp.Index(st.index)
+			}
+		}
+		return problemPath(fp)
+	case "compute_nodes", "node_names":
+		return path.Root(fabric.MapHCAs) // derived from the HCAs' port GUIDs (and the switches' GUIDs)
+	}
+	p := path.Root("subnet_manager").AtName(steps[0].name)
+	if steps[0].name == "options" && len(steps) > 1 {
+		return p.AtMapKey(steps[1].name)
 	}
 	if steps[0].index >= 0 {
 		p = p.AtListIndex(steps[0].index)
 	}
-	for _, st := range steps[1:] {
-		p = p.AtName(st.name)
-		if st.index >= 0 {
-			p = p.AtListIndex(st.index)
-		}
-	}
 	return p
+}
+
+// specHas reports whether spec has element i of the inventory map m.
+func specHas(spec *fabric.Spec, m string, i int) bool {
+	n := map[string]int{
+		fabric.MapRacks: len(spec.Racks), fabric.MapSwitches: len(spec.Switches), fabric.MapNodes: len(spec.Nodes),
+		fabric.MapHCAs: len(spec.HCAs), fabric.MapCables: len(spec.Cables), fabric.MapPartitions: len(spec.Partitions),
+	}[m]
+	return i >= 0 && i < n
 }
 
 type fieldStep struct {
@@ -578,6 +600,7 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 	return opensm.Target{
 		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
 		LogFile: sm.logPath(), Expect: expectFrom(files), VerifyTimeout: sm.verifyTimeout,
+		Progress: func(step string) { progress(ctx, "opensm %s: %s", host, step) },
 	}, func() { _ = c.Close() }, nil
 }
 

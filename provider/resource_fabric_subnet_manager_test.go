@@ -613,7 +613,21 @@ func TestAccFabricSubnetManagerPlanErrors(t *testing.T) {
 	})
 }
 
+// TestOpenSMErrorPath: the fields of opensm.FieldError land on the attribute at fault: an
+// inventory element by its key in the map (its index in the Spec is no attribute path), a
+// generated one on the design argument behind it, the settings on subnet_manager.
 func TestOpenSMErrorPath(t *testing.T) {
+	spec := &fabric.Spec{}
+	for i := 0; i < 4; i++ {
+		spec.Switches = append(spec.Switches, fabric.Switch{Ref: fabric.Ref{Key: fmt.Sprintf("sw%d", i)}, Name: fmt.Sprintf("switch%d", i)})
+	}
+	for i := 0; i < 8; i++ {
+		spec.HCAs = append(spec.HCAs, fabric.HCA{Name: fmt.Sprintf("gpu%03d/mlx5_0", i+1)}) // no key: the name stands in
+	}
+	spec.HCAs[7].Ref = fabric.Ref{Origin: "scalable_units"} // generated
+	for i := 0; i < 3; i++ {
+		spec.Partitions = append(spec.Partitions, fabric.Partition{Ref: fabric.Ref{Key: fmt.Sprintf("p%d", i)}, Name: fmt.Sprintf("part%d", i)})
+	}
 	cases := map[string]path.Path{
 		"lmc":                           path.Root("subnet_manager").AtName("lmc"),
 		"routing_engine":                path.Root("subnet_manager").AtName("routing_engine"),
@@ -621,21 +635,26 @@ func TestOpenSMErrorPath(t *testing.T) {
 		"roots[1]":                      path.Root("subnet_manager").AtName("roots").AtListIndex(1),
 		"roots":                         path.Root("subnet_manager").AtName("roots"),
 		"log_file":                      path.Root("subnet_manager").AtName("log_file"),
-		"switches[3].guid":              path.Root("switches").AtListIndex(3).AtName("guid"),
-		"hcas[7].port_guid":             path.Root("hcas").AtListIndex(7).AtName("port_guid"),
-		"partitions[2].pkey":            path.Root("partitions").AtListIndex(2).AtName("pkey"),
-		"partitions[2].members[5].guid": path.Root("partitions").AtListIndex(2).AtName("members").AtListIndex(5).AtName("guid"),
+		"switches[3].guid":              path.Root("switches").AtMapKey("sw3").AtName("guid"),
+		"hcas[6].port_guid":             path.Root("hcas").AtMapKey("gpu007/mlx5_0").AtName("port_guid"),
+		"hcas[7].port_guid":             path.Root("design").AtName("hca_guid_base"),
+		"hcas[9].port_guid":             path.Root("hcas"), // beyond the Spec: the map as a whole
+		"partitions[2].pkey":            path.Root("partitions").AtMapKey("p2").AtName("pkey"),
+		"partitions[2].members[5].guid": path.Root("partitions").AtMapKey("p2").AtName("members").AtListIndex(5).AtName("guid"),
 		"compute_nodes[4]":              path.Root("hcas"),
 		"":                              path.Root("subnet_manager"),
-		"partitions[0].members[12].hca": path.Root("partitions").AtListIndex(0).AtName("members").AtListIndex(12).AtName("hca"),
+		"partitions[0].members[12].hca": path.Root("partitions").AtMapKey("p0").AtName("members").AtListIndex(12).AtName("hca"),
 		"options.qos":                   path.Root("subnet_manager").AtName("options").AtMapKey("qos"),
 		"default_membership":            path.Root("subnet_manager").AtName("default_membership"),
 		"config_dir":                    path.Root("subnet_manager").AtName("config_dir"),
 	}
 	for field, want := range cases {
-		if got := openSMErrorPath(field); !got.Equal(want) {
+		if got := openSMErrorPath(field, spec); !got.Equal(want) {
 			t.Errorf("openSMErrorPath(%q) = %s, want %s", field, got, want)
 		}
+	}
+	if got := openSMErrorPath("switches[3].guid", nil); !got.Equal(path.Root("switches")) {
+		t.Errorf("without a spec: %s", got)
 	}
 }
 
