@@ -155,11 +155,12 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 	attrs["topology_file"] = schema.StringAttribute{
 		Optional: true,
 		MarkdownDescription: "Read the fabric from this local file (ibnetdiscover output, or an ibsim net file such as " +
-			"`expected_topology`) instead of running ibnetdiscover.",
+			"`expected_topology` of `gpucluster_opensm_files`) instead of running ibnetdiscover.",
 	}
 	attrs["simulated"] = schema.BoolAttribute{
 		Optional: true,
-		MarkdownDescription: "The fabric is ibsim running the declared `expected_topology`: 400G links are expected as " +
+		MarkdownDescription: "The fabric is ibsim running the declared fabric (`expected_topology` of `gpucluster_opensm_files`): " +
+			"400G links are expected as " +
 			"`4xHDR`, the stand-in ibsim can parse, instead of `4xNDR`.",
 	}
 	strs := func(desc string) schema.ListAttribute {

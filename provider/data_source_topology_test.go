@@ -300,7 +300,7 @@ func (expectOnlyAdditions) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 
 // TestAccTopologyGrowth: growing from 1 to 2 SUs within planned_scalable_units = 2 only adds:
 // every per-item resource keyed by the maps stays as it is, and every entry of the maps keeps its
-// key and value. Step 2 is a plan, checked against the state of step 1. (The fabric's bom_delta
+// key and value. Step 2 is a plan, checked against the state of step 1. (The fabric's purchase order
 // over the same growth is shown by examples/clusters/expansion-2su-to-4su.) (No Check functions: terraform-plugin-testing's legacy state shim
 // refuses for_each instances.)
 func TestAccTopologyGrowth(t *testing.T) {
