@@ -71,12 +71,13 @@ fi
       | [ (if (.summary | startswith("Policy violation")) then "policy" else "error" end),
           $rule,
           ((.address // "") + (if .attribute then " `" + (.attribute | tostring) + "`" else "" end)),
-          (.detail | gsub("\\|"; "\\|") | gsub("\n"; " ")) ]
+          (.detail | ltrimstr($rule + ": ") | gsub("\\|"; "\\|") | gsub("\n"; " ")) ]
       | "| " + join(" | ") + " |"'
     echo
   fi
   adv=$(diags | jq -r 'select(.severity == "warning" and (.summary | startswith("Policy advice")))
-      | "- **" + (.summary | sub("^Policy advice: "; "")) + "**: " + (.detail | gsub("\n"; " "))')
+      | (.summary | sub("^Policy advice: "; "")) as $rule
+      | "- **" + $rule + "**: " + (.detail | ltrimstr($rule + ": ") | gsub("\n"; " "))')
   if [ -n "$adv" ]; then
     echo "### Policy advice"
     echo
