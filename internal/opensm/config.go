@@ -89,6 +89,9 @@ type Config struct {
 	// ports that share no other partition. The SM's own port is always a full member.
 	DefaultMembership string
 	Paths             Paths
+	// Flavor is the subnet manager build the hosts run ("" is FlavorOpenSM): the engines and
+	// options are checked against its own table.
+	Flavor Flavor
 	// Torus is the torus description of a generated torus (TorusFromGraph), written to
 	// FileTorus2QoS and named by torus_config; nil writes the file as a comment only.
 	Torus *TorusSeed
@@ -99,7 +102,7 @@ func (c *Config) engines() []string {
 	if c.RoutingEngine == "" {
 		return nil
 	}
-	e, _, err := ParseEngines(c.RoutingEngine)
+	e, _, err := ParseEnginesFor(c.Flavor, c.RoutingEngine)
 	if err != nil {
 		return nil
 	}
@@ -121,8 +124,13 @@ func hasEngine(list []string, names ...string) bool {
 func (c *Config) Validate() Errors {
 	var errs Errors
 	engines := c.engines()
+	switch c.Flavor {
+	case "", FlavorOpenSM, FlavorNVIDIA:
+	default:
+		errs.add("flavor", "", fmt.Sprintf("flavor %q must be %q (upstream OpenSM 3.3) or %q (NVIDIA SM, OpenSM 5.x, shipped with UFM and MLNX_OFED)", c.Flavor, FlavorOpenSM, FlavorNVIDIA))
+	}
 	if c.RoutingEngine != "" {
-		if _, _, err := ParseEngines(c.RoutingEngine); err != nil {
+		if _, _, err := ParseEnginesFor(c.Flavor, c.RoutingEngine); err != nil {
 			errs.add("routing_engine", "routing_engine", err.Error())
 		}
 	}
@@ -146,7 +154,7 @@ func (c *Config) Validate() Errors {
 			errs.add(f, k, fmt.Sprintf("%s is written by the provider from %s; set that instead", k, attr))
 			continue
 		}
-		if err := CheckOption(k, c.Options[k]); err != nil {
+		if err := CheckOptionFor(c.Flavor, k, c.Options[k]); err != nil {
 			errs.add(f, k, err.Error())
 		}
 	}
@@ -232,17 +240,17 @@ func Render(c Config) (Files, error) {
 	}
 	files := Files{}
 	var b strings.Builder
-	b.WriteString("# OpenSM 3.3 option file, read with `opensm -F <file>` (opensm(8)).\n")
+	fmt.Fprintf(&b, "# %s option file, read with `opensm -F <file>` (opensm(8)).\n", c.Flavor.Title())
 	b.WriteString(generatedBy)
 	if c.RoutingEngine != "" {
 		fmt.Fprintf(&b, "routing_engine %s\n", c.RoutingEngine)
 	}
 	fmt.Fprintf(&b, "lmc %d\n", c.LMC)
 	engines := c.engines()
-	if len(c.Roots) > 0 && hasEngine(engines, "ftree", "updn", "dnup") {
+	if len(c.Roots) > 0 && hasEngine(engines, rootEngines...) {
 		fmt.Fprintf(&b, "root_guid_file %s\n", c.Paths.Path(FileRootGUIDs))
 	}
-	if len(c.ComputeNodes) > 0 && hasEngine(engines, "ftree") {
+	if len(c.ComputeNodes) > 0 && hasEngine(engines, cnEngines...) {
 		fmt.Fprintf(&b, "cn_guid_file %s\n", c.Paths.Path(FileCNGUIDs))
 	}
 	fmt.Fprintf(&b, "partition_config_file %s\n", c.Paths.Path(FilePartitions))

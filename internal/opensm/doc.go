@@ -1,5 +1,5 @@
-// Package opensm owns everything the provider knows about OpenSM 3.3 and the InfiniBand
-// diagnostics: it renders the subnet manager's files from the fabric graph, parses them back,
+// Package opensm owns everything the provider knows about OpenSM 3.3 (and, by its documented
+// names only, NVIDIA's OpenSM 5.x build: flavor.go) and the InfiniBand diagnostics: it renders the subnet manager's files from the fabric graph, parses them back,
 // decides how a change must reach a running OpenSM (nothing, SIGHUP or restart), reads an OpenSM
 // log to tell whether a run routed the way it was meant to, writes the declared fabric in
 // ibnetdiscover format (which ibsim loads as is), parses real ibnetdiscover and perfquery output,
@@ -26,6 +26,10 @@
 //     OpenSM's parser would drop or merge (bad or duplicate P_Keys, duplicate names, names it
 //     takes for a P_Key, members that are not port GUIDs or keywords). Sources: opensm(8),
 //     opensm/osm_subnet.c (opt_tbl), osm_prtn_config.c, osm_opensm.c, osm_ucast_mgr.c.
+//   - A file set is checked against the engines and options of its flavour (Config.Flavor),
+//     which opensm.conf's first line names, so CheckFiles at push time checks the same table
+//     as the plan. Upstream OpenSM 3.3 is what the tests run; NVIDIA SM's names come from its
+//     documents and are checked by grammar only.
 //   - GUIDs are written as 0x followed by 16 lower-case hex digits everywhere.
 //   - HCA GUIDs in the fabric graph are port GUIDs (the GUID of port 1; port p is GUID+p-1).
 //     The cn_guid_file lists port GUIDs, never node GUIDs: ftree falls back to minhop otherwise.

@@ -20,6 +20,7 @@ type GraphOptions struct {
 	Roots             []string
 	DefaultMembership string
 	Paths             Paths
+	Flavor            Flavor // the subnet manager build: engines and options are checked against it
 }
 
 // Topology kinds as FromGraph tells them apart.
@@ -223,13 +224,13 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 	guids, errs := DeviceGUIDs(g)
 	c := Config{
 		RoutingEngine: o.RoutingEngine, LMC: o.LMC, Options: copyOptions(o.Options),
-		DefaultMembership: o.DefaultMembership, Paths: o.Paths,
+		DefaultMembership: o.DefaultMembership, Paths: o.Paths, Flavor: o.Flavor,
 	}
 	if c.RoutingEngine == "" {
 		c.RoutingEngine = EngineFor(g, c.Options)
 	}
 	attachTorus(g, guids, &c, o.RoutingEngine != "", &errs) // torus.go: a generated torus's description
-	engines, _, _ := ParseEngines(c.RoutingEngine)
+	engines, _, _ := ParseEnginesFor(c.Flavor, c.RoutingEngine)
 	if hasEngine(engines, "torus-2QoS", "lash", "dfsssp") {
 		if _, set := c.Options["qos"]; !set && o.RoutingEngine == "" {
 			c.Options["qos"] = "TRUE" // these engines need VLs; see Validate
@@ -237,7 +238,7 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 	}
 	// Roots and compute nodes are filled whatever the engine (see Config.Roots); a missing
 	// GUID is an error only for the engines that read the files.
-	usesRoots, usesCNs := hasEngine(engines, "ftree", "updn", "dnup"), hasEngine(engines, "ftree")
+	usesRoots, usesCNs := hasEngine(engines, rootEngines...), hasEngine(engines, cnEngines...)
 	if len(o.Roots) > 0 {
 		for i, s := range o.Roots {
 			v, err := ParseGUID(s)

@@ -145,37 +145,7 @@ const NoFallback = "no_fallback"
 // compares names exactly (setup_routing_engine); an unknown name is logged and skipped, so it is
 // refused here.
 func ParseEngines(s string) (engines []string, noFallback bool, err error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, false, fmt.Errorf("empty routing engine list")
-	}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(s, ",") {
-		name := strings.TrimSpace(part)
-		switch {
-		case name == "":
-			return nil, false, fmt.Errorf("empty name in routing engine list %q", s)
-		case name == NoFallback:
-			noFallback = true
-			continue
-		case seen[name]:
-			return nil, false, fmt.Errorf("routing engine %q is listed twice", name)
-		}
-		if !knownEngine(name) {
-			msg := fmt.Sprintf("unknown routing engine %q; OpenSM 3.3 knows %s (and %s)", name, strings.Join(Engines, ", "), NoFallback)
-			for _, e := range Engines {
-				if strings.EqualFold(e, name) {
-					msg = fmt.Sprintf("unknown routing engine %q: OpenSM matches names exactly, write %q", name, e)
-				}
-			}
-			return nil, false, fmt.Errorf("%s", msg)
-		}
-		seen[name] = true
-		engines = append(engines, name)
-	}
-	if len(engines) == 0 {
-		return nil, false, fmt.Errorf("routing engine list %q names no engine", s)
-	}
-	return engines, noFallback, nil
+	return ParseEnginesFor(FlavorOpenSM, s)
 }
 
 func knownEngine(name string) bool {
@@ -191,10 +161,14 @@ func knownEngine(name string) bool {
 // (osm_subn_parse_conf_file): the key must be in opt_tbl, the value must be one line without '#'
 // (the parser cuts the line there), booleans must be exactly TRUE or FALSE (anything else,
 // "true" included, silently means FALSE), numbers must parse with strtoul base 0 and fit.
-func CheckOption(key, value string) error {
-	info, ok := optionTable[key]
+func CheckOption(key, value string) error { return CheckOptionFor(FlavorOpenSM, key, value) }
+
+// CheckOptionFor is CheckOption against the flavour's option table (flavor.go): the same grammar,
+// and a key or engine of the other flavour refused with a message naming the flavour that has it.
+func CheckOptionFor(f Flavor, key, value string) error {
+	info, ok := optionOf(f, key)
 	if !ok {
-		return fmt.Errorf("OpenSM 3.3 has no option %q (it would print \"Unrecognized token\" and ignore it)", key)
+		return unknownOption(f, key)
 	}
 	if strings.ContainsAny(value, "\n\r") {
 		return fmt.Errorf("value of %s must be a single line", key)
@@ -221,19 +195,37 @@ func CheckOption(key, value string) error {
 			return fmt.Errorf("%s takes a signed 32-bit number, not %q", key, v)
 		}
 	}
-	return checkOptionRange(key, v)
+	return checkOptionRange(f, key, v)
 }
 
 // checkOptionRange adds the limits opensm(8) documents for a few options whose out-of-range
 // values OpenSM accepts and then misbehaves on or clamps.
-func checkOptionRange(key, v string) error {
+func checkOptionRange(f Flavor, key, v string) error {
 	n, _ := strconv.ParseUint(v, 0, 64)
 	switch key {
 	case "routing_engine":
 		// OpenSM skips an unknown name with a log line and routes with what is left (or
 		// minhop): a file naming none it knows must not reach a host.
-		if _, _, err := ParseEngines(v); err != nil {
+		if _, _, err := ParseEnginesFor(f, v); err != nil {
 			return fmt.Errorf("routing_engine: %v", err)
+		}
+	case "ar_tree_asymmetric_flow":
+		// 0 off, 1-2 sub-group modes, 3 the asymmetric tree algorithm (MLNXSM Release Notes
+		// v5.21.0; osm_asymmetric_tree_enum stops at 3).
+		if n > 3 {
+			return fmt.Errorf("ar_tree_asymmetric_flow must be 0-3 (3 is the asymmetric tree algorithm)")
+		}
+	case "vs_key_enable":
+		if n > 2 {
+			return fmt.Errorf("vs_key_enable must be 0 (ignore), 1 (disable) or 2 (enable)")
+		}
+	case "vs_key_ci_protect_bits":
+		if n > 1 {
+			return fmt.Errorf("vs_key_ci_protect_bits must be 0 (unprotected) or 1 (protected)")
+		}
+	case "periodic_key_update":
+		if n != 0 && (n < 10 || n > 71582) {
+			return fmt.Errorf("periodic_key_update is 0 (off) or 10-71582 minutes (MLNXSM Release Notes v5.23.0)")
 		}
 	case "lmc":
 		if n > 7 {

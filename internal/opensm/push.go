@@ -288,7 +288,7 @@ func CheckFiles(files Files, p Paths) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if err := CheckOption(k, opts[k]); err != nil {
+			if err := CheckOptionFor(FlavorOf(files), k, opts[k]); err != nil { // the flavour Render named (flavor.go)
 				problems = append(problems, "opensm.conf: "+err.Error())
 			}
 		}

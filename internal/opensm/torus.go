@@ -162,8 +162,8 @@ func attachTorus(g *fabric.Graph, guids []GUID, c *Config, engineGiven bool, err
 	if g.Spec == nil || g.Spec.Torus == nil || strings.TrimSpace(c.Options["torus_config"]) != "" {
 		return
 	}
-	engines, _, _ := ParseEngines(c.RoutingEngine)
-	if !hasEngine(engines, EngineTorus) {
+	engines, _, _ := ParseEnginesFor(c.Flavor, c.RoutingEngine)
+	if !hasEngine(engines, EngineTorus, "ar_torus") {
 		return
 	}
 	seed, terrs := TorusFromGraph(g, g.Spec.Torus, guids)
