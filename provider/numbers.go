@@ -219,7 +219,7 @@ func float64Misfit(name string, f *big.Float) string {
 
 func (s *numberServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.provider, req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.provider, req.Config); len(d) > 0 {
 		return &tfprotov6.ValidateProviderConfigResponse{PreparedConfig: req.Config, Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ValidateProviderConfig(ctx, req)
@@ -227,7 +227,7 @@ func (s *numberServer) ValidateProviderConfig(ctx context.Context, req *tfprotov
 
 func (s *numberServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.provider, req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.provider, req.Config); len(d) > 0 {
 		return &tfprotov6.ConfigureProviderResponse{Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ConfigureProvider(ctx, req)
@@ -235,7 +235,7 @@ func (s *numberServer) ConfigureProvider(ctx context.Context, req *tfprotov6.Con
 
 func (s *numberServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
 		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
@@ -245,7 +245,7 @@ func (s *numberServer) ValidateResourceConfig(ctx context.Context, req *tfprotov
 // validation.
 func (s *numberServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
 		return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, Diagnostics: d}, nil
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)
@@ -253,7 +253,7 @@ func (s *numberServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 
 func (s *numberServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
 		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
@@ -261,7 +261,7 @@ func (s *numberServer) ValidateDataResourceConfig(ctx context.Context, req *tfpr
 
 func (s *numberServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	s.schemas(ctx)
-	if d := s.check(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
+	if d := s.checkRaw(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
 		return &tfprotov6.ReadDataSourceResponse{Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ReadDataSource(ctx, req)

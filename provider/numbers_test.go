@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// fabricConfig is a gpucluster_fabric configuration of n cables between leaf01 and HCAs, with
+// port as the switch end's port of the first cable: the shape numberServer walks.
+func fabricConfig(t testing.TB, s *numberServer, n int, port any) *tfprotov6.DynamicValue {
+	t.Helper()
+	ctx := context.Background()
+	s.schemas(ctx)
+	tt := s.resources["gpucluster_fabric"].TerraformType(ctx).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for k, at := range tt.AttributeTypes {
+		vals[k] = tftypes.NewValue(at, nil)
+	}
+	cablesT := tt.AttributeTypes["cables"].(tftypes.Map)
+	cableT := cablesT.ElementType.(tftypes.Object)
+	endT := cableT.AttributeTypes["a"].(tftypes.Object)
+	cables := map[string]tftypes.Value{}
+	for i := 0; i < n; i++ {
+		cv := map[string]tftypes.Value{}
+		for k, at := range cableT.AttributeTypes {
+			cv[k] = tftypes.NewValue(at, nil)
+		}
+		p := any(i + 1)
+		if i == 0 {
+			p = port
+		}
+		cv["a"] = tftypes.NewValue(endT, map[string]tftypes.Value{"device": tftypes.NewValue(tftypes.String, "leaf01"), "port": tftypes.NewValue(tftypes.Number, p)})
+		cv["b"] = tftypes.NewValue(endT, map[string]tftypes.Value{"device": tftypes.NewValue(tftypes.String, fmt.Sprintf("gpu%04d/mlx5_0", i)), "port": tftypes.NewValue(tftypes.Number, 1)})
+		cables[fmt.Sprintf("c%04d", i)] = tftypes.NewValue(cableT, cv)
+	}
+	vals["cables"] = tftypes.NewValue(cablesT, cables)
+	dv, err := tfprotov6.NewDynamicValue(tt, tftypes.NewValue(tt, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}
+
+// TestNumberMisfits: a fractional port deep in a fabric map is named by its whole path and
+// reported on the map element Terraform can show; whole numbers pass.
+func TestNumberMisfits(t *testing.T) {
+	s := &numberServer{}
+	ctx := context.Background()
+	s.schemas(ctx)
+	typ := s.resources["gpucluster_fabric"]
+	for name, check := range map[string]func(context.Context, attr.Type, *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic{
+		"decoded": s.check, "msgpack": s.checkRaw,
+	} {
+		if d := check(ctx, typ, fabricConfig(t, s, 3, 7)); len(d) != 0 {
+			t.Fatalf("%s: whole numbers refused: %v", name, d[0].Detail)
+		}
+		for _, c := range []struct {
+			port any
+			want string
+		}{
+			{36.5, `cables["c0000"].a.port: port must be a whole number, got 36.5`},
+			{-3.25, `cables["c0000"].a.port: port must be a whole number, got -3.25`},
+			{bigFloat(t, "1e400"), `cables["c0000"].a.port: port must be a whole number from -9223372036854775808 to 9223372036854775807, got 1e+400`},
+		} {
+			d := check(ctx, typ, fabricConfig(t, s, 3, c.port))
+			if len(d) != 1 || d[0].Detail != c.want {
+				t.Fatalf("%s: port %v: got %d diagnostics: %+v", name, c.port, len(d), d)
+			}
+			if got := d[0].Attribute.String(); !strings.Contains(got, "c0000") || strings.Contains(got, "port") {
+				t.Errorf("%s: diagnostic path %s: want the cables element, which Terraform can show", name, got)
+			}
+		}
+	}
+	if msg := float64Misfit("max_oversubscription", bigFloat(t, "1e400")); !strings.Contains(msg, "max_oversubscription = 1e+400 is beyond the largest number") {
+		t.Errorf("1e400: %q", msg)
+	}
+	if msg := float64Misfit("x", bigFloat(t, "1e-400")); !strings.Contains(msg, "too close to zero") {
+		t.Errorf("1e-400: %q", msg)
+	}
+	if msg := int64Misfit("port", bigFloat(t, "1e30")); !strings.Contains(msg, "whole number from") {
+		t.Errorf("1e30: %q", msg)
+	}
+}
+
+// TestNumberScanUnknown: unknown values (a port from another resource) and nulls pass the
+// MessagePack walk, which reads to the end of the configuration.
+func TestNumberScanUnknown(t *testing.T) {
+	s := &numberServer{}
+	dv := fabricConfig(t, s, 3, tftypes.UnknownValue)
+	if d, err := scanNumbers(dv.MsgPack, s.resources["gpucluster_fabric"]); err != nil || len(d) != 0 {
+		t.Fatalf("unknown port: %v %v", d, err)
+	}
+	if _, err := scanNumbers(dv.MsgPack[:len(dv.MsgPack)-1], s.resources["gpucluster_fabric"]); err == nil {
+		t.Fatal("a truncated configuration was read to the end")
+	}
+}
+
+// BenchmarkNumberCheck: what the check adds to a plan of a fabric with 4,096 cables.
+func BenchmarkNumberCheck(b *testing.B) {
+	s := &numberServer{}
+	dv := fabricConfig(b, s, 4096, 1)
+	t := s.resources["gpucluster_fabric"]
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := s.checkRaw(context.Background(), t, dv); len(d) != 0 {
+			b.Fatal(d)
+		}
+	}
+}
+
+func bigFloat(t *testing.T, s string) *big.Float {
+	t.Helper()
+	f, _, err := big.ParseFloat(s, 10, 512, big.ToNearestEven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
