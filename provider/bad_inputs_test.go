@@ -175,6 +175,9 @@ func badInputs(t *testing.T) []badInput {
 		{"power_kw = -45", "plain", f, `racks["r01"].power_kw`, `power_kw -45 is out of range: a rack's power budget is 0.1-1000 kW`, plain(t, "power_kw = 40", "power_kw = -45")},
 		{"rack prefix with a space", "design", g, `design.prefixes`, `"hall A 01" holds a space at position 5, which splits words in OpenSM's files and cable labels`,
 			design("    prefixes = { rack = \"hall A \" }")},
+		{"rack_units = 61", "design", g, `design.rack_units`, `units 61 is out of range: a rack has 1-60 usable units`, design("    rack_units = 61")},
+		{"node_model unknown", "design", g, `design.node_model`, `unknown node model "DGX-A100"`, design("    node_model = \"DGX-A100\"")},
+		{`cable_kind = "copper"`, "design", g, `design.cable_kind`, `unknown cable kind "copper"; valid kinds: dac, acc, aoc, fiber-mm, fiber-sm`, design("    cable_kind = \"copper\"")},
 		{"rack_power_kw = -45", "design", g, `design.rack_power_kw`, `rack_power_kw must be a positive number of kW, not -45`, design("    rack_power_kw = -45")},
 
 		// ---- switches ----
