@@ -36,6 +36,7 @@ type subnetManagerModel struct {
 	KnownHostsFile    types.String `tfsdk:"known_hosts_file"`
 	Port              types.Int64  `tfsdk:"port"`
 	ConfigDir         types.String `tfsdk:"config_dir"`
+	Flavor            types.String `tfsdk:"flavor"`
 	RoutingEngine     types.String `tfsdk:"routing_engine"`
 	LMC               types.Int64  `tfsdk:"lmc"`
 	Options           types.Map    `tfsdk:"options"`
@@ -167,13 +168,30 @@ func openSMRenderAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Directory of the files on the hosts (default `/etc/opensm`, where OpenSM looks for " +
 				"opensm.conf without `-F`). Elsewhere, OpenSM must be started with `-F <config_dir>/opensm.conf`.",
 		},
+		"flavor": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Which subnet manager the hosts run: `opensm` (default), upstream OpenSM 3.3, or `nvidia`, " +
+				"NVIDIA's build shipped with UFM and MLNX_OFED (OpenSM 5.x), which adds the adaptive-routing engines " +
+				"`ar_updn`, `ar_ftree`, `ar_torus`, `ar_dor`, `pqft`, `dfp`, `dfp2`, `kdor-hc` and options such as `ar_mode`, " +
+				"`shield_mode`, `ar_sl_mask`, `ar_transport_mask`, `enable_ar_by_device_cap`, `ar_tree_asymmetric_flow` " +
+				"(and lacks `nue`). `routing_engine` and `options` are checked against the flavour's own documented names " +
+				"(NVIDIA's: MLNXSM release notes 5.10-5.24, UFM Enterprise 6.19 and the InfiniBand Cluster Bring-up " +
+				"Procedure), and a name of the other flavour is refused with a message naming it. The tests run upstream " +
+				"OpenSM 3.3 on a simulated fabric; for `nvidia` the files are checked by their grammar and those names " +
+				"only, and the verification after a push accepts the form NVIDIA SM's log is documented and seen to " +
+				"keep (`<engine> tables configured on all switches`).",
+			Validators: []validator.String{stringvalidator.OneOf(opensm.Flavors...)},
+		},
 		"routing_engine": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "OpenSM routing engine, or a comma list tried in order (`no_fallback` allowed). Default: " +
 				"from the topology, `ftree` for fat trees and rail-optimized fabrics, `updn` for dragonfly+, " +
-				"`torus-2QoS` for tori with a torus description (`options.torus_config`) and `dfsssp` for tori without one, " +
+				"`torus-2QoS` for tori generated from a `design` (the provider writes their torus description, " +
+				"`torus-2QoS.conf`, with the sizes and seed links, and sets `torus_config` and `qos TRUE`) or given one " +
+				"(`options.torus_config`), `dfsssp` for declared tori without one, " +
 				"`minhop` otherwise (one switch, or leaves cabled back to back: a tree of switches, deadlock-free with minhop). " +
-				"`torus-2QoS` is refused only where it is set here without `options.torus_config`.",
+				"`torus-2QoS` is refused only where it is set here without a torus description. The same defaults " +
+				"apply to both flavours; NVIDIA's adaptive-routing engines are used only when set here.",
 		},
 		"lmc": schema.Int64Attribute{
 			Optional: true, MarkdownDescription: "LID mask control, 0-7 (default 0). ftree and lash do not support LMC > 0, which the plan refuses.",
@@ -182,7 +200,8 @@ func openSMRenderAttributes() map[string]schema.Attribute {
 		"options": schema.MapAttribute{
 			Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "Further opensm.conf options (`sweep_interval = \"10\"`, `qos = \"TRUE\"`), checked against " +
-				"OpenSM 3.3's option table at plan time. The provider adds `force_log_flush TRUE` unless set here: " +
+				"the option table of `flavor` at plan time (OpenSM 3.3's opt_tbl; for `nvidia`, that and NVIDIA's documented " +
+				"additions). The provider adds `force_log_flush TRUE` unless set here: " +
 				"verification reads the log while OpenSM runs.",
 		},
 		"roots": schema.ListAttribute{
@@ -213,7 +232,7 @@ func openSMSchema() schema.MapNestedAttribute {
 		Computed: true,
 		MarkdownDescription: "A digest of each OpenSM file the provider renders from the fabric and pushes with " +
 			"`subnet_manager`, keyed by the file name on the host (`opensm.conf`, `partitions.conf`, `root_guids.conf`, " +
-			"`cn_guids.conf`, `node-name-map`). After a refresh it holds the digests of the files the first host has " +
+			"`cn_guids.conf`, `node-name-map`, `torus-2QoS.conf`). After a refresh it holds the digests of the files the first host has " +
 			"(a file missing there is missing here), so a hand edit shows in the next plan as a change of that file's " +
 			"digest, and the apply pushes the rendered text back. The texts themselves are the `files` of " +
 			"`gpucluster_opensm_files` given the same inputs. Null when the fabric cannot be rendered and there is no " +
@@ -357,6 +376,7 @@ func readRenderSettings(attrs map[string]attr.Value) (renderSettings, bool) {
 	rs.graph = opensm.GraphOptions{
 		RoutingEngine: str("routing_engine"), LMC: int(lmc.ValueInt64()), Roots: roots,
 		DefaultMembership: str("default_membership"), Paths: rs.paths, Options: map[string]string{},
+		Flavor: opensm.Flavor(str("flavor")),
 	}
 	if opts, isMap := attrs["options"].(types.Map); isMap {
 		if opts.IsUnknown() {
@@ -568,8 +588,11 @@ func splitField(field string) []fieldStep {
 // lines are reported, not refused: real fabrics log them for every flapping port.
 func expectFrom(files opensm.Files) opensm.Expect {
 	e := opensm.Expect{AllowErrors: true}
-	if engines, _, err := opensm.ParseEngines(opensm.ParseOptionFile(files[opensm.FileOpenSMConf])["routing_engine"]); err == nil {
+	flavor := opensm.FlavorOf(files)
+	if engines, _, err := opensm.ParseEnginesFor(flavor, opensm.ParseOptionFile(files[opensm.FileOpenSMConf])["routing_engine"]); err == nil {
 		e.Engine = engines[0]
+	} else if flavor == opensm.FlavorNVIDIA {
+		e.Engine = "ar_updn" // NVIDIA SM's default since MLNXSM 5.10 (release notes)
 	} else {
 		e.Engine = "minhop" // OpenSM's default when opensm.conf names none
 	}
