@@ -46,12 +46,11 @@ func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, plan 
 		next = *out.bom
 	}
 	create := state.Raw.IsNull()
-	name := ""
+	name := plan.Name.ValueString()
 	if !create {
 		var m fabricModel
 		var ignored diag.Diagnostics
 		if !state.Get(ctx, &m).HasError() {
-			name = m.Name.ValueString()
 			priorOpenSM, priorAnalysis = m.OpenSM, m.Analysis
 			// The prior graph is rebuilt from the prior state's own inputs, not read back from its
 			// outputs, so the comparison is exact down to each port; a prior state that no longer
