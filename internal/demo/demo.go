@@ -251,7 +251,7 @@ func lines(text string, max int, needles ...string) []string {
 				break
 			}
 		}
-		if len(out) == max {
+		if max > 0 && len(out) == max {
 			break
 		}
 	}

@@ -33,16 +33,32 @@ func (s *Session) providerLog(name string) []string {
 	return []string{"TF_LOG_PROVIDER=INFO", "TF_LOG_PATH=" + filepath.Join(s.logs, name+"-provider.log")}
 }
 
-// progress prints the provider's INFO lines of one apply, the progress a person follows.
-func (s *Session) progress(name string, max int) {
+// progress prints the provider's progress lines of one apply (TF_LOG_PROVIDER=INFO), the lines a
+// person follows: how many of each kind (bmc, mlxconfig, opensm), every OpenSM step, and the
+// first few of the others.
+func (s *Session) progress(name string) {
 	b, _ := os.ReadFile(filepath.Join(s.logs, name+"-provider.log"))
-	info := lines(string(b), 0, "[INFO]  provider")
-	s.detail("the provider logged %d INFO lines (TF_LOG_PROVIDER=INFO), first %d:", len(info), min(max, len(info)))
-	for _, l := range info[:min(max, len(info))] {
-		if i := strings.Index(l, "[INFO]"); i >= 0 {
-			l = l[i:]
+	byKind := map[string][]string{}
+	var kinds []string
+	for _, l := range lines(string(b), 0, "@module=gpucluster.progress") {
+		// "... [INFO]  provider.terraform-provider-gpucluster: bmc gpu001: power on: @caller=... @module=gpucluster.progress ..."
+		_, msg, _ := strings.Cut(l, "provider.terraform-provider-gpucluster: ")
+		msg, _, _ = strings.Cut(msg, ": @")
+		kind, _, _ := strings.Cut(msg, " ")
+		if byKind[kind] == nil {
+			kinds = append(kinds, kind)
 		}
-		s.detail("  %s", l)
+		byKind[kind] = append(byKind[kind], msg)
+	}
+	for _, k := range kinds {
+		shown := byKind[k]
+		if k != "opensm" && len(shown) > 2 {
+			shown = shown[:2]
+		}
+		s.detail("progress (TF_LOG_PROVIDER=INFO): %d %s lines%s", len(byKind[k]), k, map[bool]string{true: ", e.g.", false: ":"}[len(shown) < len(byKind[k])])
+		for _, l := range shown {
+			s.detail("  %s", l)
+		}
 	}
 }
 
@@ -55,7 +71,7 @@ func (s *Session) apply() {
 	for _, l := range lines(out, 3, "Plan:", "Apply complete!") {
 		s.detail("%s", l)
 	}
-	s.progress("apply", 12)
+	s.progress("apply")
 }
 
 func (s *Session) showPeers() {
@@ -138,7 +154,7 @@ func (s *Session) repair(node testrig.ClusterNode) {
 	s.say("terraform apply: what Terraform repairs, and what it cannot")
 	out, code := s.terraformEnv("apply-repair", s.providerLog("apply-repair"), "apply", "-auto-approve")
 	s.expect(code == 0, "the apply succeeded (exit code %d)", code)
-	s.progress("apply-repair", 8)
+	s.progress("apply-repair")
 	conf, _ := os.ReadFile(filepath.Join(s.Cluster.ConfDir, "partitions.conf"))
 	s.expect(!strings.Contains(string(conf), "rogue"), "partitions.conf on the SM host is the rendered one again")
 	power, _ := s.bmcState(node)

@@ -547,7 +547,10 @@ func (t *Target) apply(ctx context.Context, res *Result, pr probe) (string, erro
 		t.say("verified: a standby SM, partitions accepted (a standby does not route)")
 	default:
 		roots := ""
-		if res.Verdict.Roots >= 0 {
+		switch {
+		case res.Verdict.Roots == 1:
+			roots = ", 1 root switch"
+		case res.Verdict.Roots >= 0:
 			roots = fmt.Sprintf(", %d root switches", res.Verdict.Roots)
 		}
 		t.say("verified: %s tables configured on all switches%s, subnet up", res.Verdict.Engine, roots)
