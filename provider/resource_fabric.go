@@ -161,13 +161,18 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 		analysis: types.ObjectUnknown(analysisAttrTypes),
 		bomObj:   types.ObjectUnknown(bomAttrTypes),
 	}
+	began := time.Now()
 	g, diags := buildFabric(ctx, data, m)
 	if g == nil {
 		return out, diags
 	}
+	built := time.Since(began)
 	out.graph = g
 	a, violations, d := judgeFabric(ctx, g, m, data.Catalog)
 	diags.Append(d...)
+	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %g-%g Gb/s of %g (ratio %g); %d violations; built in %s, judged in %s",
+		m.Name.ValueString(), a.Endpoints, a.Switches, a.Links, a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps, a.BisectionRatio,
+		len(violations), built.Round(time.Millisecond), (time.Since(began) - built).Round(time.Millisecond))
 	out.analysis, out.violations = analysisValue(a, violations), violations
 	b := bom.FromGraph(g, data.Catalog)
 	out.bom, out.bomObj = &b, bomValue(b)
