@@ -170,7 +170,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	out.graph = g
 	a, violations, d := judgeFabric(ctx, g, m, data.Catalog)
 	diags.Append(d...)
-	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %g-%g Gb/s of %g (ratio %g); %d violations; built in %s, judged in %s",
+	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %.0f-%.0f Gb/s of %.0f (ratio %g); %d violations; built in %s, judged in %s",
 		m.Name.ValueString(), a.Endpoints, a.Switches, a.Links, a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps, a.BisectionRatio,
 		len(violations), built.Round(time.Millisecond), (time.Since(began) - built).Round(time.Millisecond))
 	out.analysis, out.violations = analysisValue(a, violations), violations
