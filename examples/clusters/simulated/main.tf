@@ -127,12 +127,7 @@ locals {
   }
 }
 
-resource "gpucluster_fabric" "demo" {
-  name       = "demo"
-  design     = local.design
-  partitions = local.partitions
-  policy     = { preset = "training-large" }
-
+locals {
   subnet_manager = {
     hosts          = [var.sim.sm.host]
     port           = var.sim.sm.port
@@ -146,11 +141,20 @@ resource "gpucluster_fabric" "demo" {
   }
 }
 
-# The files the fabric pushes, and the declared fabric in ibnetdiscover format (the simulator
-# loads it).
+resource "gpucluster_fabric" "demo" {
+  name           = "demo"
+  design         = local.design
+  partitions     = local.partitions
+  policy         = { preset = "training-large" }
+  subnet_manager = local.subnet_manager
+}
+
+# The exact files the fabric pushes (the same subnet_manager renders the same bytes), and the
+# declared fabric in ibnetdiscover format, which the simulator loads.
 data "gpucluster_opensm_files" "demo" {
-  design     = local.design
-  partitions = local.partitions
+  design         = local.design
+  partitions     = local.partitions
+  subnet_manager = local.subnet_manager
 }
 
 # The fabric as it is, against the declaration (ibnetdiscover on the SM host), and a check that
