@@ -36,7 +36,10 @@ type mpScanner struct {
 	err   error
 	steps []tftypes.AttributePathStep // the path of the value being read
 	diags []*tfprotov6.Diagnostic
+	depth int // nesting of the value being read: no schema nests deeper than maxDepth
 }
+
+const maxDepth = 64
 
 func (s *mpScanner) fail() { s.err = errMsgpack; s.i = len(s.b) }
 
@@ -119,6 +122,10 @@ func (s *mpScanner) strAfter(c byte) (string, bool) {
 
 // skip passes over one value of any kind, whose first byte c has been read.
 func (s *mpScanner) skip(c byte) {
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+	}
+	defer func() { s.depth-- }()
 	switch {
 	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
 	case c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf:
@@ -194,6 +201,11 @@ func (s *mpScanner) value(t attr.Type, name string) {
 	if s.err != nil {
 		return
 	}
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+		return
+	}
+	defer func() { s.depth-- }()
 	c := s.byte()
 	switch tt := t.(type) {
 	case basetypes.Int64Typable:

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/big"
@@ -100,6 +101,10 @@ func TestNumberScanUnknown(t *testing.T) {
 	if _, err := scanNumbers(dv.MsgPack[:len(dv.MsgPack)-1], s.resources["gpucluster_fabric"]); err == nil {
 		t.Fatal("a truncated configuration was read to the end")
 	}
+	deep := append(bytes.Repeat([]byte{0x91}, 1<<20), 0xc0)
+	if _, err := scanNumbers(deep, s.resources["gpucluster_fabric"]); err == nil {
+		t.Fatal("a million nested arrays were read")
+	}
 }
 
 // BenchmarkNumberCheck: what the check adds to a plan of a fabric with 4,096 cables.
@@ -122,4 +127,19 @@ func bigFloat(t *testing.T, s string) *big.Float {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// FuzzScanNumbers: whatever bytes arrive, the MessagePack walk returns (a misfit, nothing, or
+// an error) and never panics.
+func FuzzScanNumbers(f *testing.F) {
+	s := &numberServer{}
+	for _, port := range []any{7, 36.5, tftypes.UnknownValue} {
+		f.Add(fabricConfig(f, s, 2, port).MsgPack)
+	}
+	f.Add([]byte{0xdf, 0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{0xc9, 0xff, 0xff, 0xff, 0xff, 0x00})
+	typ := s.resources["gpucluster_fabric"]
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = scanNumbers(b, typ)
+	})
 }
