@@ -231,6 +231,7 @@ func badInputs(t *testing.T) []badInput {
 		{"rail = 64", "resource", "gpucluster_hca.h", "rail", `rail 64 is out of range: rails are 0-63`, hca(hcaOK + "  rail = 64")},
 		{"rail = -1", "plain", f, `hcas["gpu001/mlx5_0"].rail`, `rail -1 is out of range: rails are 0-63`, plain(t, "rail      = 0", "rail      = -1")},
 		{"HCA name without '/'", "resource", "gpucluster_hca.h", "name", `"gpu001-mlx5_0" has no '/': an HCA is named "<node>/<device>"`, hca(hcaOK + "  name = \"gpu001-mlx5_0\"")},
+		{"HCA device with a space", "resource", "gpucluster_hca.h", "device", `"mlx5 1" holds a space at position 5`, hca("  node = \"gpu001\"\n  device = \"mlx5 1\"\n  port_guid = \"0x0002c90300010000\"")},
 		{"HCA device with a space", "plain", f, `hcas["gpu001/mlx5_1"].device`, `"mlx5 1" holds a space at position 5`, plain(t, `device    = "mlx5_1"`, `device    = "mlx5 1"`)},
 		{"unknown HCA model", "resource", "gpucluster_hca.h", "model", `unknown HCA model "ConnectX-6"; the catalog has "ConnectX-7-OSFP", "ConnectX-7-QSFP112"`, hca(hcaOK + "  model = \"ConnectX-6\"")},
 

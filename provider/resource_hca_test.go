@@ -100,7 +100,7 @@ func TestAccHCAInvalid(t *testing.T) {
   port_guid = "0x0002c9030001000g"`), `GUID "0x0002c9030001000g" holds "g", which is not a hex digit; write 0x and 16 hex digits`},
 		{hca(`  node      = "gpu001"
   device    = "mlx5/0"
-  port_guid = "0x0002c90300010000"`), `Attribute device must be an RDMA device name`},
+  port_guid = "0x0002c90300010000"`), `"mlx5/0" holds '/' at position 5, which separates node and device in an HCA name`},
 		{hca(`  node      = "gpu 001"
   device    = "mlx5_0"
   port_guid = "0x0002c90300010000"`), `"gpu 001" holds a space at position 4`},

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -57,17 +59,15 @@ type nodeModel struct {
 const defaultNodeModel = "DGX-H100"
 
 var (
-	// deviceRE matches RDMA device names as the kernel or a udev rule gives them (mlx5_0,
-	// ibp12s0); no '/' or ':', which separate node, device and port in names and cable labels.
-	deviceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 	// sshHostRE accepts a host name or an IPv4/IPv6 address, nothing that a shell or ssh option
 	// parser could read as more than one word.
 	sshHostRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$`)
 )
 
 // deviceValidator accepts an RDMA device name such as mlx5_0.
+// It is the fabric's name rule (fabric.CheckName), which an HCA's device in a plain object meets.
 func deviceValidator() validator.String {
-	return stringvalidator.RegexMatches(deviceRE, "must be an RDMA device name as `ibstat` or `ibv_devices` list it: 1-63 letters, digits, '.', '_' or '-', e.g. \"mlx5_0\"")
+	return stringRule{"Invalid device name", "an RDMA device name as `ibstat` or `ibv_devices` list it, e.g. \"mlx5_0\"", fabric.CheckName}
 }
 
 func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

@@ -121,7 +121,7 @@ func TestAccNodeInvalid(t *testing.T) {
 		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_6"]`),
 			`This attribute contains duplicate values of: "mlx5_6"`},
 		{node(`  hca_devices = ["mlx5_0", "mlx5 1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"]`),
-			`Attribute hca_devices[1] must be an RDMA device name`},
+			`"mlx5 1" holds a space at position 5, which splits words`},
 		{node(`  hca_devices = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]`),
 			`hca_devices lists 4 devices but the node has 8 compute HCAs (compute_hcas, the DGX-H100 default); list one device per compute HCA or set compute_hcas = 4`},
 		{node(`  compute_hcas = 2
