@@ -100,7 +100,7 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Where and how the OpenSM files are pushed at apply. Each host, primary first, then the " +
-			"standbys, gets the five files of `opensm` written atomically under `config_dir` over SSH (host keys " +
+			"standbys, gets the six files of `opensm` written atomically under `config_dir` over SSH (host keys " +
 			"checked against `known_hosts_file`; there is no insecure mode), with the previous versions kept as " +
 			"`<name>.prev`. A change that only touches partitions.conf, the root/CN GUID files or options OpenSM " +
 			"updates at run time is applied with SIGHUP; anything OpenSM reads only at start (routing engine, LMC, " +
