@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -359,6 +360,26 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 		wd := d.(diag.DiagnosticWithPath)
 		if want := "absent_cables[" + []string{"1", "2"}[i] + "]"; wd.Path().String() != want {
 			t.Errorf("error on %s, want %s", wd.Path(), want)
+		}
+	}
+}
+
+// TestProblemPath: a problem is reported on the map element by key, or, for a generated element,
+// on the design argument that sets the attribute (or sizes the design).
+func TestProblemPath(t *testing.T) {
+	cases := []struct {
+		p    fabric.Path
+		want path.Path
+	}{
+		{fabric.At("switches", "leaf01", "guid"), path.Root("switches").AtMapKey("leaf01").AtName("guid")},
+		{fabric.At("partitions", "p", "members").Index(3).Attr("hca"), path.Root("partitions").AtMapKey("p").AtName("members").AtListIndex(3).AtName("hca")},
+		{fabric.Path{Map: "switches", Key: "leaf01", Attrs: []fabric.Step{{Name: "model"}}, Design: "scalable_units"}, path.Root("design").AtName("switch_model")},
+		{fabric.Path{Map: "cables", Key: "leaf01:33", Attrs: []fabric.Step{{Name: "a"}, {Name: "port"}}, Design: "scalable_units"}, path.Root("design").AtName("scalable_units")},
+		{fabric.Path{}, path.Empty()},
+	}
+	for _, c := range cases {
+		if got := problemPath(c.p); !got.Equal(c.want) {
+			t.Errorf("problemPath(%s) = %s, want %s", c.p, got, c.want)
 		}
 	}
 }
