@@ -218,6 +218,8 @@ func badInputs(t *testing.T) []badInput {
 			node(nodeOK + "  bmc       = { endpoint = \"10.0.0.5\" }\n  bmc_users = [{ name = \"automation-user01x\", role = \"Operator\", password = \"x\" }]")},
 		{"subnet_manager.known_hosts_file that does not exist", "plain", f, "subnet_manager", `known_hosts_file "` + knownHosts + `" does not exist; give the path of the OpenSSH known_hosts file`,
 			plain(t, "  # EXTRA\n", fmt.Sprintf("  subnet_manager = {\n    hosts = [\"sm01.example\"]\n    ssh_user = \"root\"\n    ssh_private_key = \"unused\"\n    known_hosts_file = %q\n  }\n", knownHosts))},
+		{"HCA ssh.known_hosts_file that does not exist", "resource", "gpucluster_hca.h", "ssh.known_hosts_file", `known_hosts_file "` + knownHosts + `" does not exist`,
+			hca(hcaOK + fmt.Sprintf("  ssh = { known_hosts_file = %q }", knownHosts))},
 		{"known_hosts_file that does not exist", "provider", "provider", "ssh.known_hosts_file", `known_hosts_file "` + knownHosts + `" does not exist; give the path of the OpenSSH known_hosts file`,
 			fmt.Sprintf("provider \"gpucluster\" {\n  ssh = {\n    user = \"root\"\n    known_hosts_file = %q\n  }\n}\n", knownHosts) + node(nodeOK)},
 
