@@ -13,6 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -40,6 +43,9 @@ type bomModel struct {
 	Markdown   types.String  `tfsdk:"markdown"`
 	JSON       types.String  `tfsdk:"json"`
 	CablingCSV types.String  `tfsdk:"cabling_csv"`
+
+	PriorDesign       types.Object `tfsdk:"prior_design"`
+	CablingChangesCSV types.String `tfsdk:"cabling_changes_csv"`
 }
 
 type bomExternalItem struct {
@@ -125,6 +131,15 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		"(`a_part`: the transceiver for fiber, one module serving both splits of a cage; the cable itself for copper). The " +
 		"label is the lower-tier end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an " +
 		"unknown length is empty.")
+	prior := designSchema()
+	prior.MarkdownDescription = "The design as it is cabled now, e.g. the `design` of a `gpucluster_topology` at the " +
+		"scalable units built so far, when `design` is the one to build. With it, `cabling_changes_csv` says what the " +
+		"technicians must do to go from one to the other."
+	attrs["prior_design"] = prior
+	attrs["cabling_changes_csv"] = outStr("With `prior_design`: the re-cabling work order, as CSV (RFC 4180) after the header `" +
+		strings.Join(append([]string{"action", "from"}, bom.CablingHeader...), ",") + "`, one row per cable to `add`, `remove` " +
+		"or `move` (a cable that keeps one end and changes the other; `from` names the end it leaves), each end named as " +
+		"in `cabling_csv` (cage, split, part). An expansion within the planned size only adds. Null without `prior_design`.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Bill of materials and cabling plan of any set of racks, switches, nodes, HCAs and cables: the same " +
 			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +
@@ -171,7 +186,50 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		return
 	}
 	m.CablingCSV = types.StringValue(cabling)
+	m.CablingChangesCSV = types.StringNull()
+	if !m.PriorDesign.IsNull() {
+		changes, d := cablingChanges(ctx, cat, m.PriorDesign, bom.Cabling(g, cat, bom.Options{External: ext}))
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		m.CablingChangesCSV = types.StringValue(changes)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// cablingChanges is the work order from the fabric of prior (a design) to the rows of next.
+func cablingChanges(ctx context.Context, cat *catalog.Catalog, prior types.Object, next []bom.CableRow) (string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	v, err := prior.ToTerraformValue(ctx)
+	if err != nil {
+		diags.AddAttributeError(path.Root("prior_design"), "Cannot read prior_design", err.Error())
+		return "", diags
+	}
+	r := specReader{}
+	p := r.decodeDesignAt(v, "prior_design")
+	diags.Append(r.diags...)
+	if r.unknown && !diags.HasError() {
+		diags.AddAttributeError(path.Root("prior_design"), "Unknown values", "gpucluster_bom needs prior_design known; Terraform reads it once it is.")
+	}
+	if diags.HasError() {
+		return "", diags
+	}
+	des, err := topogen.Generate(p, cat)
+	if err != nil {
+		addDesignErrorAt(&diags, err, "prior_design")
+		return "", diags
+	}
+	g, problems := fabric.Build(des.FabricSpec(), cat)
+	if fabric.HasErrors(problems) {
+		diags.AddAttributeError(path.Root("prior_design"), "Cannot build prior_design", problems[0].String())
+		return "", diags
+	}
+	out, err := bom.ChangesCSV(bom.CablingChanges(bom.Cabling(g, cat, bom.Options{}), next))
+	if err != nil {
+		diags.AddError("Rendering the cabling changes failed", err.Error())
+	}
+	return out, diags
 }
 
 // externalLinks reads `external_links`; required values are checked here, the links themselves by

@@ -162,17 +162,23 @@ func designValue(p topogen.Params) tftypes.Value {
 // decodeDesign reads the `design` object (non-null) into generator parameters; problems are
 // attribute errors under design, unknown values set r.unknown.
 func (r *specReader) decodeDesign(v tftypes.Value) topogen.Params {
+	return r.decodeDesignAt(v, "design")
+}
+
+// decodeDesignAt is decodeDesign for a design held by another attribute (gpucluster_bom's
+// prior_design): problems are reported under that attribute.
+func (r *specReader) decodeDesignAt(v tftypes.Value, attribute string) topogen.Params {
 	var p topogen.Params
 	if !v.IsKnown() {
 		r.unknown = true
 		return p
 	}
+	root := path.Root(attribute)
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {
-		r.diags.AddAttributeError(path.Root("design"), "Cannot read design", err.Error())
+		r.diags.AddAttributeError(root, "Cannot read "+attribute, err.Error())
 		return p
 	}
-	root := path.Root("design")
 	scalars := func(fields []field[topogen.Params], attrs map[string]tftypes.Value, base path.Path) {
 		for i := range fields {
 			f := &fields[i]
@@ -265,14 +271,19 @@ func (r *specReader) decodeDesign(v tftypes.Value) topogen.Params {
 
 // addDesignError reports a generator refusal on the design attribute it names.
 func addDesignError(diags *diag.Diagnostics, err error) {
+	addDesignErrorAt(diags, err, "design")
+}
+
+// addDesignErrorAt is addDesignError for a design held by another attribute.
+func addDesignErrorAt(diags *diag.Diagnostics, err error, attribute string) {
 	te, ok := err.(*topogen.Error)
 	if !ok {
-		diags.AddAttributeError(path.Root("design"), "Cannot build the design", err.Error())
+		diags.AddAttributeError(path.Root(attribute), "Cannot build the "+attribute, err.Error())
 		return
 	}
-	detail := fmt.Sprintf("design.%s: %s.", te.Attribute, te.Reason)
+	detail := fmt.Sprintf("%s.%s: %s.", attribute, te.Attribute, te.Reason)
 	if te.Nearest != "" {
 		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
-	diags.AddAttributeError(path.Root("design").AtName(te.Attribute), "Cannot build the design", detail)
+	diags.AddAttributeError(path.Root(attribute).AtName(te.Attribute), "Cannot build the "+attribute, detail)
 }
