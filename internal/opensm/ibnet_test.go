@@ -19,7 +19,7 @@ func capturedSpec() *fabric.Spec {
 	for i := 0; i < 4; i++ {
 		host := fmt.Sprintf("gpu%03d", i+1)
 		s.Nodes = append(s.Nodes, fabric.Node{Name: host, Model: "DGX-H100"})
-		s.HCAs = append(s.HCAs, fabric.HCA{Name: host + "/mlx5_0", Node: host, Device: "mlx5_0", Rail: 0, PortGUID: fmt.Sprintf("0x%x", 0xa00001+0x10*i)})
+		s.HCAs = append(s.HCAs, fabric.HCA{Name: host + "/mlx5_0", Node: host, Device: "mlx5_0", Rail: 0, PortGUID: fmt.Sprintf("0x%016x", 0xa00001+0x10*i)})
 		s.Cables = append(s.Cables, fabric.Cable{A: fabric.End{Device: host + "/mlx5_0", Port: 1}, B: fabric.End{Device: fmt.Sprintf("leaf%02d", i/2+1), Port: i%2 + 1}})
 	}
 	s.Cables = append(s.Cables,
