@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agext/levenshtein"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -360,7 +361,7 @@ func nearbyCables(spec *fabric.Spec, byEnd map[string]int, ends ...string) strin
 			names = append(names, d)
 		}
 		sort.Slice(names, func(i, j int) bool {
-			di, dj := editDistance(names[i], dev), editDistance(names[j], dev)
+			di, dj := levenshtein.Distance(names[i], dev, nil), levenshtein.Distance(names[j], dev, nil)
 			if di != dj {
 				return di < dj
 			}
@@ -395,25 +396,4 @@ func quoteAll(ss []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return strings.Join(q, ", ")
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

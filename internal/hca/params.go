@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agext/levenshtein"
 )
 
 //go:generate sh internal/gen/genparams.sh params.txt
@@ -353,7 +355,7 @@ func nearest(s string, names []string, n int) []string {
 	var cs []cand
 	best := limit + 1
 	for _, name := range names {
-		if dist := levenshtein(s, name); dist <= limit {
+		if dist := levenshtein.Distance(s, name, nil); dist <= limit {
 			cs = append(cs, cand{name, dist})
 			best = min(best, dist)
 		} else if len(name) >= 6 && len(s) >= 6 && (strings.HasPrefix(s, name) || strings.HasPrefix(name, s)) {
@@ -382,26 +384,6 @@ func nearest(s string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ErrorKind classifies a ParamError.
