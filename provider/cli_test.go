@@ -100,7 +100,7 @@ func copyDir(t *testing.T, src, dst string) {
 }
 
 // inventoryIsList reports whether the fabric's inventory inputs are still lists (before the
-// maps of DESIGN.md); the examples are written with maps.
+// maps keyed by name); the examples are written with maps.
 func inventoryIsList() bool {
 	_, isList := fabricInputAttributes()["switches"].(rschema.ListNestedAttribute)
 	return isList

@@ -60,7 +60,7 @@ type bomExternalItem struct {
 	LengthM    types.Float64 `tfsdk:"length_m"`
 }
 
-// bomItemType is the item shape of DESIGN.md, shared with the fabric's `bom` output (fabric_bom.go).
+// bomItemType is the fixed item shape of the design guide (docs/guides/design.md), shared with the fabric's `bom` output (fabric_bom.go).
 var bomItemType = types.ObjectType{AttrTypes: bomItemAttrTypes}
 
 func (d *bomDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {

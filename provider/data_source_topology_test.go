@@ -482,10 +482,10 @@ func TestTopologyOutputs(t *testing.T) {
 	}
 }
 
-// bigFatTree is the scale case of DESIGN.md: 16,384 endpoints in a 3-tier fat tree, 49,152 cables.
+// bigFatTree is the scale case of the design guide (docs/guides/design.md): 16,384 endpoints in a 3-tier fat tree, 49,152 cables.
 var bigFatTree = topogen.Params{Kind: topogen.KindFatTree, Nodes: 2048, Tiers: 3}
 
-// TestTopologyCablesFast: 50,000 cable objects take well under a second (DESIGN.md, Scale). The
+// TestTopologyCablesFast: 50,000 cable objects take well under a second (the design guide (docs/guides/design.md), "Scale"). The
 // best of three runs, garbage collection included, so a busy machine does not fail it.
 func TestTopologyCablesFast(t *testing.T) {
 	if testing.Short() {

@@ -10,7 +10,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 )
 
-// The computed `analysis` object has the fixed shape of DESIGN.md.
+// The computed `analysis` object has the fixed shape of the design guide (docs/guides/design.md), "Fixed shapes".
 
 var allreduceAttrTypes = map[string]attr.Type{"ring": types.Float64Type, "hierarchical": types.Float64Type}
 
@@ -125,8 +125,8 @@ func finite(v float64) types.Float64 {
 	return types.Float64Value(v)
 }
 
-// maxOversubscription is null where no tier has uplinks (a torus, a single switch): DESIGN.md,
-// "Computed outputs". A 0 there would read as a ratio better than non-blocking.
+// maxOversubscription is null where no tier has uplinks (a torus, a single switch), as
+// the design guide (docs/guides/design.md) fixes it. A 0 there would read as a ratio better than non-blocking.
 func maxOversubscription(r analysis.Result) types.Float64 {
 	if len(r.Oversubscription) == 0 {
 		return types.Float64Null()

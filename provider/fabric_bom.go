@@ -8,7 +8,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 )
 
-// The `bom` output has the fixed shape of DESIGN.md: items keyed by SKU, so that Terraform's
+// The `bom` output has the fixed shape of the design guide (docs/guides/design.md): items keyed by SKU, so that Terraform's
 // diff of `bom` is the purchase order (each SKU whose quantity changes, before and after).
 
 var bomItemAttrTypes = map[string]attr.Type{
@@ -60,7 +60,7 @@ func bomValue(b bom.BOM) types.Object {
 	})
 }
 
-// bomItemsValue is the `items` map of DESIGN.md's BOM shape, keyed by SKU (bom.BySKU).
+// bomItemsValue is the `items` map of the BOM's fixed shape, keyed by SKU (bom.BySKU).
 func bomItemsValue(items []bom.Item) types.Map {
 	vs := make(map[string]attr.Value, len(items))
 	for sku, it := range bom.BySKU(items) {

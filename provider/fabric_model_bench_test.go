@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkSpecReader measures the provider's own share of a plan of a large fabric given item by
-// item: turning the Terraform maps into a fabric.Spec (DESIGN.md "Scale": the provider must add
+// item: turning the Terraform maps into a fabric.Spec (the design guide (docs/guides/design.md), "Scale": the provider must add
 // little to Terraform's floor). The fabric is the cable layer of a 3-tier tree: 3 links per
 // endpoint.
 func BenchmarkSpecReader(b *testing.B) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real peers the tests run against (shared/RIGS.md): OpenSM on an ibsim-simulated
+# Installs the real peers the tests run against (internal/testrig starts them): OpenSM on an ibsim-simulated
 # fabric, the infiniband-diags, OpenSSH, OpenIPMI's ipmi_sim and ipmitool, and mstflint (whose
 # offline parameter database the HCA code was generated from). Idempotent; needs root.
 set -euo pipefail

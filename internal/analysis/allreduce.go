@@ -17,7 +17,8 @@ const (
 )
 
 // allReduce estimates one gradient all-reduce of S = Parameters * GradientBytesPerParam bytes
-// over n GPUs (FACTS.md section 7), bandwidth terms only: the latency term 2(n-1)*alpha is left
+// over n GPUs (ring: Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms for clusters
+// of workstations", JPDC 69(2):117-124, 2009), bandwidth terms only: the latency term 2(n-1)*alpha is left
 // out, which understates the time of small messages but not of gradient-sized ones (at S of
 // gigabytes and alpha of microseconds it is below 1%), and so is the reduction's compute term.
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// Hand-computed (FACTS.md section 7): 70e9 parameters, BF16 gradients, S = 140e9 bytes; 512 GPUs
+// Hand-computed (Patarasuk & Yuan's ring, JPDC 69(2), 2009): 70e9 parameters, BF16 gradients, S = 140e9 bytes; 512 GPUs
 // with one 400 Gb/s port each, 400 Gb/s = 50e9 bytes/s.
 //
 //	ring:         2 * 511/512 * 140e9 / 50e9                          = 5.5890625 s

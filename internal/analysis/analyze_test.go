@@ -91,7 +91,7 @@ func analyze(t *testing.T, spec *fabric.Spec) (*fabric.Graph, Result) {
 	return g, r
 }
 
-// The 512-GPU two-tier fabric of FACTS.md section 1 (the B200 RA's 2-SU row): 64 DGX H100, 16
+// The 512-GPU two-tier fabric of the DGX B200 SuperPOD RA's 2-SU row: 64 DGX H100, 16
 // leaves with 32 links down and 32 up, 8 spines, 4 links between every leaf and spine.
 func TestTwoTier512NonBlocking(t *testing.T) {
 	_, r := analyze(t, fatTree(treeParams{pods: 1, podLeaves: 16, podSpines: 8, hostsPerLeaf: 32, leafUp: 32}))
@@ -224,7 +224,7 @@ func TestHalfCabledNodes(t *testing.T) {
 }
 
 // Three-tier non-blocking fat tree of 64-port switches, 2,048 endpoints: 2 pods of 32 leaves and
-// 32 spines, 32 cores. FACTS.md section 6: bisection N*B/2.
+// 32 spines, 32 cores. Al-Fares et al. (SIGCOMM 2008): bisection N*B/2.
 func TestThreeTierNonBlocking(t *testing.T) {
 	_, r := analyze(t, threeTier64(2048))
 	if r.Switches != 64+64+32 || r.Tiers != 3 {
@@ -267,7 +267,7 @@ func TestThreeTierOversubscribedLeaf(t *testing.T) {
 	}
 }
 
-// 3D torus, k = 4, one endpoint per switch: bisection 2k^2 links (FACTS.md section 6), and the
+// 3D torus, k = 4, one endpoint per switch: bisection 2k^2 links (Dally & Towles, k-ary n-cube), and the
 // VLB bound meets it (theta = 4/k = 1).
 func TestTorus4(t *testing.T) {
 	_, r := analyze(t, torus3D(4, 1))

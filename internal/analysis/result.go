@@ -1,7 +1,7 @@
 package analysis
 
 // Result is the analysis of one fabric graph. Its fields map one to one onto the `analysis`
-// attribute of gpucluster_fabric (DESIGN.md); the witnesses feed the policy's diagnostics.
+// attribute of gpucluster_fabric (fixed by the design guide, docs/guides/design.md); the witnesses feed the policy's diagnostics.
 type Result struct {
 	Endpoints          int     // HCA ports with a link
 	Switches           int     // switches with at least one link

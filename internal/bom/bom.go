@@ -28,7 +28,7 @@ const (
 )
 
 // Item is one BOM line. Its JSON and attribute names are those of the `bom` output
-// (DESIGN.md): sku, description, quantity, unit_price, cost.
+// (fixed by the design guide): sku, description, quantity, unit_price, cost.
 type Item struct {
 	SKU         string   `json:"sku"`
 	Description string   `json:"description"`
@@ -106,7 +106,7 @@ type Options struct {
 func FromGraph(g *fabric.Graph, cat *catalog.Catalog) BOM { return Build(g, cat, Options{}) }
 
 // plannerKinds: the kinds chosen without a cable naming one, cheapest and shortest first. No NDR
-// AOC for Quantum-2 appears in the sources (FACTS 3), so AOC is used only when named.
+// AOC for Quantum-2 appears in NVIDIA's LinkX documents, so AOC is used only when named.
 var plannerKinds = []string{catalog.KindDAC, catalog.KindACC, catalog.KindFiberMM, catalog.KindFiberSM}
 
 func optical(kind string) bool { return kind == catalog.KindFiberMM || kind == catalog.KindFiberSM }
@@ -747,7 +747,7 @@ func (b *builder) mixedCages() {
 
 // warnUncounted says once per cable kind which links the BOM could not count, and why: the
 // catalog has no cable of that kind at all (the built-in one has no AOC: no NDR OSFP AOC for
-// Quantum-2 appears in the public sources, FACTS 3), or none that reaches the run.
+// Quantum-2 appears in NVIDIA's LinkX documents), or none that reaches the run.
 func (b *builder) warnUncounted(idx []int) {
 	if len(idx) == 0 {
 		return

@@ -15,7 +15,7 @@ import (
 
 var cat = catalog.Default()
 
-// Part numbers of RA-11333-001 Table 7/8 (FACTS 1.1, 1.2).
+// Part numbers of RA-11333-001 V11 Tables 7 and 8.
 const (
 	skuQM9700      = "920-9B210-00FN-0M0"
 	skuSwitchOSFP  = "980-9I510-00NS00" // MMA4Z00-NS, twin-port, switch

@@ -14,7 +14,7 @@ import (
 // CableEnd is one end of a cable as the technician finds it: the box (switch, node or appliance),
 // the OSFP cage on its front and the position in the cage, and the part plugged in at that end.
 //
-// Numbering: a twin-port switch (QM9700: 64 logical ports in 32 OSFP cages, FACTS 2.1 after the
+// Numbering: a twin-port switch (QM9700: 64 logical ports in 32 OSFP cages, after the
 // QM97x0 user manual and Linux mlx-platform) puts logical ports 2c-1 and 2c in cage c, as splits 1
 // and 2; MLNX-OS names them "1/<cage>/<split>" on a 1U switch (NVIDIA MLNX-OS User Manual,
 // "InfiniBand Interface Commands": `interface ib 1/<interface>`, split ports). A node with

@@ -11,14 +11,14 @@
 //     then external links, so the same graph always renders the same bytes.
 //   - Cable kind: a cable that names its kind keeps it; otherwise the cheapest kind that reaches
 //     the run (catalog.CableFor): passive DAC, then ACC, then multimode fiber with transceivers,
-//     then single-mode. Copper is a twin-port product (FACTS 3: MCP4Y10 2x400G straight, MCP7Y00
+//     then single-mode. Copper is a twin-port product (LinkX documents: MCP4Y10 2x400G straight, MCP7Y00
 //     splitter to two ConnectX-7), so it is only chosen when both logical links of an OSFP cage
 //     go to the same far cage (straight) or to two single-port HCAs (splitter); otherwise the
 //     cage needs a transceiver and two fibers (the rail-optimized case, RA-11333-001: "All
 //     networking components are multi-mode fiber"). A DGX H100 cage straight to a switch cage
 //     takes the switch-switch product line (MCP4Y10 comes with a flat-top -FLT end for DGX H100,
-//     FACTS 3; the catalog lists the line once).
-//   - Transceivers (FACTS 3, BOM rule): one twin-port module per switch OSFP cage with at least
+//     per its LinkX document; the catalog lists the line once).
+//   - Transceivers (MMA4Z00-NS and MMA4Z00-NS400 LinkX documents, RA-11333-001 Table 8): one twin-port module per switch OSFP cage with at least
 //     one optical link (ports 2c-1 and 2c share cage c), so per switch = cages used; one
 //     flat-top twin-port module per cage of a node with twin-port cages (DGX H100: one per two
 //     HCAs); one single-port module per port of any other HCA and per external appliance port;

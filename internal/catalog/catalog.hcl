@@ -1,7 +1,8 @@
 # Built-in hardware catalog of terraform-provider-gpucluster.
 #
-# Facts come from the public sources listed in shared/FACTS.md (NVIDIA DGX SuperPOD H100 reference
-# architecture RA-11333-001, the QM97X0 user manual, the LinkX product pages). Prices: the only
+# Facts come from public NVIDIA documents: the DGX SuperPOD H100 reference architecture
+# RA-11333-001 V11 (Tables 4, 7, 8), the QM97X0 1U NDR switch user manual, the LinkX product pages
+# of each cable and transceiver (MCP4Y10, MCP7Y00, MMA4Z00-NS, MMA4Z00-NS400, MMS4X00). Prices: the only
 # public figures are list prices quoted in one industry write-up ($2,500 per NDR HCA, $400 per 5 m
 # optical cable, $85,000 per QM97x0 switch); every other price is left out on purpose, so the bill
 # of materials lists such items as unpriced instead of inventing a number. Override or extend any
@@ -120,7 +121,7 @@ cable "MFP7E30-N" {
 }
 
 # No active optical cable: AOCs are HDR-era parts, and no NDR OSFP AOC for Quantum-2 compute
-# links appears in the sources (FACTS 3). The kind `aoc` stays valid so that a catalog file can add
+# links appears in NVIDIA's LinkX documents. The kind `aoc` stays valid so that a catalog file can add
 # the part a site really buys; until one does, links declared `aoc` are listed as not counted
 # rather than priced as a part that does not exist.
 

@@ -11,7 +11,7 @@ func TestDefaultCatalogFacts(t *testing.T) {
 	c := Default()
 	for _, name := range []string{"QM9700", "QM9790"} {
 		s := c.Switches[name]
-		// FACTS.md 2.1: 32 OSFP cages, 2 logical NDR ports each, 1U.
+		// QM97X0 user manual (Interfaces) and Linux mlx-platform: 32 OSFP cages, 2 logical NDR ports each, 1U.
 		if s.Ports != 64 || s.Cages != 32 || s.PortRateGbps != 400 || s.Units != 1 {
 			t.Errorf("%s = %+v, want 64 ports on 32 cages at 400 Gb/s, 1U", name, s)
 		}

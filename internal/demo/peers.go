@@ -24,8 +24,8 @@ func (s *Session) bmcState(n testrig.ClusterNode) (power, boot string) {
 	if n.Protocol == "ipmi" {
 		status := s.ipmitool(n, "chassis", "power", "status")
 		power = strings.TrimPrefix(strings.TrimSpace(status), "Chassis Power is ")
-		// ipmi_sim keeps the boot device its chassis script was last told (RIGS.md: no persistent
-		// or EFI flags); ipmitool's boot parameter read shows the same thing, less legibly.
+		// ipmi_sim keeps the boot device its chassis script was last told (OpenIPMI's ipmi_sim keeps
+		// no persistent or EFI flags); ipmitool's boot parameter read shows the same thing, less legibly.
 		boot = s.Cluster.IPMI(n.Name).BootDevice()
 		return power, boot
 	}

@@ -26,7 +26,8 @@ func TestDatabaseLoads(t *testing.T) {
 		}
 	}
 	// Names the reference outputs show on real ConnectX-7 cards, and the
-	// ones FACTS.md lists for GPU fabrics, must all resolve.
+	// ones GPU-fabric tuning sets (SR-IOV, ATS, relaxed ordering, MAX_ACC_OUT_READ for GPUDirect
+	// RDMA), as mstflint's mlxconfig_host.db defines them, must all resolve.
 	for _, n := range []string{
 		"LINK_TYPE_P1", "LINK_TYPE_P2", "SRIOV_EN", "NUM_OF_VFS", "NUM_OF_PF", "NUM_PF_MSIX",
 		"ADVANCED_PCI_SETTINGS", "MAX_ACC_OUT_READ", "PCI_WR_ORDERING", "ATS_ENABLED",

@@ -24,8 +24,7 @@ const (
 var FileNames = []string{FilePartitions, FileRootGUIDs, FileCNGUIDs, FileNodeNameMap, FileTorus2QoS, FileOpenSMConf}
 
 // FileAttributes names each file's attribute in the computed `opensm` object of
-// gpucluster_fabric (DESIGN.md: opensm = { opensm_conf, partitions_conf, root_guids, cn_guids,
-// node_name_map }).
+// gpucluster_fabric (a digest per file, the design guide's fixed shape).
 var FileAttributes = map[string]string{
 	FileOpenSMConf:  "opensm_conf",
 	FilePartitions:  "partitions_conf",
@@ -220,7 +219,8 @@ func checkGUIDList(errs *Errors, field string, list []GUID) {
 }
 
 // defaultPartition is the Default partition the provider always writes. With Limited, the SM
-// port stays a full member (OpenSM's own rule for a file without Default, FACTS.md 4.3).
+// port stays a full member (OpenSM's own rule for a file without Default: opensm(8), PARTITION
+// CONFIGURATION).
 func (c *Config) defaultPartition() Partition {
 	p := Partition{Name: "Default", PKey: DefaultPKey, IPoIB: true}
 	if c.DefaultMembership == Limited {

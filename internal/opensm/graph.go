@@ -354,7 +354,7 @@ func partitionFrom(g *fabric.Graph, guids []GUID, pi int, fp fabric.Partition, e
 // ValidateRoots checks user-chosen roots against the graph: every root must be a top-tier
 // switch, and for ftree the roots must be the whole top tier. OpenSM does not refuse wrong roots:
 // leaf roots make ftree give up and fall back to minhop, and a partial set of spines "succeeds"
-// with a wrong rank count (RIGS.md).
+// with a wrong rank count (seen with OpenSM 3.3.24 on ibsim).
 func ValidateRoots(g *fabric.Graph, roots []GUID, ftree bool) Errors {
 	var errs Errors
 	guids, _ := DeviceGUIDs(g)

@@ -31,7 +31,8 @@ type optInfo struct {
 // can_update flag of opt_tbl[] in opensm/osm_subnet.c (linux-rdma/opensm, the version whose key
 // set matches `opensm -c` of 3.3.23; TestOptionTableMatchesInstalledOpenSM checks the keys
 // against the installed binary). Keys that `opensm -c` writes but that opt_tbl of that version
-// does not list (keep_pkey_indexes, avoid_throttled_links, nue_*) follow FACTS.md 4.5, and an
+// does not list (keep_pkey_indexes, avoid_throttled_links, nue_*) follow opt_tbl of OpenSM 3.3.24's
+// opensm/osm_subnet.c, and an
 // unknown can_update is taken as 0: a needless restart is safe, a missed one is not.
 var optionTable = map[string]optInfo{
 	"guid": {kNet64, false}, "m_key": {kNet64, true}, "sm_key": {kNet64, true}, "sa_key": {kNet64, true},

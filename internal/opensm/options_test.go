@@ -116,7 +116,7 @@ func TestHotUpdatable(t *testing.T) {
 			t.Errorf("%s should be hot-updatable (can_update 1)", k)
 		}
 	}
-	// FACTS.md 4.5: these need a restart.
+	// can_update = 0 in opt_tbl (opensm/osm_subnet.c): these need a restart.
 	for _, k := range []string{"guid", "subnet_prefix", "lmc", "lmc_esp0", "routing_engine", "root_guid_file", "cn_guid_file",
 		"io_guid_file", "max_reverse_hops", "ids_guid_file", "guid_routing_order_file", "partition_config_file",
 		"qos_policy_file", "node_name_map_name", "log_file", "allow_both_pkeys", "use_ucast_cache", "console",

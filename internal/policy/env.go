@@ -334,7 +334,7 @@ func racksValue(g *fabric.Graph) cty.Value {
 	return listOf(rackType, vals)
 }
 
-// analysisValue mirrors the `analysis` attribute of gpucluster_fabric (DESIGN.md), so a rule
+// analysisValue mirrors the `analysis` attribute of gpucluster_fabric (its fixed shape, docs/guides/design.md), so a rule
 // reads the same as a Terraform check block on the resource. `violations` is left out: it is
 // what the rules produce.
 func analysisValue(r *analysis.Result) cty.Value {

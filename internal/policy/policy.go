@@ -84,7 +84,7 @@ const DefaultSpineHeadroom = 0.30
 // lossless Ethernet is the field's known weak point and InfiniBand is the supported choice.
 const MaxRoCEGPUs = 64
 
-// preset holds the field's rules of thumb (DESIGN.md, "Policy").
+// preset holds the field's rules of thumb, the table of the design guide's "Policy" section.
 type preset struct {
 	tiers        map[string]float64 // limits of named tiers
 	otherTiers   float64            // limit of every other tier; 0: none

@@ -13,7 +13,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// The rule of DESIGN.md, word for word.
+// The spine-headroom rule of the design guide (docs/guides/design.md, "Policy"), word for word.
 const headroomRule = `rule "spine-headroom" {
   condition     = alltrue([for s in fabric.switches : s.free_ports >= 0.3 * s.ports if s.role == "spine"])
   error_message = "Every spine needs 30% free ports for growth."

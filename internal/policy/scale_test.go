@@ -32,7 +32,7 @@ func bigFabric() analysis.Result {
 	return r
 }
 
-// The DESIGN.md rule plus a tier rule on the largest fabric the provider targets: the values are
+// The design guide's headroom rule plus a tier rule on the largest fabric the provider targets: the values are
 // built once and the for expressions run over 5,120 switches well within a plan's budget.
 func TestScaleRulesOnLargestFabric(t *testing.T) {
 	r := bigFabric()

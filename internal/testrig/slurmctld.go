@@ -11,7 +11,7 @@ import (
 
 // Slurmctld is a running Slurm controller (Debian's slurmctld 22.05) on 127.0.0.1 with its own
 // ports, state directory, slurm.conf and topology.conf. No munge and no slurmd: the nodes stay
-// down, which is all a topology check needs (RIGS.md, "Slurm controller").
+// down, which is all a topology check needs (slurmctld reads and checks topology.conf at start).
 type Slurmctld struct {
 	Dir  string // slurm.conf, topology.conf, state/, spool/, slurmctld.log
 	Port int

@@ -9,7 +9,8 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// TestClosedForms checks generated fabrics against the closed forms of FACTS.md section 6
+// TestClosedForms checks generated fabrics against the closed forms of Leiserson (2-tier), Al-Fares
+// et al. (3-tier k-ary fat tree) and Dally & Towles (k-ary n-cube)
 // through the fabric analysis: the proved lower bound and the witnessed cut must both equal the
 // formula (B = 400 Gb/s per direction).
 func TestClosedForms(t *testing.T) {

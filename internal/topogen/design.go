@@ -63,7 +63,7 @@ type Design struct {
 	// Groups are the blocks of the design (scalable units, pods, dragonfly groups or torus
 	// planes) and the central switches above them, each with its own maps, so a configuration
 	// can run one module instance per group: several small for_each maps plan far faster in
-	// Terraform than one big one (DESIGN.md, Scale). Every object of the design is in exactly
+	// Terraform than one big one (the design guide, "Scale"). Every object of the design is in exactly
 	// one group; a cable is in the group of its lower-tier end.
 	Groups []Group
 	// Notes record the sizing decisions (spines rounded up to divide the uplinks, the planned

@@ -6,7 +6,8 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// dragonflyPlus builds Shpiner et al.'s Dragonfly+ [P5]: each group is a 2-level bipartite
+// dragonflyPlus builds Shpiner et al.'s Dragonfly+ ("Dragonfly+: Low Cost Topology for Scaling
+// Datacenters", HiPINEB 2017): each group is a 2-level bipartite
 // leaf/spine graph (leaves host endpoints, every leaf reaches every spine of its group), and the
 // spines' remaining ports are global links, spread so every pair of groups is joined directly
 // (all-to-all). Minimal routes are leaf-spine-spine-leaf: at most 3 switch-to-switch hops.

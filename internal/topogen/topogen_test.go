@@ -42,7 +42,7 @@ func superPOD(sus, planned int) Params {
 	return Params{Kind: KindRailOptimized, ScalableUnits: sus, PlannedScalableUnits: planned, ReservedNodeSlots: 1, CableKind: catalog.KindFiberMM}
 }
 
-// RA-11333-001 Table 4 (FACTS 1.2): 1 SU = 31 nodes, 8 leaves, 4 spines, 252 compute+UFM links to
+// RA-11333-001 V11 Table 4: 1 SU = 31 nodes, 8 leaves, 4 spines, 252 compute+UFM links to
 // the leaves, 256 spine-leaf links; 4 SU = 127 nodes, 32 leaves, 16 spines, 1,020 and 1,024; Table
 // 8: 2,040 node-leaf + leaf-spine cables.
 func TestSuperPODReference(t *testing.T) {
@@ -112,7 +112,7 @@ func TestSuperPODReference(t *testing.T) {
 	}
 }
 
-// FACTS 1.3: larger SuperPODs. 8 SU is the last 2-tier row (r^2/2 = 2048 GPUs); from 16 SU a
+// Larger SuperPODs (RA-11333-001, and the DGX B200 SuperPOD RA's table for 2-64 SU). 8 SU is the last 2-tier row (r^2/2 = 2048 GPUs); from 16 SU a
 // core tier: leaf = spine = G/32, core = G/64, every cable layer = G.
 func TestSuperPODLarger(t *testing.T) {
 	for _, c := range []struct{ sus, leaf, spine, core int }{
@@ -139,7 +139,7 @@ func TestSuperPODLarger(t *testing.T) {
 	}
 }
 
-// FACTS 6: the largest 3-tier non-blocking tree of 64-port switches, 65,536 endpoints, has 2048
+// Al-Fares et al. (SIGCOMM 2008): the largest 3-tier non-blocking tree of 64-port switches, 65,536 endpoints, has 2048
 // leaf + 2048 spine + 1024 core switches, and 3 cable layers of 65,536 each (Al-Fares, k = 64).
 func TestFatTreeAlFaresMax(t *testing.T) {
 	if testing.Short() {
@@ -597,7 +597,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// Generation must add little to Terraform's own cost (DESIGN.md, Scale).
+// Generation must add little to Terraform's own cost (the design guide, "Scale").
 func BenchmarkGenerateSuperPOD64SU(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Generate(Params{Kind: KindRailOptimized, ScalableUnits: 64}, cat); err != nil {

@@ -7,14 +7,15 @@ import (
 )
 
 // torus builds a k1 x k2 x k3 torus of switches with wraparound in every dimension, each switch
-// hosting EndpointsPerSwitch HCA ports (a direct network, Dally & Towles [P6]).
+// hosting EndpointsPerSwitch HCA ports (a direct network: Dally & Towles, Principles and Practices of Interconnection
+// Networks, Morgan Kaufmann 2004).
 //
 // Port plan: ports 1..E face endpoints; E+1/E+2 are +x/-x, E+3/E+4 +y/-y, E+5/E+6 +z/-z. The
 // cable from a switch's + port to its neighbour's - port is keyed by the + end, so every switch
 // owns its three + links. A side of 2 therefore gives a double link (the +x and -x neighbours are
 // the same switch, and both cables exist): the port plan stays uniform, every switch uses all six
 // torus ports, and the cut between the two halves of that dimension carries 2*k^2 links as the
-// k-ary n-cube closed form says (FACTS 6). A side of 1 would cable a switch to itself and is
+// k-ary n-cube closed form says (2k^(n-1) links, Dally & Towles). A side of 1 would cable a switch to itself and is
 // refused. The torus is built whole: growing nodes fills switches in order, but changing the
 // dimensions re-cables the wraparound links.
 func (g *gen) torus() *Error {

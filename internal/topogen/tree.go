@@ -11,9 +11,9 @@ import (
 //
 // Port plan (every tier): a leaf's ports 1..d face endpoints, d+1..r face up. With 2 tiers, leaf
 // uplink k (0-based) goes to spine k mod S, so a leaf's uplinks spread round-robin over all S
-// spines and every leaf reaches every spine u/S times (Leiserson's fat tree [P1]; RA-11333-001's
+// spines and every leaf reaches every spine u/S times (Leiserson's fat tree, IEEE Trans. Computers C-34(10), 1985; RA-11333-001's
 // "balanced, full-fat tree"); spine s takes leaf l's j-th link on port l*(u/S)+j+1, a function of
-// the leaf's number only. With 3 tiers (Al-Fares et al. [P2], generalised to a leaf ratio d:u),
+// the leaf's number only. With 3 tiers (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008, generalised to a leaf ratio d:u),
 // leaves come in pods of r/2; leaf uplink k goes to spine k of its pod (port = leaf's place in
 // the pod + 1); a spine's ports 1..r/2 face its pod's leaves and r/2+1..r face cores: spine j of
 // every pod belongs to core group j (Al-Fares' "core switch i connects to aggregation switch

@@ -3,8 +3,8 @@
 # 49,152 cables, generated and handed to gpucluster_fabric as its design, with no per-item
 # resources.
 #
-# Terraform's own cost grows faster than linearly with the size of one for_each map (DESIGN.md,
-# "Scale"), and a plan that prints every cable is not read. So the fabric takes the generator's
+# Terraform's own cost grows faster than linearly with the size of one for_each map (the
+# provider's design guide, "Scale"), and a plan that prints every cable is not read. So the fabric takes the generator's
 # normalized design (`design`, about 30 lines in the plan) and builds the same graph itself: it
 # proves the bisection bandwidth and prints the bill of materials at plan time. The data source
 # is told not to fill its item maps (`items = false`), which nothing here iterates over. Keep
