@@ -3,7 +3,7 @@
 # cables of the final size), so raising scalable_units from 2 to 4 only adds leaves, nodes, HCAs
 # and cables; no existing name, GUID, rack position, port or cable moves. See README.md.
 #
-# Plan it with the provider built from this repository: `make demo EXAMPLE=examples/clusters/expansion-2su-to-4su`.
+# Plan it with the provider built from this repository: `make plan EXAMPLE=examples/clusters/expansion-2su-to-4su`.
 
 terraform {
   required_providers {
@@ -63,6 +63,33 @@ resource "gpucluster_fabric" "superpod" {
     # full, by design (RA-11333-001); growing past 4 SU is a new, 3-tier design.
     spine_headroom = 0
   }
+}
+
+# The technicians' work order: from the scalable units cabled on the floor today to
+# scalable_units, one CSV row per cable to add (an expansion within the planned size only adds),
+# each end named by cage, split and part. `terraform output -raw cabling_work_order_csv > order.csv`
+variable "cabled_scalable_units" {
+  description = "Scalable units cabled on the floor today."
+  type        = number
+  default     = 2
+}
+
+data "gpucluster_topology" "cabled" {
+  kind                   = "rail-optimized"
+  scalable_units         = var.cabled_scalable_units
+  planned_scalable_units = 4
+  reserved_node_slots    = 1
+  items                  = false
+}
+
+data "gpucluster_bom" "work_order" {
+  design       = local.t.design
+  prior_design = data.gpucluster_topology.cabled.design
+}
+
+output "cabling_work_order_csv" {
+  description = "Cables to add, remove or move to go from cabled_scalable_units to scalable_units."
+  value       = data.gpucluster_bom.work_order.cabling_changes_csv
 }
 
 output "summary" {

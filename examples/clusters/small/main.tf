@@ -3,7 +3,7 @@
 # architecture (rails 0-3 on leaf01, rails 4-7 on leaf02), and each leaf has as many uplinks to
 # the spine as node links (32 and 32: 1:1, full bisection).
 #
-# Plan it with the provider built from this repository: `make demo` (see README.md).
+# Plan it with the provider built from this repository: `make plan` (see README.md).
 
 terraform {
   required_providers {

@@ -9,7 +9,7 @@
 # life (BMC, firmware settings), are resources keyed by the generator's names; they need not be
 # handed to the fabric.
 #
-# Plan it with the provider built from this repository: `make demo EXAMPLE=examples/clusters/superpod-4su`.
+# Plan it with the provider built from this repository: `make plan EXAMPLE=examples/clusters/superpod-4su`.
 
 terraform {
   required_providers {
