@@ -122,22 +122,28 @@ func (f *field[T]) attrType() attr.Type {
 }
 
 func (f *field[T]) schemaAttr() schema.Attribute {
+	// Required fields are Optional in the schema (see above) and checked by the decoder; the
+	// description says so, and the docs show it.
+	desc := f.desc
+	if f.required {
+		desc = "Required. " + desc
+	}
 	switch f.kind {
 	case kString:
-		return schema.StringAttribute{Optional: true, MarkdownDescription: f.desc}
+		return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
 	case kInt:
-		return schema.Int64Attribute{Optional: true, MarkdownDescription: f.desc}
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: desc}
 	case kFloat:
-		return schema.Float64Attribute{Optional: true, MarkdownDescription: f.desc}
+		return schema.Float64Attribute{Optional: true, MarkdownDescription: desc}
 	case kBool:
-		return schema.BoolAttribute{Optional: true, MarkdownDescription: f.desc}
+		return schema.BoolAttribute{Optional: true, MarkdownDescription: desc}
 	case kEnd:
-		return schema.SingleNestedAttribute{Optional: true, MarkdownDescription: f.desc, Attributes: map[string]schema.Attribute{
-			"device": schema.StringAttribute{Optional: true, MarkdownDescription: "Switch name or HCA name (`<node>/<device>`)."},
-			"port":   schema.Int64Attribute{Optional: true, MarkdownDescription: "1-based port number."},
+		return schema.SingleNestedAttribute{Optional: true, MarkdownDescription: desc, Attributes: map[string]schema.Attribute{
+			"device": schema.StringAttribute{Optional: true, MarkdownDescription: "Required. Switch name or HCA name (`<node>/<device>`)."},
+			"port":   schema.Int64Attribute{Optional: true, MarkdownDescription: "Required. 1-based port number."},
 		}}
 	default:
-		return schema.ListNestedAttribute{Optional: true, MarkdownDescription: f.desc, NestedObject: schema.NestedAttributeObject{
+		return schema.ListNestedAttribute{Optional: true, MarkdownDescription: desc, NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
 				"hca":        schema.StringAttribute{Optional: true, MarkdownDescription: "HCA name."},
 				"guid":       schema.StringAttribute{Optional: true, MarkdownDescription: "Port GUID or OpenSM keyword (`ALL`, `ALL_CAS`, `ALL_SWITCHES`, `SELF`)."},
