@@ -23,8 +23,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*bomDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newBOMDataSource) }
-
 func newBOMDataSource() datasource.DataSource { return &bomDataSource{} }
 
 type bomDataSource struct {

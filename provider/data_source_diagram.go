@@ -19,8 +19,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*diagramDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newDiagramDataSource) }
-
 func newDiagramDataSource() datasource.DataSource { return &diagramDataSource{} }
 
 // diagramDataSource is glue over internal/diagram (and internal/analysis for the highlights).

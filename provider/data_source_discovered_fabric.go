@@ -26,8 +26,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*discoveredFabricDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newDiscoveredFabricDataSource) }
-
 func newDiscoveredFabricDataSource() datasource.DataSource { return &discoveredFabricDataSource{} }
 
 type discoveredFabricDataSource struct {

@@ -16,8 +16,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*openSMFilesDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newOpenSMFilesDataSource) }
-
 func newOpenSMFilesDataSource() datasource.DataSource { return &openSMFilesDataSource{} }
 
 // openSMFilesDataSource gives the texts of the files gpucluster_fabric keeps only digests of. It

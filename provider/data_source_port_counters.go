@@ -24,8 +24,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*portCountersDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newPortCountersDataSource) }
-
 func newPortCountersDataSource() datasource.DataSource { return &portCountersDataSource{} }
 
 type portCountersDataSource struct {

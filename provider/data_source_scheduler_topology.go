@@ -21,8 +21,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*schedulerTopologyDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newSchedulerTopologyDataSource) }
-
 func newSchedulerTopologyDataSource() datasource.DataSource { return &schedulerTopologyDataSource{} }
 
 // schedulerTopologyDataSource is glue over internal/scheduler: it reads the fabric's inputs with

@@ -29,8 +29,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*topologyDataSource)(nil)
 )
 
-func init() { dataSources = append(dataSources, newTopologyDataSource) }
-
 func newTopologyDataSource() datasource.DataSource { return &topologyDataSource{} }
 
 type topologyDataSource struct {

@@ -146,20 +146,32 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 	resp.DataSourceData = data
 }
 
+// Resources lists every resource type the provider serves; a new type is added here, where a
+// reader looks first, rather than registered from its own file.
 func (p *gpuclusterProvider) Resources(_ context.Context) []func() resource.Resource {
-	return resources
+	return []func() resource.Resource{
+		newCableResource,
+		newFabricResource,
+		newHCAResource,
+		newNodeResource,
+		newPartitionResource,
+		newRackResource,
+		newSwitchResource,
+	}
 }
 
+// DataSources lists every data source type the provider serves.
 func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return dataSources
+	return []func() datasource.DataSource{
+		newBOMDataSource,
+		newDiagramDataSource,
+		newDiscoveredFabricDataSource,
+		newOpenSMFilesDataSource,
+		newPortCountersDataSource,
+		newSchedulerTopologyDataSource,
+		newTopologyDataSource,
+	}
 }
-
-// resources and dataSources are filled by each type's file (init), so adding a type touches only
-// its own file.
-var (
-	resources   []func() resource.Resource
-	dataSources []func() datasource.DataSource
-)
 
 // providerData extracts the provider's Data in a resource's or data source's Configure. It
 // returns nil before the provider is configured (Terraform validates configs that early).

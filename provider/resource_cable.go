@@ -30,8 +30,6 @@ var (
 	_ resource.ResourceWithImportState    = (*cableResource)(nil)
 )
 
-func init() { resources = append(resources, newCableResource) }
-
 func newCableResource() resource.Resource { return &cableResource{} }
 
 type cableResource struct{ data *Data }

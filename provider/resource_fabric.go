@@ -28,8 +28,6 @@ var (
 	_ resource.ResourceWithModifyPlan = (*fabricResource)(nil)
 )
 
-func init() { resources = append(resources, newFabricResource) }
-
 func newFabricResource() resource.Resource { return &fabricResource{} }
 
 type fabricResource struct {

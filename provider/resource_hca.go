@@ -28,8 +28,6 @@ var (
 	_ resource.ResourceWithImportState = (*hcaResource)(nil)
 )
 
-func init() { resources = append(resources, newHCAResource) }
-
 func newHCAResource() resource.Resource { return &hcaResource{} }
 
 type hcaResource struct{ data *Data }

@@ -28,8 +28,6 @@ var (
 	_ resource.ResourceWithImportState = (*nodeResource)(nil)
 )
 
-func init() { resources = append(resources, newNodeResource) }
-
 func newNodeResource() resource.Resource { return &nodeResource{} }
 
 type nodeResource struct{ data *Data }

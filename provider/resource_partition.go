@@ -28,8 +28,6 @@ var (
 	_ resource.ResourceWithImportState = (*partitionResource)(nil)
 )
 
-func init() { resources = append(resources, newPartitionResource) }
-
 func newPartitionResource() resource.Resource { return &partitionResource{} }
 
 type partitionResource struct{}

@@ -20,8 +20,6 @@ var (
 	_ resource.ResourceWithImportState = (*rackResource)(nil)
 )
 
-func init() { resources = append(resources, newRackResource) }
-
 func newRackResource() resource.Resource { return &rackResource{} }
 
 type rackResource struct{}

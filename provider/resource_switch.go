@@ -26,8 +26,6 @@ var (
 	_ resource.ResourceWithImportState = (*switchResource)(nil)
 )
 
-func init() { resources = append(resources, newSwitchResource) }
-
 func newSwitchResource() resource.Resource { return &switchResource{} }
 
 type switchResource struct{ data *Data }
