@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -16,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 var (
@@ -52,9 +49,6 @@ var portCounterAttrTypes = map[string]attr.Type{
 	"name": types.StringType, "guid": types.StringType, "lid": types.Int64Type, "port": types.Int64Type,
 	"values": types.MapType{ElemType: types.NumberType},
 }
-
-// notCounters are fields perfquery prints in a block that select rather than count.
-var notCounters = map[string]bool{"PortSelect": true, "CounterSelect": true, "CounterSelect2": true}
 
 func (d *portCountersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_port_counters"
@@ -125,13 +119,10 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 }
 
-// perfQuery is one perfquery run and how to label its blocks.
+// perfQuery is one perfquery run and where its diagnostics go.
 type perfQuery struct {
-	args    []string
-	name    string
-	guid    string
-	linked  map[int]bool // keep only these ports (nil: all)
-	attrIdx int          // index in `ports`, -1 for discovered switches
+	opensm.PerfQuery
+	attrIdx int // index in `ports`, -1 for discovered switches
 }
 
 func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -142,10 +133,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	ctx, cancel := context.WithTimeout(ctx, fabricDiagTimeout)
 	defer cancel()
-	var flags []string
-	if m.Extended.ValueBool() {
-		flags = append(flags, "-x")
-	}
+	extended := m.Extended.ValueBool()
 
 	var queries []perfQuery
 	if !m.Ports.IsNull() {
@@ -155,31 +143,16 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 			return
 		}
 		for i, s := range sel {
-			q := perfQuery{name: s.Name.ValueString(), attrIdx: i, args: append([]string(nil), flags...)}
-			port := "255"
-			if s.Port.IsNull() {
-				q.args = append(q.args, "-l")
-			} else {
-				port = strconv.FormatInt(s.Port.ValueInt64(), 10)
-			}
-			switch {
-			case s.GUID.IsNull() == s.LID.IsNull():
+			if s.GUID.IsNull() == s.LID.IsNull() {
 				resp.Diagnostics.AddAttributeError(path.Root("ports").AtListIndex(i), "Port selector needs a GUID or a LID",
 					"Give exactly one of guid (a switch node GUID or an HCA port GUID) and lid.")
 				continue
-			case !s.GUID.IsNull():
-				q.guid = strings.ToLower(s.GUID.ValueString())
-				q.args = append(q.args, "-G", q.guid, port)
-				if q.name == "" {
-					q.name = q.guid
-				}
-			default:
-				q.args = append(q.args, strconv.FormatInt(s.LID.ValueInt64(), 10), port)
-				if q.name == "" {
-					q.name = "lid " + strconv.FormatInt(s.LID.ValueInt64(), 10)
-				}
 			}
-			queries = append(queries, q)
+			q := opensm.PortQuery(opensm.PortSelector{
+				Name: s.Name.ValueString(), GUID: s.GUID.ValueString(),
+				LID: int(s.LID.ValueInt64()), Port: int(s.Port.ValueInt64()),
+			}, extended)
+			queries = append(queries, perfQuery{PerfQuery: q, attrIdx: i})
 		}
 		if resp.Diagnostics.HasError() {
 			return
@@ -207,27 +180,12 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		if err != nil {
 			resp.Diagnostics.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
 		}
-		linked := map[int]map[int]bool{}
-		for _, l := range disc.Links {
-			for _, e := range []opensm.PortRef{l.A, l.B} {
-				if linked[e.Node] == nil {
-					linked[e.Node] = map[int]bool{}
-				}
-				linked[e.Node][e.Port] = true
-			}
+		switches, skipped := opensm.LinkedSwitchQueries(disc, extended)
+		for _, n := range skipped {
+			resp.Diagnostics.AddWarning("Switch without a LID skipped", fmt.Sprintf("ibnetdiscover shows no LID for %s (%s): is an SM running?", n.Desc, n.GUID))
 		}
-		for i, n := range disc.Nodes {
-			if n.Kind != opensm.NodeSwitch || len(linked[i]) == 0 {
-				continue
-			}
-			if n.LID == 0 {
-				resp.Diagnostics.AddWarning("Switch without a LID skipped", fmt.Sprintf("ibnetdiscover shows no LID for %s (%s): is an SM running?", n.Desc, n.GUID))
-				continue
-			}
-			queries = append(queries, perfQuery{
-				name: n.Desc, guid: n.GUID.String(), linked: linked[i], attrIdx: -1,
-				args: append(append([]string(nil), flags...), "-l", strconv.Itoa(n.LID), "255"),
-			})
+		for _, q := range switches {
+			queries = append(queries, perfQuery{PerfQuery: q, attrIdx: -1})
 		}
 	}
 
@@ -235,7 +193,11 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if perf == "" {
 		perf = "perfquery"
 	}
-	outs, err := runPerfQueries(ctx, c, perf, queries)
+	runs := make([]opensm.PerfQuery, len(queries))
+	for i, q := range queries {
+		runs[i] = q.PerfQuery
+	}
+	outs, err := opensm.RunPerfQueries(ctx, c, perf, runs)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("perfquery_command"), "perfquery failed", err.Error())
 		return
@@ -245,25 +207,23 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	for qi, q := range queries {
 		blocks, perr := opensm.ParsePerfQuery(outs[qi])
 		if perr != nil {
-			resp.Diagnostics.AddWarning("Part of the perfquery output was not understood", fmt.Sprintf("%s: %v", q.name, perr))
+			resp.Diagnostics.AddWarning("Part of the perfquery output was not understood", fmt.Sprintf("%s: %v", q.Name, perr))
 		}
 		if len(blocks) == 0 {
 			p := path.Root("perfquery_command")
 			if q.attrIdx >= 0 {
 				p = path.Root("ports").AtListIndex(q.attrIdx)
 			}
-			resp.Diagnostics.AddAttributeError(p, "No counters for "+q.name, "perfquery printed no counter block:\n"+truncateText(outs[qi], 2000))
+			resp.Diagnostics.AddAttributeError(p, "No counters for "+q.Name, "perfquery printed no counter block:\n"+truncateText(outs[qi], 2000))
 			return
 		}
 		for _, b := range blocks {
-			if q.linked != nil && !q.linked[b.Port] {
+			counts, ok := q.Counts(b)
+			if !ok {
 				continue
 			}
 			vals := map[string]attr.Value{}
-			for k, v := range b.Counters {
-				if notCounters[k] {
-					continue
-				}
+			for k, v := range counts {
 				f := new(big.Float).SetUint64(v)
 				vals[k] = types.NumberValue(f)
 				if totals[k] == nil {
@@ -272,7 +232,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 				totals[k].Add(totals[k], f)
 			}
 			elems = append(elems, types.ObjectValueMust(portCounterAttrTypes, map[string]attr.Value{
-				"name": types.StringValue(q.name), "guid": types.StringValue(q.guid),
+				"name": types.StringValue(q.Name), "guid": types.StringValue(q.GUID),
 				"lid": types.Int64Value(int64(b.LID)), "port": types.Int64Value(int64(b.Port)),
 				"values": types.MapValueMust(types.NumberType, vals),
 			}))
@@ -285,53 +245,4 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	m.Totals = types.MapValueMust(types.NumberType, tv)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// runPerfQueries runs every query in one SSH session and returns each one's stdout. A query that
-// exits non-zero fails the whole read, with its stderr.
-func runPerfQueries(ctx context.Context, c *remote.Client, perf string, queries []perfQuery) ([]string, error) {
-	if len(queries) == 0 {
-		return nil, nil
-	}
-	var b strings.Builder
-	b.WriteString("e=$(mktemp) || exit 1\n")
-	for i, q := range queries {
-		fmt.Fprintf(&b, "echo 'gpc-query %d'; %s %s 2>\"$e\"; echo \"gpc-rc $?\"; sed 's/^/gpc-stderr /' \"$e\"\n", i, perf, remote.Command(q.args...))
-	}
-	b.WriteString("rm -f \"$e\"\n")
-	stdout, stderr, exit, err := c.Run(ctx, b.String())
-	if err != nil {
-		return nil, err
-	}
-	if exit != 0 {
-		return nil, fmt.Errorf("running perfquery on %s: exit status %d: %s", c.Addr(), exit, strings.TrimSpace(stderr))
-	}
-	outs := make([]string, len(queries))
-	cur, rc := -1, make([]int, len(queries))
-	errs := make([][]string, len(queries))
-	var body []strings.Builder = make([]strings.Builder, len(queries))
-	for _, line := range strings.Split(stdout, "\n") {
-		switch {
-		case strings.HasPrefix(line, "gpc-query "):
-			n, err := strconv.Atoi(strings.TrimPrefix(line, "gpc-query "))
-			if err != nil || n < 0 || n >= len(queries) {
-				return nil, fmt.Errorf("unexpected perfquery output line %q", line)
-			}
-			cur = n
-		case cur < 0:
-		case strings.HasPrefix(line, "gpc-rc "):
-			rc[cur], _ = strconv.Atoi(strings.TrimPrefix(line, "gpc-rc "))
-		case strings.HasPrefix(line, "gpc-stderr "):
-			errs[cur] = append(errs[cur], strings.TrimPrefix(line, "gpc-stderr "))
-		default:
-			body[cur].WriteString(line + "\n")
-		}
-	}
-	for i, q := range queries {
-		if rc[i] != 0 {
-			return nil, fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.args...), q.name, rc[i], truncateText(strings.Join(errs[i], "\n"), 2000))
-		}
-		outs[i] = body[i].String()
-	}
-	return outs, nil
 }

@@ -1,0 +1,182 @@
+package opensm
+
+// Which perfquery calls read a fabric's port counters, and how many of them share one SSH
+// session: the calls are batched into one POSIX sh script whose output is framed by marker
+// lines, so each call's stdout, exit status and stderr come back apart. perfquery's arguments
+// follow perfquery(8) (infiniband-diags): -x for PortCountersExtended, -l to loop over the ports
+// of a device when the port is 255, -G to address a device by GUID (resolved by the SM).
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+// PerfQuery is one perfquery run and how to label the blocks it prints.
+type PerfQuery struct {
+	Args   []string     // perfquery's arguments, the command itself excluded
+	Name   string       // label of every block it yields
+	GUID   string       // GUID asked for (or the switch's node GUID); empty when asked by LID
+	Linked map[int]bool // keep only the blocks of these ports (nil: all)
+}
+
+// PortSelector names one device (by GUID or, when GUID is empty, by LID) and one of its ports
+// (Port 0: every port).
+type PortSelector struct {
+	Name string // label; default: the GUID or "lid N"
+	GUID string
+	LID  int
+	Port int
+}
+
+// PortQuery is the perfquery run that reads what s selects.
+func PortQuery(s PortSelector, extended bool) PerfQuery {
+	q := PerfQuery{Name: s.Name, Args: perfFlags(extended)}
+	port := "255"
+	if s.Port == 0 {
+		q.Args = append(q.Args, "-l")
+	} else {
+		port = strconv.Itoa(s.Port)
+	}
+	if s.GUID != "" {
+		q.GUID = strings.ToLower(s.GUID)
+		q.Args = append(q.Args, "-G", q.GUID, port)
+		if q.Name == "" {
+			q.Name = q.GUID
+		}
+		return q
+	}
+	q.Args = append(q.Args, strconv.Itoa(s.LID), port)
+	if q.Name == "" {
+		q.Name = "lid " + strconv.Itoa(s.LID)
+	}
+	return q
+}
+
+// LinkedSwitchQueries reads every cabled switch port of a discovered fabric: one run per switch
+// that has a link, keeping only its linked ports. Every link has a switch end, so that covers
+// every cable. A switch without a LID (no SM has swept the subnet) cannot be addressed and is
+// returned in skipped instead.
+func LinkedSwitchQueries(disc *Discovered, extended bool) (queries []PerfQuery, skipped []DiscoveredNode) {
+	linked := map[int]map[int]bool{}
+	for _, l := range disc.Links {
+		for _, e := range []PortRef{l.A, l.B} {
+			if linked[e.Node] == nil {
+				linked[e.Node] = map[int]bool{}
+			}
+			linked[e.Node][e.Port] = true
+		}
+	}
+	for i, n := range disc.Nodes {
+		if n.Kind != NodeSwitch || len(linked[i]) == 0 {
+			continue
+		}
+		if n.LID == 0 {
+			skipped = append(skipped, n)
+			continue
+		}
+		queries = append(queries, PerfQuery{
+			Name: n.Desc, GUID: n.GUID.String(), Linked: linked[i],
+			Args: append(perfFlags(extended), "-l", strconv.Itoa(n.LID), "255"),
+		})
+	}
+	return queries, skipped
+}
+
+func perfFlags(extended bool) []string {
+	if extended {
+		return []string{"-x"}
+	}
+	return nil
+}
+
+// notCounters are fields perfquery prints in a block that select rather than count.
+var notCounters = map[string]bool{"PortSelect": true, "CounterSelect": true, "CounterSelect2": true}
+
+// Counts is what q keeps of a block: nothing when the block's port is not one q asked for,
+// otherwise the block's counters without the fields that select rather than count.
+func (q PerfQuery) Counts(b PortCounters) (map[string]uint64, bool) {
+	if q.Linked != nil && !q.Linked[b.Port] {
+		return nil, false
+	}
+	out := map[string]uint64{}
+	for k, v := range b.Counters {
+		if !notCounters[k] {
+			out[k] = v
+		}
+	}
+	return out, true
+}
+
+// Runner runs a command under POSIX sh on a host; *remote.Client satisfies it.
+type Runner interface {
+	Run(ctx context.Context, cmd string) (stdout, stderr string, exit int, err error)
+	Addr() string
+}
+
+var _ Runner = (*remote.Client)(nil)
+
+// RunPerfQueries runs every query in one session on h and returns each one's stdout. perf is
+// perfquery as the host runs it (its arguments are appended). A query that exits non-zero fails
+// the whole read, with its stderr.
+func RunPerfQueries(ctx context.Context, h Runner, perf string, queries []PerfQuery) ([]string, error) {
+	if len(queries) == 0 {
+		return nil, nil
+	}
+	stdout, stderr, exit, err := h.Run(ctx, PerfBatch(perf, queries))
+	if err != nil {
+		return nil, err
+	}
+	if exit != 0 {
+		return nil, fmt.Errorf("running perfquery on %s: exit status %d: %s", h.Addr(), exit, strings.TrimSpace(stderr))
+	}
+	return ParsePerfBatch(stdout, perf, queries)
+}
+
+// PerfBatch is the sh script that runs every query in turn, each framed by "gpc-query N", its
+// stdout, "gpc-rc STATUS" and its stderr lines prefixed "gpc-stderr ".
+func PerfBatch(perf string, queries []PerfQuery) string {
+	var b strings.Builder
+	b.WriteString("e=$(mktemp) || exit 1\n")
+	for i, q := range queries {
+		fmt.Fprintf(&b, "echo 'gpc-query %d'; %s %s 2>\"$e\"; echo \"gpc-rc $?\"; sed 's/^/gpc-stderr /' \"$e\"\n", i, perf, remote.Command(q.Args...))
+	}
+	b.WriteString("rm -f \"$e\"\n")
+	return b.String()
+}
+
+// ParsePerfBatch splits the output of PerfBatch into each query's stdout. A query that exited
+// non-zero is an error naming it, with its stderr.
+func ParsePerfBatch(stdout, perf string, queries []PerfQuery) ([]string, error) {
+	outs := make([]string, len(queries))
+	cur, rc := -1, make([]int, len(queries))
+	errs := make([][]string, len(queries))
+	body := make([]strings.Builder, len(queries))
+	for _, line := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.HasPrefix(line, "gpc-query "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "gpc-query "))
+			if err != nil || n < 0 || n >= len(queries) {
+				return nil, fmt.Errorf("unexpected perfquery output line %q", line)
+			}
+			cur = n
+		case cur < 0:
+		case strings.HasPrefix(line, "gpc-rc "):
+			rc[cur], _ = strconv.Atoi(strings.TrimPrefix(line, "gpc-rc "))
+		case strings.HasPrefix(line, "gpc-stderr "):
+			errs[cur] = append(errs[cur], strings.TrimPrefix(line, "gpc-stderr "))
+		default:
+			body[cur].WriteString(line + "\n")
+		}
+	}
+	for i, q := range queries {
+		if rc[i] != 0 {
+			return nil, fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.Args...), q.Name, rc[i], truncate(strings.Join(errs[i], "\n"), 2000))
+		}
+		outs[i] = body[i].String()
+	}
+	return outs, nil
+}

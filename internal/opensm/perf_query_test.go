@@ -1,0 +1,139 @@
+package opensm
+
+import (
+	"context"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPortQuery(t *testing.T) {
+	for _, c := range []struct {
+		sel      PortSelector
+		extended bool
+		want     PerfQuery
+	}{
+		{PortSelector{GUID: "0x0002C90300001003", Port: 2}, false,
+			PerfQuery{Name: "0x0002c90300001003", GUID: "0x0002c90300001003", Args: []string{"-G", "0x0002c90300001003", "2"}}},
+		{PortSelector{Name: "leaf01", GUID: "0x0002c90300001003"}, true,
+			PerfQuery{Name: "leaf01", GUID: "0x0002c90300001003", Args: []string{"-x", "-l", "-G", "0x0002c90300001003", "255"}}},
+		{PortSelector{LID: 12, Port: 1}, false, PerfQuery{Name: "lid 12", Args: []string{"12", "1"}}},
+		{PortSelector{Name: "hca", LID: 12}, true, PerfQuery{Name: "hca", Args: []string{"-x", "-l", "12", "255"}}},
+	} {
+		if got := PortQuery(c.sel, c.extended); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("PortQuery(%+v, %v) = %+v, want %+v", c.sel, c.extended, got, c.want)
+		}
+	}
+}
+
+// TestLinkedSwitchQueries reads the captured 2-leaf fabric: one run per switch, each keeping only
+// its cabled ports; a switch ibnetdiscover shows without a LID is skipped, not queried.
+func TestLinkedSwitchQueries(t *testing.T) {
+	d, err := ParseTopology(readTestdata(t, "ibnetdiscover-2leaf.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, skipped := LinkedSwitchQueries(d, true)
+	if len(skipped) != 0 {
+		t.Errorf("skipped %v", skipped)
+	}
+	got := map[string]PerfQuery{}
+	for _, q := range qs {
+		got[q.Name] = q
+	}
+	want := map[string]PerfQuery{
+		"leaf01":  {Name: "leaf01", GUID: "0x0002c90000000001", Linked: map[int]bool{1: true, 2: true, 3: true}, Args: []string{"-x", "-l", "2", "255"}},
+		"leaf02":  {Name: "leaf02", GUID: "0x0002c90000000002", Linked: map[int]bool{1: true, 2: true, 3: true}, Args: []string{"-x", "-l", "4", "255"}},
+		"spine01": {Name: "spine01", GUID: "0x0002c90000001001", Linked: map[int]bool{1: true, 2: true}, Args: []string{"-x", "-l", "3", "255"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LinkedSwitchQueries =\n%+v\nwant\n%+v", got, want)
+	}
+
+	for i := range d.Nodes {
+		if d.Nodes[i].Desc == "spine01" {
+			d.Nodes[i].LID = 0
+		}
+	}
+	qs, skipped = LinkedSwitchQueries(d, false)
+	if len(qs) != 2 || len(skipped) != 1 || skipped[0].Desc != "spine01" {
+		t.Errorf("spine01 without a LID: %d queries, skipped %+v", len(qs), skipped)
+	}
+	for _, q := range qs {
+		if q.Args[0] != "-l" {
+			t.Errorf("%s: args %q without -x", q.Name, q.Args)
+		}
+	}
+}
+
+func TestCountsDropsSelectorsAndUnlinkedPorts(t *testing.T) {
+	q := PerfQuery{Linked: map[int]bool{2: true}}
+	b := PortCounters{LID: 2, Port: 2, Counters: map[string]uint64{"PortSelect": 2, "CounterSelect": 0, SymbolErrorCounter: 7}}
+	if got, ok := q.Counts(b); !ok || !reflect.DeepEqual(got, map[string]uint64{SymbolErrorCounter: 7}) {
+		t.Errorf("Counts(port 2) = %v, %v", got, ok)
+	}
+	b.Port = 3
+	if _, ok := q.Counts(b); ok {
+		t.Error("port 3 is not linked but was kept")
+	}
+	if _, ok := (PerfQuery{}).Counts(b); !ok {
+		t.Error("a query without Linked keeps every port")
+	}
+}
+
+// localShell runs the batch under the machine's own /bin/sh, as sshd would on a host.
+type localShell struct{}
+
+func (localShell) Addr() string { return "localhost" }
+
+func (localShell) Run(ctx context.Context, cmd string) (string, string, int, error) {
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+	var out, errb strings.Builder
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), errb.String(), ee.ExitCode(), nil
+	}
+	return out.String(), errb.String(), 0, err
+}
+
+// TestRunPerfQueries runs a batch in a real shell with echo standing in for perfquery: each
+// query's stdout comes back apart and in order, quoted arguments intact; one query that fails
+// fails the batch with its name, status and stderr.
+func TestRunPerfQueries(t *testing.T) {
+	ctx := context.Background()
+	qs := []PerfQuery{
+		{Name: "a", Args: []string{"-l", "2", "255"}},
+		{Name: "b", Args: []string{"it's", "two words"}},
+		{Name: "c"},
+	}
+	outs, err := RunPerfQueries(ctx, localShell{}, "echo", qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last body also holds the empty line after the script's final newline (harmless to
+	// ParsePerfQuery, which skips blank lines).
+	if want := []string{"-l 2 255\n", "it's two words\n", "\n\n"}; !reflect.DeepEqual(outs, want) {
+		t.Errorf("outputs %q, want %q", outs, want)
+	}
+	if outs, err := RunPerfQueries(ctx, localShell{}, "echo", nil); outs != nil || err != nil {
+		t.Errorf("no queries: %q, %v", outs, err)
+	}
+
+	fail := `sh -c 'echo "ibwarn: no such lid" >&2; exit 3' x`
+	_, err = RunPerfQueries(ctx, localShell{}, fail, []PerfQuery{{Name: "ok", Args: []string{"1"}}, {Name: "lid 99", Args: []string{"99", "1"}}})
+	if err == nil || !strings.Contains(err.Error(), "(ok) exited with status 3: ibwarn: no such lid") {
+		t.Errorf("failing query: %v", err)
+	}
+}
+
+func TestParsePerfBatchRefusesForeignFrames(t *testing.T) {
+	if _, err := ParsePerfBatch("gpc-query 5\n", "perfquery", []PerfQuery{{Name: "a"}}); err == nil || !strings.Contains(err.Error(), `"gpc-query 5"`) {
+		t.Errorf("frame of a query not asked for: %v", err)
+	}
+	outs, err := ParsePerfBatch("noise\ngpc-query 0\n# Port counters: Lid 2 port 1\ngpc-rc 0\n", "perfquery", []PerfQuery{{Name: "a"}})
+	if err != nil || len(outs) != 1 || outs[0] != "# Port counters: Lid 2 port 1\n\n" {
+		t.Errorf("ParsePerfBatch = %q, %v", outs, err)
+	}
+}
