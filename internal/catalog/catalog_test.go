@@ -65,7 +65,7 @@ func TestCableFor(t *testing.T) {
 func TestUserFileOverridesWhole(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "site.hcl")
-	os.WriteFile(f, []byte(`
+	if err := os.WriteFile(f, []byte(`
 switch_model "QM9700" {
   ports          = 64
   port_rate_gbps = 400
@@ -76,7 +76,9 @@ switch_model "HDR-40" {
   ports          = 40
   port_rate_gbps = 200
 }
-`), 0o600)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c, err := Load(f)
 	if err != nil {
 		t.Fatal(err)

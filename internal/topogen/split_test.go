@@ -96,7 +96,7 @@ func parseRatio(t *testing.T, s string) float64 {
 // tiers = 3 on a design that fits one pod would build cores on no shortest path: refused, with
 // the sizes that do work.
 func TestThreeTiersOnePodRefused(t *testing.T) {
-	e := wantRefusal(t, Params{Kind: KindFatTree, Nodes: 64, Tiers: 3}, "tiers", "core switches would be on no shortest path", "tiers = 2")
+	e := refusal(t, Params{Kind: KindFatTree, Nodes: 64, Tiers: 3}, "tiers", "core switches would be on no shortest path", "tiers = 2")
 	if !strings.Contains(e.Nearest, "planned_nodes = 129") {
 		t.Errorf("nearest %q: want planned_nodes = 129 (32 leaves x 32 ports / 8 + 1)", e.Nearest)
 	}

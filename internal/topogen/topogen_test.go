@@ -103,7 +103,9 @@ func TestSuperPODReference(t *testing.T) {
 				}
 				h := d.HCAs[cb.A.Device]
 				leafNo := 0
-				fmt.Sscanf(strings.TrimPrefix(cb.B.Device, "leaf"), "%d", &leafNo)
+				if _, err := fmt.Sscanf(strings.TrimPrefix(cb.B.Device, "leaf"), "%d", &leafNo); err != nil {
+					t.Fatalf("leaf name %q: %v", cb.B.Device, err)
+				}
 				if (leafNo-1)%8 != h.Rail {
 					t.Fatalf("%s (rail %d) on %s", h.Name, h.Rail, cb.B.Device)
 				}
@@ -333,7 +335,15 @@ func subset[V comparable](t *testing.T, what string, small, big map[string]V) {
 	}
 }
 
-func wantRefusal(t *testing.T, p Params, attr string, reason, nearest string) *Error {
+// wantRefusal checks a refusal (refusal) where the test needs nothing more of it.
+func wantRefusal(t *testing.T, p Params, attr string, reason, nearest string) {
+	t.Helper()
+	_ = refusal(t, p, attr, reason, nearest)
+}
+
+// refusal generates p, fails the test unless Generate refuses it on attr with reason (and the
+// nearest buildable setting when given), and returns the refusal.
+func refusal(t *testing.T, p Params, attr string, reason, nearest string) *Error {
 	t.Helper()
 	_, err := Generate(p, cat)
 	var e *Error
@@ -501,7 +511,7 @@ func TestRackLayout(t *testing.T) {
 			p := d.Racks[n.Rack].Position
 			minPos, maxPos = min(minPos, p), max(maxPos, p)
 		}
-		if !(minPos < netPos && netPos < maxPos) {
+		if minPos >= netPos || netPos >= maxPos {
 			t.Errorf("%s: network rack at %d, compute racks %d-%d", grp.Name, netPos, minPos, maxPos)
 		}
 	}
