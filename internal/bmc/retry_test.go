@@ -123,9 +123,9 @@ func TestRetryTransportBackoff(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || fake.calls != 8 {
 		t.Fatalf("status %v, calls %d, err %v", resp, fake.calls, err)
 	}
-	want := []time.Duration{250, 500, 1000, 2000, 4000, 8000, 8000}
-	for i := range want {
-		want[i] *= time.Millisecond
+	var want []time.Duration
+	for _, ms := range []int{250, 500, 1000, 2000, 4000, 8000, 8000} {
+		want = append(want, time.Duration(ms)*time.Millisecond)
 	}
 	if !reflect.DeepEqual(waits, want) {
 		t.Fatalf("waits %v, want %v", waits, want)

@@ -65,7 +65,11 @@ func TestRemoveUserIPMI(t *testing.T) {
 	if st := mustRead(t, s); st.Users["ops"] != "" || len(st.Users) != 1 {
 		t.Fatalf("users after removal: %v", st.Users)
 	}
-	slots, err := s.b.(*ipmiBackend).users(ctx)
+	ib, ok := s.b.(*ipmiBackend)
+	if !ok {
+		t.Fatalf("backend %T, want the IPMI one", s.b)
+	}
+	slots, err := ib.users(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,8 +241,8 @@ func (s *Session) expect(cond bool, format string, args ...any) {
 	s.detail("ok: %s", what)
 }
 
-// lines returns the lines of text that contain any of the needles, trimmed, at most max.
-func lines(text string, max int, needles ...string) []string {
+// lines returns the lines of text that contain any of the needles, trimmed, at most limit.
+func lines(text string, limit int, needles ...string) []string {
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		for _, n := range needles {
@@ -251,7 +251,7 @@ func lines(text string, max int, needles ...string) []string {
 				break
 			}
 		}
-		if max > 0 && len(out) == max {
+		if limit > 0 && len(out) == limit {
 			break
 		}
 	}

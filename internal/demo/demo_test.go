@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -28,7 +27,7 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(bin, "terraform-provider-gpucluster"), ".")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-gpucluster"), ".")
 	build.Dir = repo
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -40,7 +39,8 @@ func buildDouble(t *testing.T) string {
 	doubleOnce.Do(func() {
 		goBin, err := exec.LookPath("go")
 		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			doubleErr = err
+			return
 		}
 		dir, err := os.MkdirTemp("", "mlxconfig-double-")
 		if err != nil {

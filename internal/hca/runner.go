@@ -67,8 +67,9 @@ func ShellQuote(s string) string {
 	}
 	safe := true
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			strings.ContainsRune("_-./:=@%+,", r)) {
+		plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			strings.ContainsRune("_-./:=@%+,", r)
+		if !plain {
 			safe = false
 			break
 		}

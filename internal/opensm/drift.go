@@ -226,7 +226,7 @@ func DriftWith(declared *fabric.Graph, discovered *Discovered, o DriftOptions) R
 			}
 			continue
 		}
-		if !(pa.dev >= 0 && okA) && !(pb.dev >= 0 && okB) {
+		if declaredA, declaredB := pa.dev >= 0 && okA, pb.dev >= 0 && okB; !declaredA && !declaredB {
 			r.Unexpected = append(r.Unexpected, LinkDrift{A: ea, B: eb})
 		}
 	}

@@ -78,7 +78,7 @@ func FunctionNames() []string {
 // costs more (type unification) than the whole fold.
 func elements(v cty.Value) ([]cty.Value, error) {
 	ty := v.Type()
-	if !(ty.IsListType() || ty.IsSetType() || ty.IsTupleType()) {
+	if !ty.IsListType() && !ty.IsSetType() && !ty.IsTupleType() {
 		return nil, fmt.Errorf("argument must be a list, a set or a tuple, not %s", ty.FriendlyName())
 	}
 	if v.IsNull() {

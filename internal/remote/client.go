@@ -285,7 +285,7 @@ func Quote(s string) string {
 	plain := true
 	for _, r := range s {
 		// '=' and '~' are left out: zsh expands a leading "=word", and shells expand "~".
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:,+@%", r)) {
+		if ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:,+@%", r); !ok {
 			plain = false
 			break
 		}

@@ -161,7 +161,11 @@ func TestDialTimeoutOnAServerThatNeverAnswers(t *testing.T) {
 		}
 	}()
 	cfg := configFor(s)
-	cfg.Port = l.Addr().(*net.TCPAddr).Port
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("listener address %v is not TCP", l.Addr())
+	}
+	cfg.Port = addr.Port
 	cfg.Timeout = 300 * time.Millisecond
 	start := time.Now()
 	_, err = Dial(context.Background(), cfg)

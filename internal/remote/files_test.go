@@ -42,7 +42,10 @@ func snapshot(t *testing.T, dir string) map[string]entry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := fi.Sys().(*syscall.Stat_t)
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			t.Fatalf("%s: no syscall.Stat_t", fi.Name())
+		}
 		e := entry{mode: fi.Mode(), ino: st.Ino, nlink: uint64(st.Nlink)}
 		switch {
 		case fi.Mode()&os.ModeSymlink != 0:

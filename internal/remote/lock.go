@@ -44,7 +44,10 @@ func lockByKey(ctx context.Context, key string) (context.Context, func(), error)
 		return ctx, func() {}, nil
 	}
 	v, _ := hostLocks.LoadOrStore(key, make(chan struct{}, 1))
-	slot := v.(chan struct{})
+	slot, ok := v.(chan struct{})
+	if !ok {
+		return ctx, func() {}, fmt.Errorf("internal error: the lock of %s is a %T", key, v)
+	}
 	select {
 	case slot <- struct{}{}:
 	case <-ctx.Done():

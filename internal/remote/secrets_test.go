@@ -101,7 +101,11 @@ func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
 		{"unknown host", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase; c.KnownHostsFile = emptyKH }, "not in known_hosts"},
 		{"missing known_hosts", func(c *Config) { c.KnownHostsFile = emptyKH + ".missing" }, "known_hosts"},
 		{"timeout", func(c *Config) {
-			c.Port = silent.Addr().(*net.TCPAddr).Port
+			addr, ok := silent.Addr().(*net.TCPAddr)
+			if !ok {
+				t.Fatalf("listener address %v is not TCP", silent.Addr())
+			}
+			c.Port = addr.Port
 			c.Timeout = 200 * time.Millisecond
 		}, "deadline"},
 		{"connection refused", func(c *Config) { c.Port = testrig.FreePort(t) }, "connect"},

@@ -88,12 +88,12 @@ func Expand(expr string) ([]string, error) {
 			out = append(out, part)
 			continue
 		}
-		close := strings.IndexByte(part, ']')
-		if close < open {
+		shut := strings.IndexByte(part, ']')
+		if shut < open {
 			return nil, fmt.Errorf("hostlist %q: unbalanced bracket", expr)
 		}
-		prefix, suffix := part[:open], part[close+1:]
-		for _, r := range strings.Split(part[open+1:close], ",") {
+		prefix, suffix := part[:open], part[shut+1:]
+		for _, r := range strings.Split(part[open+1:shut], ",") {
 			lo, hi, isRange := strings.Cut(r, "-")
 			if !isRange {
 				hi = lo

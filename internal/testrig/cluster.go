@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -129,10 +128,7 @@ func buildDouble(t TB, repo, dir string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
+	goBin := "go" // from PATH, as `make demo` runs it
 	cmd := exec.Command(goBin, "build", "-o", filepath.Join(dir, "mlxconfig"), "./internal/hca/testdata/mlxconfig-double")
 	cmd.Dir = repo
 	if out, err := cmd.CombinedOutput(); err != nil {

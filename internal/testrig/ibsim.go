@@ -213,8 +213,7 @@ func (s *IBSim) Run(t TB, simHost string, timeout time.Duration, program string,
 	case err = <-done:
 	case <-time.After(timeout):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		err = fmt.Errorf("%s %s still running after %s: killed", program, strings.Join(args, " "), timeout)
+		err = fmt.Errorf("%s %s still running after %s: %v", program, strings.Join(args, " "), timeout, <-done)
 	}
 	r := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(began)}
 	if err != nil {

@@ -108,7 +108,7 @@ type Redfish struct {
 
 	liveSessions, maxLiveSessions, sessionsCreated int
 	inFlight, maxInFlight                          int
-	logins, failedLogins                           int
+	failedLogins                                   int
 }
 
 type rfBoot struct {
@@ -202,7 +202,11 @@ func StartRedfish(t TB, opts RedfishOptions) *Redfish {
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 		srv.StartTLS()
 		r.servers = append(r.servers, srv)
-		r.Ports = append(r.Ports, srv.Listener.Addr().(*net.TCPAddr).Port)
+		addr, ok := srv.Listener.Addr().(*net.TCPAddr)
+		if !ok {
+			t.Fatalf("redfish: listener address %v is not TCP", srv.Listener.Addr())
+		}
+		r.Ports = append(r.Ports, addr.Port)
 	}
 	r.Port = r.Ports[0]
 	r.URL = "https://" + net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
@@ -677,12 +681,12 @@ func (r *Redfish) record(c RedfishChange) {
 	r.changes = append(r.changes, c)
 }
 
-func (r *Redfish) apiChange(rq *rfRequest, property, old, new string) {
+func (r *Redfish) apiChange(rq *rfRequest, property, before, after string) {
 	user := ""
 	if rq.user != nil {
 		user = rq.user.UserName
 	}
-	r.record(RedfishChange{Source: "api", User: user, Method: rq.req.Method, Path: rq.path, Property: property, Old: old, New: new})
+	r.record(RedfishChange{Source: "api", User: user, Method: rq.req.Method, Path: rq.path, Property: property, Old: before, New: after})
 }
 
 // ---- resources ----
