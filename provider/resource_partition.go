@@ -283,12 +283,3 @@ func joinInts(vs []int) string {
 	}
 	return strings.Join(s, ", ")
 }
-
-// lastPathStep is the attribute name a path ends in, for messages.
-func lastPathStep(p path.Path) string {
-	steps := p.Steps()
-	if len(steps) == 0 {
-		return "value"
-	}
-	return steps[len(steps)-1].String()
-}

@@ -47,8 +47,7 @@ func degradeBound(t *topo) (float64, bool) {
 	for L := int32(1); L < int32(t.maxLevel); L++ {
 		// Pods: switches of L joined through a common upper neighbour (union-find).
 		parent := map[int32]int32{}
-		var find func(x int32) int32
-		find = func(x int32) int32 {
+		find := func(x int32) int32 {
 			for parent[x] != x {
 				parent[x] = parent[parent[x]]
 				x = parent[x]
@@ -99,10 +98,10 @@ func degradeBound(t *topo) (float64, bool) {
 		}
 		for s := range t.dev {
 			x := int32(s)
-			switch {
-			case t.level[s] == L:
+			switch t.level[s] {
+			case L:
 				podOf(find(x)).low = append(podOf(find(x)).low, x)
-			case t.level[s] == L+1:
+			case L + 1:
 				if f, ok := firstLow[x]; ok {
 					podOf(find(f)).high = append(podOf(find(f)).high, x)
 				}

@@ -261,8 +261,7 @@ func levelGroups(t *topo, Q []int32, inP []bool) []enumGroup {
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(x int32) int32
-	find = func(x int32) int32 {
+	find := func(x int32) int32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]

@@ -237,9 +237,9 @@ Boot parameter data: 0004000000
 	if d, p, e := parseBootParam(simOut); d != "pxe" || p || e {
 		t.Fatalf("ipmi_sim output: %s %t %t", d, p, e)
 	}
-	real := strings.NewReplacer("Boot Flag Invalid", "Boot Flag Valid", "only next boot", "all future boots",
+	hw := strings.NewReplacer("Boot Flag Invalid", "Boot Flag Valid", "only next boot", "all future boots",
 		"BIOS PC Compatible (legacy) boot", "BIOS EFI boot", "Force PXE", "Force Boot from default Hard-Drive").Replace(simOut)
-	if d, p, e := parseBootParam(real); d != "disk" || !p || !e {
+	if d, p, e := parseBootParam(hw); d != "disk" || !p || !e {
 		t.Fatalf("persistent EFI disk: %s %t %t", d, p, e)
 	}
 	for sel, want := range map[string]string{

@@ -486,17 +486,17 @@ func (b *builder) connectivity() {
 	}
 }
 
-// keepSmallest inserts name into the sorted list and keeps at most max entries.
-func keepSmallest(list []string, name string, max int) []string {
+// keepSmallest inserts name into the sorted list and keeps at most limit entries.
+func keepSmallest(list []string, name string, limit int) []string {
 	i := sort.SearchStrings(list, name)
-	if i >= max {
+	if i >= limit {
 		return list
 	}
 	list = append(list, "")
 	copy(list[i+1:], list[i:])
 	list[i] = name
-	if len(list) > max {
-		list = list[:max]
+	if len(list) > limit {
+		list = list[:limit]
 	}
 	return list
 }
@@ -510,22 +510,22 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
-// quoteSome lists up to max names, quoted, and says how many more there are.
-func quoteSome(names []string, max int) string {
+// quoteSome lists up to limit names, quoted, and says how many more there are.
+func quoteSome(names []string, limit int) string {
 	if len(names) == 0 {
 		return "none"
 	}
 	shown := names
-	if len(shown) > max {
-		shown = shown[:max]
+	if len(shown) > limit {
+		shown = shown[:limit]
 	}
 	q := make([]string, len(shown))
 	for i, n := range shown {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	s := strings.Join(q, ", ")
-	if len(names) > max {
-		s += fmt.Sprintf(" and %d more", len(names)-max)
+	if len(names) > limit {
+		s += fmt.Sprintf(" and %d more", len(names)-limit)
 	}
 	return s
 }

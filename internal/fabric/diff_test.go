@@ -92,7 +92,7 @@ func TestCompareUplinkMovedAndRemoved(t *testing.T) {
 	prior := build(t, diffSpec(2))
 	s := diffSpec(2)
 	last := len(s.Cables) - 1
-	s.Cables[last].B.Port = 64           // leaf02:40 from spine01:40 to spine01:64
+	s.Cables[last].B.Port = 64            // leaf02:40 from spine01:40 to spine01:64
 	s.Cables = s.Cables[:len(s.Cables)-2] // ... and then it, with leaf02:39, is unplugged
 	s.Cables = append(s.Cables, Cable{A: End{"leaf02", 40}, B: End{"spine01", 64}})
 	d := Compare(prior, build(t, s))

@@ -431,7 +431,7 @@ func (c *checker) builtToPlan() bool {
 		return false
 	}
 	for _, s := range g.Spec.Switches {
-		if s.Ref.Origin == "" {
+		if s.Origin == "" {
 			return false
 		}
 	}

@@ -93,16 +93,6 @@ func setLeaf(r *analysis.Result, name string, down, up int) {
 	refresh(r)
 }
 
-func byRule(vs []Violation, rule string) []Violation {
-	var out []Violation
-	for _, v := range vs {
-		if v.Rule == rule {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // only asserts that exactly the given rules fired (in order) and returns the violations.
 func only(t *testing.T, vs []Violation, rules ...string) []Violation {
 	t.Helper()
@@ -110,12 +100,8 @@ func only(t *testing.T, vs []Violation, rules ...string) []Violation {
 	for _, v := range vs {
 		got = append(got, v.Rule+"/"+string(v.Severity))
 	}
-	var want []string
-	for _, r := range rules {
-		want = append(want, r)
-	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("violations = %v, want %v\n%s", got, want, dump(vs))
+	if strings.Join(got, " ") != strings.Join(rules, " ") {
+		t.Fatalf("violations = %v, want %v\n%s", got, rules, dump(vs))
 	}
 	return vs
 }

@@ -370,8 +370,8 @@ func newLayout(blocks, slots, blockSwitches, central int, p Params, nodeUnits, s
 			"a %s node draws up to %g kW and takes %dU; a rack of %dU and %g kW holds none",
 			p.NodeModel, nodePowerKW, nodeUnits, p.RackUnits, p.RackPowerKW)
 	}
-	if max := p.RackUnits / switchUnits; l.perRack > max {
-		l.perRack = max
+	if fit := p.RackUnits / switchUnits; l.perRack > fit {
+		l.perRack = fit
 	}
 	l.computeRacks = ceilDiv(slots, l.nodesPerRack)
 	l.netRacks = ceilDiv(blockSwitches, l.perRack)
@@ -478,11 +478,11 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func digits(n int) int { return len(fmt.Sprint(n)) }
 
-func width(n, min int) int {
-	if w := digits(n); w > min {
+func width(n, least int) int {
+	if w := digits(n); w > least {
 		return w
 	}
-	return min
+	return least
 }
 
 func name(prefix string, w, n int) string { return fmt.Sprintf("%s%0*d", prefix, w, n) }

@@ -136,7 +136,7 @@ func (g *gen) torus() *Error {
 	}
 	b.des.PortPlan = append(b.des.PortPlan,
 		PortRange{Role: fabric.RoleLeaf, First: 1, Last: e, Faces: "nodes", Rule: fmt.Sprintf("node n (1-based) HCA i is endpoint q = (n-1)*%d+i, on switch q/%d (x fastest, then y, then z), port q mod %d + 1", h, e, e)},
-		PortRange{Role: fabric.RoleLeaf, First: e + 1, Last: e + 6, Faces: "torus neighbours", Rule: fmt.Sprintf("+x, -x, +y, -y, +z, -z in that order; the cable runs from a switch's + port to the next switch's - port, wrapping around")},
+		PortRange{Role: fabric.RoleLeaf, First: e + 1, Last: e + 6, Faces: "torus neighbours", Rule: "+x, -x, +y, -y, +z, -z in that order; the cable runs from a switch's + port to the next switch's - port, wrapping around"},
 	)
 	for i, v := range k {
 		if v == 2 {
