@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,14 +42,7 @@ const (
 )
 
 // resetNone is reset_after_bios's default: pending BIOS settings wait for a reset nobody forces.
-const resetNone = "none"
-
-// After a reset for BIOS settings, how long and how often the BMC is read until they are in
-// effect (POST of a GPU server takes minutes).
-const (
-	biosApplyWait = 10 * time.Minute
-	biosApplyPoll = 5 * time.Second
-)
+const resetNone = bmc.ResetNone
 
 // Boot devices a node's boot_device may name: bmclib's names that Redfish and IPMI BMCs share.
 var nodeBootDevices = []string{"pxe", "disk", "cdrom", "bios", "none"}
@@ -514,12 +505,11 @@ func unreachable(err error) bool {
 	return errors.Is(err, bmc.ErrUnreachable) && !errors.Is(err, bmc.ErrAuth) && !errors.Is(err, bmc.ErrTLS)
 }
 
-// bmcApply makes the BMC match plan: accounts, BIOS, boot override, power, in that order (the
-// boot override and BIOS settings are in place before a host is powered on), then reads the BMC
-// to fill the computed attributes the plan left unknown. prior is the state to compare with:
-// nil on create or when the node now points at another BMC, when everything is set. cfgUsers
-// holds the accounts from the configuration, whose passwords are write-only and found nowhere
-// else.
+// bmcApply makes the BMC match plan (bmc.Session.Apply holds the order and the diff), then fills
+// the computed attributes the plan left unknown from what the BMC reads back. prior is the state
+// to compare with: nil on create or when the node now points at another BMC, when everything is
+// set. cfgUsers holds the accounts from the configuration, whose passwords are write-only and
+// found nowhere else.
 func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfgUsers map[string]bmcUserModel, opTimeout time.Duration) diag.Diagnostics {
 	tgt, diags := r.bmcConfig(ctx, plan, opTimeout)
 	if diags.HasError() {
@@ -538,149 +528,82 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	defer sess.Close()
 	progress(ctx, "bmc %s: session open at %s", tgt.node, tgt.cfg.Endpoint)
 
-	// Accounts: new ones, changed roles, new password versions; all of them on a new BMC.
-	var users []bmcUserModel
-	if !plan.BMCUsers.IsNull() {
-		diags.Append(plan.BMCUsers.ElementsAs(ctx, &users, false)...)
-	}
-	priorUsers := map[string]bmcUserModel{}
-	if prior != nil && !prior.BMCUsers.IsNull() {
-		var pu []bmcUserModel
-		diags.Append(prior.BMCUsers.ElementsAs(ctx, &pu, false)...)
-		for _, u := range pu {
-			priorUsers[u.Name.ValueString()] = u
-		}
+	want := desiredBMC(ctx, plan, cfgUsers, &diags)
+	var was *bmc.Desired
+	if prior != nil {
+		p := desiredBMC(ctx, prior, nil, &diags)
+		was = &p
 	}
 	if diags.HasError() {
 		return diags
 	}
-	for _, u := range users {
-		name := u.Name.ValueString()
-		if p, ok := priorUsers[name]; ok && p.Role.Equal(u.Role) && p.PasswordVersion.Equal(u.PasswordVersion) {
-			continue
-		}
-		pw := cfgUsers[name].Password
-		if pw.IsNull() || pw.IsUnknown() || pw.ValueString() == "" {
-			diags.AddAttributeError(path.Root("bmc_users"), "No password for BMC user",
-				fmt.Sprintf("Node %q: the BMC account %q needs its password in the configuration (it is write-only, so it is never kept in the state).", tgt.node, name))
-			return diags
-		}
-		if err := sess.EnsureUser(ctx, name, u.Role.ValueString(), pw.ValueString()); err != nil {
-			tgt.fail(&diags, fmt.Sprintf("set the BMC account %q", name), err)
-			return diags
-		}
-		progress(ctx, "bmc %s: account %q set (%s)", tgt.node, name, u.Role.ValueString())
+	res, err := sess.Apply(ctx, want, was, bmc.ApplyOptions{Progress: func(format string, args ...any) {
+		progress(ctx, "bmc %s: "+format, append([]any{tgt.node}, args...)...)
+	}})
+	for _, name := range res.Disabled {
+		diags.AddAttributeWarning(path.Root("bmc_users"), "BMC account disabled, not deleted",
+			fmt.Sprintf("Node %q: the BMC refused to clear the IPMI slot of %q, so the account is kept under its name, disabled, with NO ACCESS and a random password.", tgt.node, name))
 	}
-
-	// Accounts that left bmc_users leave the BMC. Only those this resource set (in prior, the
-	// same BMC): an account it never managed is none of its business.
-	planned := map[string]bool{}
-	for _, u := range users {
-		planned[u.Name.ValueString()] = true
-	}
-	for _, name := range sortedNames(priorUsers) {
-		if planned[name] {
-			continue
-		}
-		how, err := sess.RemoveUser(ctx, name)
-		if err != nil {
-			tgt.fail(&diags, fmt.Sprintf("remove the BMC account %q (no longer in bmc_users)", name), err)
-			return diags
-		}
-		if how == bmc.RemovedDisabled {
-			diags.AddAttributeWarning(path.Root("bmc_users"), "BMC account disabled, not deleted",
-				fmt.Sprintf("Node %q: the BMC refused to clear the IPMI slot of %q, so the account is kept under its name, disabled, with NO ACCESS and a random password.", tgt.node, name))
-		}
-	}
-
-	if !plan.BIOSSettings.IsNull() {
-		want := map[string]string{}
-		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
-		if diags.HasError() {
-			return diags
-		}
-		if err := sess.SetBIOS(ctx, want); err != nil {
-			tgt.fail(&diags, "set BIOS settings", err)
-			return diags
-		}
-		progress(ctx, "bmc %s: %d BIOS settings staged", tgt.node, len(want))
-	}
-
-	if !plan.BootDevice.IsNull() && (prior == nil || !plan.BootDevice.Equal(prior.BootDevice)) {
-		var bd bootDeviceModel
-		diags.Append(plan.BootDevice.As(ctx, &bd, objectAsOptions)...)
-		if diags.HasError() {
-			return diags
-		}
-		if err := sess.SetBootDevice(ctx, bd.Device.ValueString(), bd.Persistent.ValueBool(), bd.EFI.ValueBool()); err != nil {
-			tgt.fail(&diags, "set the boot device to "+bd.Device.ValueString(), err)
-			return diags
-		}
-		progress(ctx, "bmc %s: boot override %s", tgt.node, bd.Device.ValueString())
-	}
-
-	if !plan.PowerState.IsUnknown() && !plan.PowerState.IsNull() && (prior == nil || !plan.PowerState.Equal(prior.PowerState)) {
-		if err := sess.SetPower(ctx, plan.PowerState.ValueString()); err != nil {
-			tgt.fail(&diags, "power "+plan.PowerState.ValueString(), err)
-			return diags
-		}
-		progress(ctx, "bmc %s: power %s", tgt.node, plan.PowerState.ValueString())
-	}
-
-	st, err := sess.Read(ctx)
-	if err != nil {
-		tgt.fail(&diags, "read the state back", err)
+	var noPW *bmc.NoPasswordError
+	var step *bmc.StepError
+	switch {
+	case errors.As(err, &noPW):
+		diags.AddAttributeError(path.Root("bmc_users"), "No password for BMC user",
+			fmt.Sprintf("Node %q: the BMC account %q needs its password in the configuration (it is write-only, so it is never kept in the state).", tgt.node, noPW.User))
+		return diags
+	case errors.As(err, &step):
+		tgt.fail(&diags, step.Step, step.Err)
+		return diags
+	case err != nil:
+		tgt.fail(&diags, "apply the configuration", err)
 		return diags
 	}
-	if kind := plan.ResetBIOS.ValueString(); kind != "" && kind != resetNone && !plan.BIOSSettings.IsNull() && st.PowerState == "on" {
-		want := map[string]string{}
-		diags.Append(plan.BIOSSettings.ElementsAs(ctx, &want, false)...)
-		waiting := func(st bmc.State) bool {
-			for k := range want {
-				if _, ok := st.BIOSPending[k]; ok {
-					return true
-				}
-			}
-			return false
-		}
-		if waiting(st) {
-			if err := sess.Reset(ctx, kind); err != nil {
-				tgt.fail(&diags, "restart the host ("+kind+") for its pending BIOS settings", err)
-				return diags
-			}
-			// A BMC applies pending settings while the host goes through POST, after the reset
-			// was accepted: read until they are in effect, within the node's timeout.
-			stop := time.Now().Add(biosApplyWait)
-			if d, ok := ctx.Deadline(); ok && d.Add(-tgt.cfg.Timeout).Before(stop) {
-				stop = d.Add(-tgt.cfg.Timeout)
-			}
-			for {
-				if st, err = sess.Read(ctx); err != nil {
-					tgt.fail(&diags, "read the state back after the restart", err)
-					return diags
-				}
-				if !waiting(st) {
-					break
-				}
-				if time.Now().Add(biosApplyPoll).After(stop) {
-					diags.AddAttributeWarning(path.Root("bios_settings"), "BIOS settings still pending after the restart",
-						fmt.Sprintf("Node %q: the host was restarted (%s) but the BMC still shows BIOS settings pending; they may apply at a later boot. The next refresh compares them again.", tgt.node, kind))
-					break
-				}
-				select {
-				case <-time.After(biosApplyPoll):
-				case <-ctx.Done():
-				}
-			}
-		}
+	if res.BIOSStillPending {
+		diags.AddAttributeWarning(path.Root("bios_settings"), "BIOS settings still pending after the restart",
+			fmt.Sprintf("Node %q: the host was restarted (%s) but the BMC still shows BIOS settings pending; they may apply at a later boot. The next refresh compares them again.", tgt.node, want.ResetAfterBIOS))
 	}
 	if plan.PowerState.IsUnknown() {
-		plan.PowerState = types.StringValue(st.PowerState)
+		plan.PowerState = types.StringValue(res.State.PowerState)
 	}
 	if plan.Inventory.IsUnknown() {
-		plan.Inventory = inventoryValue(st)
+		plan.Inventory = inventoryValue(res.State)
 	}
 	return diags
+}
+
+// desiredBMC maps a node's BMC attributes to what bmc.Session.Apply takes: from a plan, with the
+// passwords of cfgUsers; from a prior state (cfgUsers nil), as the last apply left them.
+func desiredBMC(ctx context.Context, m *nodeModel, cfgUsers map[string]bmcUserModel, diags *diag.Diagnostics) bmc.Desired {
+	d := bmc.Desired{ResetAfterBIOS: m.ResetBIOS.ValueString()}
+	if !m.BMCUsers.IsNull() {
+		var users []bmcUserModel
+		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
+		for _, u := range users {
+			d.Users = append(d.Users, bmcUserOf(u, cfgUsers[u.Name.ValueString()].Password.ValueString()))
+		}
+	}
+	if !m.BIOSSettings.IsNull() {
+		d.BIOS = map[string]string{}
+		diags.Append(m.BIOSSettings.ElementsAs(ctx, &d.BIOS, false)...)
+	}
+	if !m.BootDevice.IsNull() {
+		var bd bootDeviceModel
+		diags.Append(m.BootDevice.As(ctx, &bd, objectAsOptions)...)
+		d.Boot = &bmc.BootOverride{Device: bd.Device.ValueString(), Persistent: bd.Persistent.ValueBool(), EFI: bd.EFI.ValueBool()}
+	}
+	if !m.PowerState.IsUnknown() && !m.PowerState.IsNull() {
+		d.Power = m.PowerState.ValueString()
+	}
+	return d
+}
+
+func bmcUserOf(u bmcUserModel, password string) bmc.User {
+	out := bmc.User{Name: u.Name.ValueString(), Role: u.Role.ValueString(), Password: password}
+	if !u.PasswordVersion.IsNull() && !u.PasswordVersion.IsUnknown() {
+		v := u.PasswordVersion.ValueString()
+		out.PasswordVersion = &v
+	}
+	return out
 }
 
 // inventoryValue turns what the BMC reported into the inventory attribute. A field the BMC does
@@ -742,81 +665,50 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 	if !m.BootDevice.IsNull() {
 		var bd bootDeviceModel
 		diags.Append(m.BootDevice.As(ctx, &bd, objectAsOptions)...)
-		consumed := !bd.Persistent.ValueBool() && st.BootDevice == "none" && bd.Device.ValueString() != "none"
-		if !consumed {
-			bd.Device = types.StringValue(st.BootDevice)
-			if st.Protocol != bmc.ProtocolIPMI && st.BootDevice != "none" {
-				bd.Persistent, bd.EFI = types.BoolValue(st.BootPersistent), types.BoolValue(st.BootEFI)
-			}
+		have := bmc.BootOverride{Device: bd.Device.ValueString(), Persistent: bd.Persistent.ValueBool(), EFI: bd.EFI.ValueBool()}
+		if got := bmc.ReadBackBoot(have, st); got != have {
+			bd.Device, bd.Persistent, bd.EFI = types.StringValue(got.Device), types.BoolValue(got.Persistent), types.BoolValue(got.EFI)
 			v, d := types.ObjectValueFrom(ctx, bootDeviceAttrTypes, bd)
 			diags.Append(d...)
 			m.BootDevice = v
 		}
 	}
 
-	if !m.BIOSSettings.IsNull() && st.BIOS != nil {
+	if !m.BIOSSettings.IsNull() {
 		var have map[string]string
 		diags.Append(m.BIOSSettings.ElementsAs(ctx, &have, false)...)
-		out := map[string]string{}
-		for k, v := range have {
-			eff, ok := st.BIOSPending[k]
-			if !ok {
-				eff, ok = st.BIOS[k]
-			}
-			switch {
-			case !ok:
-				// The BMC has no such attribute (any more): left out, so the plan shows it.
-			case sameBIOSValue(v, eff):
-				out[k] = v
-			default:
-				out[k] = eff
-			}
+		if out, ok := bmc.ReadBackBIOS(have, st); ok {
+			v, d := types.MapValueFrom(ctx, types.StringType, out)
+			diags.Append(d...)
+			m.BIOSSettings = v
 		}
-		v, d := types.MapValueFrom(ctx, types.StringType, out)
-		diags.Append(d...)
-		m.BIOSSettings = v
 	}
 
-	if !m.BMCUsers.IsNull() && st.Users != nil {
+	if !m.BMCUsers.IsNull() {
 		var users, kept []bmcUserModel
 		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
+		byName := map[string]bmcUserModel{}
+		var have []bmc.User
 		for _, u := range users {
-			role, ok := st.Users[u.Name.ValueString()]
-			if !ok {
-				continue // deleted or disabled on the BMC: the plan shows it again
+			byName[u.Name.ValueString()] = u
+			have = append(have, bmcUserOf(u, ""))
+		}
+		if read, ok := bmc.ReadBackUsers(have, st); ok {
+			for _, b := range read {
+				u := byName[b.Name]
+				u.Role = types.StringValue(b.Role)
+				u.Password = types.StringNull()
+				kept = append(kept, u)
 			}
-			u.Role = types.StringValue(role)
-			u.Password = types.StringNull()
-			kept = append(kept, u)
+			v, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: bmcUserAttrTypes}, kept)
+			if kept == nil {
+				v, d = types.ListValue(types.ObjectType{AttrTypes: bmcUserAttrTypes}, []attr.Value{})
+			}
+			diags.Append(d...)
+			m.BMCUsers = v
 		}
-		v, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: bmcUserAttrTypes}, kept)
-		if kept == nil {
-			v, d = types.ListValue(types.ObjectType{AttrTypes: bmcUserAttrTypes}, []attr.Value{})
-		}
-		diags.Append(d...)
-		m.BMCUsers = v
 	}
 	return diags
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// sameBIOSValue compares BIOS values by meaning: Enabled and enabled, 4 and 4.0 are the same.
-func sameBIOSValue(a, b string) bool {
-	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-	if strings.EqualFold(a, b) {
-		return true
-	}
-	x, errA := strconv.ParseFloat(a, 64)
-	y, errB := strconv.ParseFloat(b, 64)
-	return errA == nil && errB == nil && x == y
 }
 
 // configUsers reads bmc_users from the configuration, where the write-only passwords are.
