@@ -25,7 +25,7 @@ func BenchmarkTopologyReadServer(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pt := sch.Provider.ValueType().(tftypes.Object)
+			pt := as[tftypes.Object](b, sch.Provider.ValueType())
 			pattrs := map[string]tftypes.Value{}
 			for n, at := range pt.AttributeTypes {
 				pattrs[n] = tftypes.NewValue(at, nil)
@@ -34,7 +34,7 @@ func BenchmarkTopologyReadServer(b *testing.B) {
 			if _, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil {
 				b.Fatal(err)
 			}
-			typ := sch.DataSourceSchemas["gpucluster_topology"].ValueType().(tftypes.Object)
+			typ := as[tftypes.Object](b, sch.DataSourceSchemas["gpucluster_topology"].ValueType())
 			attrs := map[string]tftypes.Value{}
 			for n, at := range typ.AttributeTypes {
 				attrs[n] = tftypes.NewValue(at, nil)

@@ -409,7 +409,7 @@ func topologySchemaType(t testing.TB) tftypes.Object {
 	if d := sr.Schema.ValidateImplementation(context.Background()); d.HasError() {
 		t.Fatal(d)
 	}
-	return sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	return as[tftypes.Object](t, sr.Schema.Type().TerraformType(context.Background()))
 }
 
 func generate(t testing.TB, p topogen.Params) *topogen.Design {

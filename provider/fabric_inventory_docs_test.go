@@ -19,7 +19,7 @@ func TestRequiredInDescriptionsMatchesDecoder(t *testing.T) {
 	requiredByDocs(t, hcaShape)
 	requiredByDocs(t, cableShape)
 	requiredByDocs(t, partitionShape)
-	ends := cableShape.schemaAttribute().NestedObject.Attributes["a"].(schema.SingleNestedAttribute)
+	ends := as[schema.SingleNestedAttribute](t, cableShape.schemaAttribute().NestedObject.Attributes["a"])
 	for _, n := range []string{"device", "port"} {
 		if d := ends.Attributes[n].GetMarkdownDescription(); !strings.HasPrefix(d, "Required. ") {
 			t.Errorf("cables.a.%s: description %q does not start with \"Required. \"", n, d)

@@ -141,8 +141,8 @@ func (h *hcaNode) setOutOfBand(t *testing.T, name, next string) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range st["devices"].([]any)[0].(map[string]any)["params"].([]any) {
-		if pm := p.(map[string]any); pm["name"] == name {
+	for _, p := range as[[]any](t, as[map[string]any](t, as[[]any](t, st["devices"])[0])["params"]) {
+		if pm := as[map[string]any](t, p); pm["name"] == name {
 			pm["next"] = next
 		}
 	}

@@ -19,14 +19,14 @@ func fabricConfig(t testing.TB, s *numberServer, n int, port any) *tfprotov6.Dyn
 	t.Helper()
 	ctx := context.Background()
 	s.schemas(ctx)
-	tt := s.resources["gpucluster_fabric"].TerraformType(ctx).(tftypes.Object)
+	tt := as[tftypes.Object](t, s.resources["gpucluster_fabric"].TerraformType(ctx))
 	vals := map[string]tftypes.Value{}
 	for k, at := range tt.AttributeTypes {
 		vals[k] = tftypes.NewValue(at, nil)
 	}
-	cablesT := tt.AttributeTypes["cables"].(tftypes.Map)
-	cableT := cablesT.ElementType.(tftypes.Object)
-	endT := cableT.AttributeTypes["a"].(tftypes.Object)
+	cablesT := as[tftypes.Map](t, tt.AttributeTypes["cables"])
+	cableT := as[tftypes.Object](t, cablesT.ElementType)
+	endT := as[tftypes.Object](t, cableT.AttributeTypes["a"])
 	cables := map[string]tftypes.Value{}
 	for i := 0; i < n; i++ {
 		cv := map[string]tftypes.Value{}
