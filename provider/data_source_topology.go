@@ -346,16 +346,13 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				"its design): the maps are then empty, and Terraform neither stores nor compares the data source's " +
 				"hundreds of thousands of objects.",
 		},
-		"design": schema.ObjectAttribute{
-			Computed: true, AttributeTypes: designAttrTypes,
-			MarkdownDescription: "The arguments above, normalized: every default filled in and the planned sizes resolved " +
-				"(`planned_nodes`, `planned_scalable_units`, `planned_groups`, `tiers`, a dragonfly+ group's shape, a torus's " +
-				"`endpoints_per_switch`). `design = data.gpucluster_topology.x.design` hands `gpucluster_fabric` (and " +
-				"`gpucluster_bom`, `gpucluster_opensm_files`, `gpucluster_scheduler_topology`, `gpucluster_diagram`, " +
-				"`gpucluster_discovered_fabric`) the whole design in a few lines; they build exactly the graph of the maps " +
-				"here. The sizes given stay as given, so growing `scalable_units` or `node_count` within the planned size " +
-				"changes that one attribute.",
-		},
+		"design": topologyDesignAttribute("The arguments above, normalized: every default filled in and the planned sizes resolved " +
+			"(`planned_nodes`, `planned_scalable_units`, `planned_groups`, `tiers`, a dragonfly+ group's shape, a torus's " +
+			"`endpoints_per_switch`). `design = data.gpucluster_topology.x.design` hands `gpucluster_fabric` (and " +
+			"`gpucluster_bom`, `gpucluster_opensm_files`, `gpucluster_scheduler_topology`, `gpucluster_diagram`, " +
+			"`gpucluster_discovered_fabric`) the whole design in a few lines; they build exactly the graph of the maps " +
+			"here. The sizes given stay as given, so growing `scalable_units` or `node_count` within the planned size " +
+			"changes that one attribute."),
 		"summary": schema.SingleNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "Counts of the design.",
