@@ -80,13 +80,13 @@ func (s *numberServer) check(ctx context.Context, t attr.Type, dv *tfprotov6.Dyn
 		return nil // not ours to report: the framework says what is wrong with the value
 	}
 	var diags []*tfprotov6.Diagnostic
-	walkNumbers(ctx, v, t, tftypes.NewAttributePath(), "", &diags)
+	walkNumbers(v, t, tftypes.NewAttributePath(), "", &diags)
 	return diags
 }
 
 // walkNumbers visits v, of framework type t at path p (name: the attribute's name), and reports
 // the numbers that do not fit.
-func walkNumbers(ctx context.Context, v tftypes.Value, t attr.Type, p *tftypes.AttributePath, name string, diags *[]*tfprotov6.Diagnostic) {
+func walkNumbers(v tftypes.Value, t attr.Type, p *tftypes.AttributePath, name string, diags *[]*tfprotov6.Diagnostic) {
 	if !v.IsKnown() || v.IsNull() {
 		return
 	}
@@ -114,7 +114,7 @@ func walkNumbers(ctx context.Context, v tftypes.Value, t attr.Type, p *tftypes.A
 		}
 		for k, at := range tt.AttributeTypes() {
 			if ev, ok := m[k]; ok {
-				walkNumbers(ctx, ev, at, p.WithAttributeName(k), k, diags)
+				walkNumbers(ev, at, p.WithAttributeName(k), k, diags)
 			}
 		}
 	case attr.TypeWithElementType:
@@ -124,21 +124,21 @@ func walkNumbers(ctx context.Context, v tftypes.Value, t attr.Type, p *tftypes.A
 			var m map[string]tftypes.Value
 			if v.As(&m) == nil {
 				for k, ev := range m {
-					walkNumbers(ctx, ev, et, p.WithElementKeyString(k), name, diags)
+					walkNumbers(ev, et, p.WithElementKeyString(k), name, diags)
 				}
 			}
 		case v.Type().Is(tftypes.Set{}):
 			var l []tftypes.Value
 			if v.As(&l) == nil {
 				for _, ev := range l {
-					walkNumbers(ctx, ev, et, p.WithElementKeyValue(ev), name, diags)
+					walkNumbers(ev, et, p.WithElementKeyValue(ev), name, diags)
 				}
 			}
 		default:
 			var l []tftypes.Value
 			if v.As(&l) == nil {
 				for i, ev := range l {
-					walkNumbers(ctx, ev, et, p.WithElementKeyInt(i), name, diags)
+					walkNumbers(ev, et, p.WithElementKeyInt(i), name, diags)
 				}
 			}
 		}

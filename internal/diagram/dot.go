@@ -40,7 +40,7 @@ func (d *Diagram) DOT() string {
 		if len(row) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "  subgraph %s {\n    rank=same;\n", dotID(tierName(tier, len(d.Rows)-1)))
+		fmt.Fprintf(&b, "  subgraph %s {\n    rank=same;\n", dotID(tierName(tier)))
 		for _, i := range row {
 			bx := d.Boxes[i]
 			attrs := []string{"label=" + dotID(bx.Label+"\n"+bx.Detail)}
@@ -83,7 +83,7 @@ func penWidth(links int) float64 {
 }
 
 // tierName names a row: nodes, leaf, spine, core, then "tier N".
-func tierName(tier, top int) string {
+func tierName(tier int) string {
 	switch tier {
 	case 0:
 		return "nodes"

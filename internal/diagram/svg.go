@@ -81,9 +81,9 @@ func (d *Diagram) SVG() string {
 	for _, k := range order {
 		s := sums[k]
 		if s.uniform {
-			legend = append(legend, fmt.Sprintf("%s–%s: %d bundles of %s (%d links, %s Gb/s)", tierName(k.b, top), tierName(k.a, top), s.bundles, d.BundleLabel(s.first), s.links, gbps(s.gbps)))
+			legend = append(legend, fmt.Sprintf("%s–%s: %d bundles of %s (%d links, %s Gb/s)", tierName(k.b), tierName(k.a), s.bundles, d.BundleLabel(s.first), s.links, gbps(s.gbps)))
 		} else {
-			legend = append(legend, fmt.Sprintf("%s–%s: %d bundles, %d links, %s Gb/s", tierName(k.b, top), tierName(k.a, top), s.bundles, s.links, gbps(s.gbps)))
+			legend = append(legend, fmt.Sprintf("%s–%s: %d bundles, %d links, %s Gb/s", tierName(k.b), tierName(k.a), s.bundles, s.links, gbps(s.gbps)))
 		}
 	}
 	// A tier pair gets labels on its lines only when its bundles differ (uniform ones are
@@ -134,7 +134,7 @@ func (d *Diagram) SVG() string {
 			continue
 		}
 		ry := header + float64(top-t)*rowPitch + boxH/2 + 4
-		fmt.Fprintf(&b, `<text x="4" y="%s" font-size="10" fill="#888888">%s</text>`+"\n", f1(ry), xmlEscape(tierName(t, top)))
+		fmt.Fprintf(&b, `<text x="4" y="%s" font-size="10" fill="#888888">%s</text>`+"\n", f1(ry), xmlEscape(tierName(t)))
 	}
 
 	b.WriteString(`<g id="bundles" fill="none">` + "\n")
