@@ -106,7 +106,6 @@ func (d *topologyDataSource) Configure(_ context.Context, req datasource.Configu
 var (
 	// The inventory objects come from the shape tables (fabric_inventory.go), the same that make
 	// the fabric's maps, so they cannot drift apart.
-	topoEndType = endObjectType
 	// External links (fabric-manager appliances in reserved slots): the shape of gpucluster_bom's
 	// `external_links`.
 	topoExternalAttrTypes = map[string]attr.Type{
@@ -160,8 +159,8 @@ func topoPrefix(what, def string) schema.StringAttribute {
 	}
 }
 
-func topoInt(desc string, min int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(min)}}
+func topoInt(desc string, least int64) schema.Int64Attribute {
+	return schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(least)}}
 }
 
 func outStr(d string) schema.StringAttribute {
@@ -537,7 +536,6 @@ func topologyParams(ctx context.Context, m *topologyModel) (topogen.Params, diag
 // well under a second here (BenchmarkTopologyOutputs).
 
 var (
-	tfEnd      = topoEndType.TerraformType(context.Background())
 	tfRack     = topoRackType.TerraformType(context.Background())
 	tfSwitch   = topoSwitchType.TerraformType(context.Background())
 	tfNode     = topoNodeType.TerraformType(context.Background())
