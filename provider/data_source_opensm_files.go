@@ -110,7 +110,7 @@ func (d *openSMFilesDataSource) Read(ctx context.Context, req datasource.ReadReq
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_opensm_files needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
-	files, fes := renderOpenSM(g, rs)
+	files, _, fes := renderOpenSM(g, rs)
 	if fes != nil {
 		addRenderErrors(&resp.Diagnostics, g, fes)
 		return

@@ -429,11 +429,12 @@ func (sm *renderSettings) logPath() string {
 }
 
 // renderOpenSM renders the files of g with rs: the one rendering of the fabric and of
-// gpucluster_opensm_files. A failure is a list of FieldErrors.
-func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Errors) {
+// gpucluster_opensm_files. It also returns what a good routing run of them looks like (the
+// verification after a push). A failure is a list of FieldErrors.
+func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Expect, opensm.Errors) {
 	gopts, ferr := rs.graphOptions()
 	if ferr != nil {
-		return nil, opensm.Errors{ferr}
+		return nil, opensm.Expect{}, opensm.Errors{ferr}
 	}
 	cfg, err := opensm.FromGraph(g, gopts)
 	var files opensm.Files
@@ -445,9 +446,9 @@ func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Erro
 		if !errors.As(err, &fes) {
 			fes = opensm.Errors{{Message: err.Error()}}
 		}
-		return nil, fes
+		return nil, opensm.Expect{}, fes
 	}
-	return files, nil
+	return files, opensm.ExpectFor(cfg), nil
 }
 
 // addRenderErrors reports a failed rendering of g, each problem on the attribute that causes it.
@@ -470,21 +471,21 @@ func addRenderErrors(diags *diag.Diagnostics, g *fabric.Graph, fes opensm.Errors
 // output) and the texts. Without subnet_manager a fabric that cannot be rendered (devices without
 // GUIDs, say) only warns, as nothing is pushed; with it, every problem is an error on the
 // attribute that causes it.
-func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph) (types.Map, opensm.Files, diag.Diagnostics) {
+func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph) (types.Map, opensm.Files, opensm.Expect, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	osm := types.MapUnknown(digestType)
 	if g == nil || m.SubnetManager.IsUnknown() {
-		return osm, nil, diags
+		return osm, nil, opensm.Expect{}, diags
 	}
 	managed := !m.SubnetManager.IsNull()
 	sm, known := readSubnetManager(ctx, m.SubnetManager, &diags)
 	if managed && !known {
-		return osm, nil, diags
+		return osm, nil, opensm.Expect{}, diags
 	}
 	if managed {
 		checkSSH(data, &sm, &diags)
 	}
-	files, fes := renderOpenSM(g, sm.renderSettings)
+	files, expect, fes := renderOpenSM(g, sm.renderSettings)
 	if fes != nil {
 		if !managed {
 			var msgs []string
@@ -497,12 +498,12 @@ func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph
 			diags.AddWarning("OpenSM files not rendered",
 				"`opensm` is null because the fabric cannot be rendered into OpenSM files (nothing is pushed without subnet_manager): "+
 					strings.Join(msgs, "; "))
-			return types.MapNull(digestType), nil, diags
+			return types.MapNull(digestType), nil, opensm.Expect{}, diags
 		}
 		addRenderErrors(&diags, g, fes)
-		return osm, nil, diags
+		return osm, nil, opensm.Expect{}, diags
 	}
-	return openSMValue(files), files, diags
+	return openSMValue(files), files, expect, diags
 }
 
 // checkSSH fails the plan when a host cannot be reached the way it is configured (no user, key or
@@ -583,31 +584,8 @@ func splitField(field string) []fieldStep {
 	return out
 }
 
-// expectFrom says what a good routing run of the files looks like: the first routing engine
-// configures the switches, with as many ftree roots as the root file lists. Error-level log
-// lines are reported, not refused: real fabrics log them for every flapping port.
-func expectFrom(files opensm.Files) opensm.Expect {
-	e := opensm.Expect{AllowErrors: true}
-	flavor := opensm.FlavorOf(files)
-	if engines, _, err := opensm.ParseEnginesFor(flavor, opensm.ParseOptionFile(files[opensm.FileOpenSMConf])["routing_engine"]); err == nil {
-		e.Engine = engines[0]
-	} else if flavor == opensm.FlavorNVIDIA {
-		e.Engine = "ar_updn" // NVIDIA SM's default since MLNXSM 5.10 (release notes)
-	} else {
-		e.Engine = "minhop" // OpenSM's default when opensm.conf names none
-	}
-	if e.Engine == "ftree" {
-		for _, l := range strings.Split(files[opensm.FileRootGUIDs], "\n") {
-			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-				e.Roots++
-			}
-		}
-	}
-	return e
-}
-
 // target connects to one SM host and describes the push to it; closeFn ends the connection.
-func (r *fabricResource) target(ctx context.Context, sm subnetManager, host string, files opensm.Files) (opensm.Target, func(), error) {
+func (r *fabricResource) target(ctx context.Context, sm subnetManager, host string, files opensm.Files, expect opensm.Expect) (opensm.Target, func(), error) {
 	cfg, err := sshConfig(r.data, host, sm.ssh)
 	if err != nil {
 		return opensm.Target{}, nil, err
@@ -622,14 +600,14 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 	}
 	return opensm.Target{
 		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
-		LogFile: sm.logPath(), Expect: expectFrom(files), VerifyTimeout: sm.verifyTimeout,
+		LogFile: sm.logPath(), Expect: expect, VerifyTimeout: sm.verifyTimeout,
 		Progress: func(step string) { progress(ctx, "opensm %s: %s", host, step) },
 	}, func() { _ = c.Close() }, nil
 }
 
-// push sends the planned files to every SM host, primary first (opensm.PushAll semantics: stop at
-// the first failure, which is rolled back). It reports false on failure.
-func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.Files, diags *diag.Diagnostics) bool {
+// push sends the planned files to every SM host with opensm.PushAll, primary first: it stops at
+// the first failure, which is rolled back. It reports false on failure.
+func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.Files, expect opensm.Expect, diags *diag.Diagnostics) bool {
 	sm, ok := readSubnetManager(ctx, m.SubnetManager, diags)
 	if !ok {
 		return !diags.HasError()
@@ -638,31 +616,36 @@ func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.
 		diags.AddAttributeError(path.Root("opensm"), "No OpenSM files to push", "The fabric could not be rendered into OpenSM files; see the plan's errors.")
 		return false
 	}
-	var done []string
-	for i, host := range sm.hosts {
-		t, closeFn, err := r.target(ctx, sm, host, files)
-		if err != nil {
-			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "Cannot reach subnet manager host "+host,
-				err.Error()+pushedNote(done, sm.hosts[i+1:]))
-			return false
-		}
-		res, err := opensm.Push(ctx, t)
-		closeFn()
-		if err != nil {
-			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "OpenSM push to "+host+" failed",
-				err.Error()+pushedNote(done, sm.hosts[i+1:]))
-			return false
-		}
-		done = append(done, host)
+	results, err := opensm.PushAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
+		return r.target(ctx, sm, sm.hosts[i], files, expect)
+	})
+	var stopped *opensm.PushAllError
+	if errors.As(err, &stopped) {
+		results = results[:len(stopped.Done)]
+	}
+	for _, res := range results {
 		if n := len(res.Verdict.Errors); n > 0 && res.Written {
 			shown := res.Verdict.Errors
 			if len(shown) > 3 {
 				shown = shown[:3]
 			}
-			diags.AddWarning("OpenSM on "+host+" logged errors",
+			diags.AddWarning("OpenSM on "+res.Host+" logged errors",
 				fmt.Sprintf("Routing was verified (%s), but OpenSM logged %d error lines after the change, first: %s",
 					res.Verdict.Engine, n, strings.Join(shown, " | ")))
 		}
+	}
+	switch {
+	case stopped != nil:
+		summary := "OpenSM push to " + stopped.Host + " failed"
+		if stopped.Open {
+			summary = "Cannot reach subnet manager host " + stopped.Host
+		}
+		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), summary,
+			stopped.Err.Error()+pushedNote(stopped.Done, stopped.Left))
+		return false
+	case err != nil:
+		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts"), "OpenSM push failed", err.Error())
+		return false
 	}
 	return true
 }
@@ -688,7 +671,7 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 		return
 	}
 	host := sm.hosts[0]
-	t, closeFn, err := r.target(ctx, sm, host, nil)
+	t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
 	var files opensm.Files
 	pending := false
 	if err == nil {

@@ -123,7 +123,7 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	// The lists come from Wrap's stash (the framework got them null; see bypass.go).
 	out, diags := planFabric(ctx, r.data, withStashedLists(ctx, fromProposed, &m, &resp.Diagnostics))
-	osm, _, d := planOpenSM(ctx, r.data, &m, out.graph)
+	osm, _, _, d := planOpenSM(ctx, r.data, &m, out.graph)
 	if out.graph != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.
 		r.summarize(ctx, req.State, &m, &out, osm, &resp.Diagnostics)
@@ -209,8 +209,8 @@ func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsd
 	diags.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	files := r.finalize(ctx, &m, diags)
-	if diags.HasError() || !r.push(ctx, &m, files, diags) {
+	files, expect := r.finalize(ctx, &m, diags)
+	if diags.HasError() || !r.push(ctx, &m, files, expect, diags) {
 		return
 	}
 	diags.Append(state.Set(ctx, &m)...)
@@ -226,11 +226,11 @@ const (
 // finalize fills what the plan left unknown (values that only became known during apply) and,
 // with subnet_manager, renders the OpenSM files again from the planned inputs: the plan keeps
 // only their digests, and the texts pushed must be exactly the ones the plan showed.
-func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) opensm.Files {
+func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) (opensm.Files, opensm.Expect) {
 	m.ID = m.Name
 	push := !m.SubnetManager.IsNull()
 	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !push {
-		return nil
+		return nil, opensm.Expect{}
 	}
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
 	// it goes back through State.Set (Wrap restores the planned lists in the response).
@@ -246,12 +246,12 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 		diags.Append(d...)
 	}
 	if diags.HasError() {
-		return nil
+		return nil, opensm.Expect{}
 	}
-	osm, files, d := planOpenSM(ctx, r.data, m, g)
+	osm, files, expect, d := planOpenSM(ctx, r.data, m, g)
 	diags.Append(d...)
 	if diags.HasError() {
-		return nil
+		return nil, opensm.Expect{}
 	}
 	if m.OpenSM.IsUnknown() {
 		m.OpenSM = osm
@@ -261,13 +261,13 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 				"The files rendered at apply from the planned inputs do not have the digests the plan showed ("+
 					strings.Join(bad, ", ")+"), so nothing is pushed. This is a bug in the provider: the rendering "+
 					"must depend on the planned inputs only. Run the plan again and report it if it persists.")
-			return nil
+			return nil, opensm.Expect{}
 		}
 	}
 	if m.OpenSM.IsUnknown() {
 		diags.AddError("Fabric still unknown at apply", "The fabric's inputs hold values that are still unknown at apply; this is a bug in the provider or in Terraform.")
 	}
-	return files
+	return files, expect
 }
 
 func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -305,7 +305,7 @@ func (r *fabricResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	// Standbys first, the primary last, so the master is the last SM to change.
 	for i := len(sm.hosts) - 1; i >= 0; i-- {
 		host := sm.hosts[i]
-		t, closeFn, err := r.target(ctx, sm, host, nil)
+		t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot restore the subnet manager host "+host, err.Error())
 			return

@@ -658,20 +658,6 @@ func TestOpenSMErrorPath(t *testing.T) {
 	}
 }
 
-func TestExpectFrom(t *testing.T) {
-	files := opensm.Files{
-		opensm.FileOpenSMConf: "# x\nrouting_engine ftree,updn\nlmc 0\n",
-		opensm.FileRootGUIDs:  "# roots\n0x0002c90300001001\n0x0002c90300001002\n",
-	}
-	if e := expectFrom(files); e.Engine != "ftree" || e.Roots != 2 || !e.AllowErrors {
-		t.Errorf("expectFrom = %+v", e)
-	}
-	files[opensm.FileOpenSMConf] = "lmc 0\n"
-	if e := expectFrom(files); e.Engine != "minhop" || e.Roots != 0 {
-		t.Errorf("without routing_engine: %+v", e)
-	}
-}
-
 func lastOpenSMRun(log string) string {
 	if i := strings.LastIndex(log, "-> OpenSM 3.3"); i >= 0 {
 		return log[i:]

@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // TestAccSubnetManagerFlavor: routing_engine = "ar_updn" is refused for upstream OpenSM with a
@@ -121,27 +119,4 @@ output "same" {
 			}},
 		}},
 	})
-}
-
-// The verification after a push expects the flavour's engine: the first one listed, or the
-// flavour's own default when opensm.conf names none (NVIDIA SM: ar_updn, MLNXSM 5.10).
-func TestExpectFromFlavor(t *testing.T) {
-	for _, tc := range []struct {
-		flavor opensm.Flavor
-		engine string
-		want   string
-	}{
-		{opensm.FlavorNVIDIA, "ar_ftree,ar_updn", "ar_ftree"},
-		{opensm.FlavorNVIDIA, "", "ar_updn"},
-		{opensm.FlavorOpenSM, "", "minhop"},
-		{opensm.FlavorOpenSM, "updn", "updn"},
-	} {
-		files, err := opensm.Render(opensm.Config{Flavor: tc.flavor, RoutingEngine: tc.engine})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := expectFrom(files); e.Engine != tc.want || e.Roots != 0 {
-			t.Errorf("%s %q: expect %+v, want engine %s", tc.flavor, tc.engine, e, tc.want)
-		}
-	}
 }

@@ -1,10 +1,12 @@
 package opensm
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -434,10 +436,14 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 
 	ts := targets(nil, primary, standby, third)
 	ts[1].Service.Start = "echo 'opensm: cannot open /dev/infiniband/umad0' >&2; exit 1"
-	results, err := PushAll(ctx, ts)
+	results, err := pushAll(ctx, ts)
 	var perr *PushError
 	if !errors.As(err, &perr) || perr.Host != standby.sshd.Addr() || perr.Stage != "restart" || !perr.RolledBack {
 		t.Fatalf("PushAll: %v", err)
+	}
+	var aerr *PushAllError
+	if !errors.As(err, &aerr) || aerr.Index != 1 || aerr.Open || !slices.Equal(aerr.Done, []string{ts[0].Name}) || !slices.Equal(aerr.Left, []string{ts[2].Name}) {
+		t.Fatalf("PushAllError %+v", aerr)
 	}
 	for _, want := range []string{"cannot open /dev/infiniband/umad0", "already pushed and verified: " + primary.sshd.Addr(), "not touched: " + third.sshd.Addr()} {
 		if !strings.Contains(err.Error(), want) {
@@ -460,7 +466,7 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 		t.Fatal("the primary lost its verified push")
 	}
 
-	results, err = PushAll(ctx, targets(nil, primary, standby))
+	results, err = pushAll(ctx, targets(nil, primary, standby))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +475,7 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	}
 	masterPID, standbyPID := primary.svc.PID(), standby.svc.PID()
 
-	results, err = PushAll(ctx, targets(addCompute(50), primary, standby))
+	results, err = pushAll(ctx, targets(addCompute(50), primary, standby))
 	if err != nil {
 		t.Fatalf("%v\nprimary log:\n%s\nstandby log:\n%s", err, primary.logText(t), standby.logText(t))
 	}
@@ -484,6 +490,36 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	lid := sim.LIDs(t)[hcaGUID(50).String()]
 	if p := pkeysOf(t, sim, lid); !strings.Contains(p, "0x8001") {
 		t.Fatalf("HCA 50 lacks 0x8001:\n%s", p)
+	}
+}
+
+// pushAll runs PushAll over targets already connected.
+func pushAll(ctx context.Context, ts []Target) ([]Result, error) {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return PushAll(ctx, names, func(_ context.Context, i int) (Target, func(), error) { return ts[i], func() {}, nil })
+}
+
+// TestPushAllStopsAtUnreachableHost: a host that cannot be reached stops the push before any
+// host after it is opened, and is reported as such.
+func TestPushAllStopsAtUnreachableHost(t *testing.T) {
+	var opened []int
+	unreachable := errors.New("dial tcp 10.0.0.2:22: connect: no route to host")
+	_, err := PushAll(context.Background(), []string{"sm1", "sm2", "sm3"}, func(_ context.Context, i int) (Target, func(), error) {
+		opened = append(opened, i)
+		return Target{}, nil, unreachable
+	})
+	var aerr *PushAllError
+	if !errors.As(err, &aerr) || !errors.Is(err, unreachable) || aerr.Index != 0 || aerr.Host != "sm1" || !aerr.Open || len(aerr.Done) != 0 || !slices.Equal(aerr.Left, []string{"sm2", "sm3"}) {
+		t.Fatalf("PushAll: %v (%+v)", err, aerr)
+	}
+	if !slices.Equal(opened, []int{0}) {
+		t.Errorf("opened hosts %v, want only the first", opened)
+	}
+	if want := unreachable.Error() + "; not touched: sm2, sm3"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 
