@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -92,21 +91,13 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *cata
 		}
 	}
 
-	var rules []policy.Rule
 	var files []string
 	if !m.PolicyFiles.IsNull() {
 		diags.Append(m.PolicyFiles.ElementsAs(ctx, &files, false)...)
 	}
-	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err == nil {
-			var rs []policy.Rule
-			rs, err = policy.ParseRules(f, src)
-			rules = append(rules, rs...)
-		}
-		if err != nil {
-			diags.AddAttributeError(path.Root("policy_files").AtListIndex(i), "Invalid policy file", err.Error())
-		}
+	rules, ferrs := policy.LoadRules(files)
+	for _, fe := range ferrs {
+		diags.AddAttributeError(path.Root("policy_files").AtListIndex(fe.Index), "Invalid policy file", fe.Err.Error())
 	}
 	if diags.HasError() {
 		return result, nil, diags
