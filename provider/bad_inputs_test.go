@@ -345,8 +345,8 @@ func TestAccBadInputs(t *testing.T) {
 // row's error is the row's own. Its two leaves cabled back to back are the smallest real fabric,
 // no torus: OpenSM routes them with minhop (opensm.EngineFor), and the plan says so.
 func TestAccBadInputsBaseIsValid(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: badBase, // applied: a fabric without subnet_manager touches no host

@@ -35,8 +35,8 @@ data "gpucluster_bom" "b" {
 // TestAccBOM: quantities, prices (catalog only: unpriced items are null and listed), the
 // total, and the cabling plan, one CSV row per cable.
 func TestAccBOM(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -108,8 +108,8 @@ func TestAccBOM(t *testing.T) {
 // TestAccBOMStructure: the fabric's structural errors land on the offending list element, as in
 // gpucluster_fabric.
 func TestAccBOMStructure(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

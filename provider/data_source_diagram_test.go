@@ -20,6 +20,7 @@ const diagramDS = "data.gpucluster_diagram.pod"
 // and the SVG, opened in a real headless Chromium, names all 48 switches in its rendered text.
 func TestAccDiagram(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	var switches []string
 	for i := 1; i <= 32; i++ {
 		switches = append(switches, fmt.Sprintf("leaf%02d", i))

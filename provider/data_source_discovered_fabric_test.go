@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // discoveredConfig is gpucluster_discovered_fabric with the declared maps of the simulated fat
@@ -35,6 +36,7 @@ data "gpucluster_discovered_fabric" "live" {
 // in ibsim shows as missing.
 func TestAccDiscoveredFabric(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	r := startSMRig(t)
 	r.startOpenSM(t)
 	topo := filepath.Join(t.TempDir(), "expected.net")

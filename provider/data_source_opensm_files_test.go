@@ -74,7 +74,7 @@ output "opensm_conf" {
 // renders byte for byte the files whose digests the fabric plans, with the default settings and
 // with every setting that changes the files.
 func TestAccOpenSMFilesMatchFabric(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	at := tfjsonpath.New[string]
 	// Every file the fabric pushes, by name.
 	same := map[string]knownvalue.Check{}
@@ -98,7 +98,7 @@ func TestAccOpenSMFilesMatchFabric(t *testing.T) {
 		}
 		return c
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // TestAccPortCounters sets counters in the simulator (ibsim's PerformanceSet) and reads them back
@@ -13,6 +15,7 @@ import (
 // cabled switch port of the fabric; a selector without a GUID or LID is refused.
 func TestAccPortCounters(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	r := startSMRig(t)
 	r.startOpenSM(t)
 	for _, set := range []string{

@@ -35,6 +35,7 @@ data "gpucluster_topology" "pod" {
 // strictly into Kueue's own type; the labels name each node's SU.
 func TestAccSchedulerTopology(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

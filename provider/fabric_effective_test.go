@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -78,7 +78,7 @@ func expectedEffective(t *testing.T, engine string) *analysis.Effective {
 // with the engine, the mean and the limit, and a torus (routes not modelled) fails the rule
 // instead of passing it.
 func TestAccFabricEffectiveBisection(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	const f = "gpucluster_fabric.f"
 	at := tfjsonpath.New[string]
 	e := expectedEffective(t, "ftree")
@@ -88,9 +88,7 @@ func TestAccFabricEffectiveBisection(t *testing.T) {
 	minhop := expectedEffective(t, "minhop")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "id_ed25519")
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v\n%s", err, out)
-	}
+	testrig.ClientKey(t, key)
 	knownHosts := filepath.Join(dir, "known_hosts")
 	if err := os.WriteFile(knownHosts, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -117,7 +115,7 @@ resource "gpucluster_fabric" "f" {
 }
 `
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

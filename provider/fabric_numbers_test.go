@@ -14,10 +14,10 @@ import (
 // workload larger than the fabric fails on workload.gpus with the fabric's GPU count; GPUs that
 // share HCAs count as GPUs for RoCEv2's limit; an empty fabric fails and says what is missing.
 func TestAccFabricNumbers(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	const f = "gpucluster_fabric.f"
 	analysisAt := func(k string) tfjsonpath.Path { return tfjsonpath.New("analysis").AtMapKey(k) }
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

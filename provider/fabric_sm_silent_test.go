@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // TestAccFabricSubnetManagerSilentHost: the SM host's port accepts TCP and never speaks SSH (a
@@ -15,6 +17,7 @@ import (
 // saying that nothing SSH answered there, instead of hanging.
 func TestAccFabricSubnetManagerSilentHost(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	r := startSMRig(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

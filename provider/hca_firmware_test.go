@@ -214,6 +214,7 @@ func paramIs(h *hcaNode, name, next, current string) resource.TestCheckFunc {
 // mstconfig works as mlxconfig does.
 func TestAccHCAFirmware(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	h := startHCANode(t)
 	const addr = "gpucluster_hca.h"
 	settings := `
@@ -351,6 +352,7 @@ func TestAccHCAFirmware(t *testing.T) {
 // refused with what to set.
 func TestAccHCAFirmwareInvalid(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	h := startHCANode(t)
 	withSettings := func(s string) string { return h.hca("  firmware_settings = { " + s + " }") }
 	plan := []struct{ config, want string }{
@@ -399,6 +401,7 @@ resource "gpucluster_hca" "h" {
 // the device and the host; a node that comes back with another host key is refused outright.
 func TestAccHCAFirmwareNodeDown(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	h := startHCANode(t)
 	settings := func(vfs string) string {
 		return h.hca(`

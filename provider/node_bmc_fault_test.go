@@ -17,6 +17,7 @@ import (
 // name cleared); taking bmc_users out altogether removes the rest; the login account stays.
 func TestAccNodeBMCUsersRemoved(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	rig := testrig.StartRedfish(t, testrig.RedfishOptions{})
 	sim := testrig.StartIPMISim(t)
 	const pw = "0ps-Passw0rd"

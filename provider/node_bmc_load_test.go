@@ -90,6 +90,7 @@ func activeSessions(sim *testrig.IPMISim) (int, error) {
 // while dead BMCs hold some of them for their 30 s per-call bound.
 func TestAccNodeBMCLoad64(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}

@@ -286,6 +286,7 @@ resource "gpucluster_node" "n" {
 // (no provider defaults).
 func TestAccNodeIPMI(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	sim := testrig.StartIPMISim(t)
 	node := func(bmcExtra, body string) string {
 		return fmt.Sprintf(`resource "gpucluster_node" "n" {
@@ -371,6 +372,7 @@ func TestAccNodeIPMI(t *testing.T) {
 // host:port and protocol and what failed, and shows no password.
 func TestAccNodeBMCWrongPassword(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	rig := testrig.StartRedfish(t, testrig.RedfishOptions{})
 	sim := testrig.StartIPMISim(t)
 	const wrong = "Wr0ng-Passw0rd-42"

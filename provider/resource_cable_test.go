@@ -8,8 +8,8 @@ import (
 )
 
 func TestAccCable(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -83,7 +83,7 @@ func TestAccCable(t *testing.T) {
 }
 
 func TestAccCableInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	cable := func(a, b, extra string) string {
 		return `resource "gpucluster_cable" "c" {
   a = ` + a + `
@@ -118,5 +118,5 @@ func TestAccCableInvalid(t *testing.T) {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
 }

@@ -46,7 +46,7 @@ resource "gpucluster_fabric" "f" {
 
 // TestAccFabricPolicy makes each rule fail a plan and then passes the fixed plan.
 func TestAccFabricPolicy(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "fabric.hcl")
 	if err := os.WriteFile(rules, []byte(`
@@ -58,7 +58,7 @@ rule "leaf-uplinks" {
 		t.Fatal(err)
 	}
 	const f = "gpucluster_fabric.f"
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

@@ -370,6 +370,7 @@ func (e expectDigestChange) CheckPlan(_ context.Context, req plancheck.CheckPlan
 // apply puts the rendered file back; a changed host key is refused; destroy restores the host.
 func TestAccFabricSubnetManager(t *testing.T) {
 	requireAcc(t)
+	testrig.RequirePeers(t)
 	r := startSMRig(t)
 	const f, ds = "gpucluster_fabric.f", "data.gpucluster_opensm_files.f"
 	var pid int
@@ -578,7 +579,7 @@ func TestAccFabricSubnetManager(t *testing.T) {
 // TestAccFabricSubnetManagerPlanErrors: problems with the OpenSM configuration fail the plan on
 // the attribute that causes them; without subnet_manager they only warn.
 func TestAccFabricSubnetManagerPlanErrors(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	// Nothing is reached at plan time: the rig is only names.
 	key := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(key, []byte("not used at plan time"), 0o600); err != nil {
@@ -586,7 +587,7 @@ func TestAccFabricSubnetManagerPlanErrors(t *testing.T) {
 	}
 	r := &smRig{sshd: &testrig.SSHD{User: "root", Port: 22, KnownHostsFile: "/dev/null"}, keyFile: key,
 		svc: &testrig.OpenSMService{Start: "start", Stop: "stop", Reload: "reload", Status: "status"}, confDir: "/etc/opensm", log: "/var/log/opensm.log"}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

@@ -109,7 +109,7 @@ func TestAccFabric512(t *testing.T) {
 // TestAccFabricStructure fails the plan on wiring no single resource can see, on the attribute
 // path of the offending element, and passes once it is fixed.
 func TestAccFabricStructure(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	base := func(cables string) string {
 		return `
 resource "gpucluster_fabric" "f" {
@@ -123,7 +123,7 @@ resource "gpucluster_fabric" "f" {
 	}
 	ok := `[{ a = { device = "leaf01", port = 1 }, b = { device = "gpu001/mlx5_0", port = 1 } },
               { a = { device = "leaf01", port = 2 }, b = { device = "gpu001/mlx5_1", port = 1 } }]`
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

@@ -8,8 +8,8 @@ import (
 )
 
 func TestAccHCA(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -83,7 +83,7 @@ resource "gpucluster_cable" "c" {
 }
 
 func TestAccHCAInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	hca := func(body string) string {
 		return `resource "gpucluster_hca" "h" {
 ` + body + `
@@ -112,5 +112,5 @@ func TestAccHCAInvalid(t *testing.T) {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
 }

@@ -7,8 +7,8 @@ import (
 )
 
 func TestAccNode(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -78,7 +78,7 @@ func TestAccNode(t *testing.T) {
 }
 
 func TestAccNodeInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	node := func(extra string) string {
 		return `resource "gpucluster_node" "n" {
   name       = "gpu001"
@@ -152,5 +152,5 @@ func TestAccNodeInvalid(t *testing.T) {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
 }

@@ -7,8 +7,8 @@ import (
 )
 
 func TestAccPartition(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -72,7 +72,7 @@ func TestAccPartition(t *testing.T) {
 }
 
 func TestAccPartitionInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	part := func(pkey, members, extra string) string {
 		return `resource "gpucluster_partition" "p" {
   name    = "compute"
@@ -118,5 +118,5 @@ func TestAccPartitionInvalid(t *testing.T) {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
 }

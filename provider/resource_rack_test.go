@@ -7,8 +7,8 @@ import (
 )
 
 func TestAccRack(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -48,7 +48,7 @@ func TestAccRack(t *testing.T) {
 }
 
 func TestAccRackInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	cases := map[string]struct{ config, want string }{
 		"name": {`resource "gpucluster_rack" "r" {
   name = "r 01"
@@ -75,7 +75,7 @@ func TestAccRackInvalid(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
+			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviders,
 				Steps:                    []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: re(c.want)}},
 			})

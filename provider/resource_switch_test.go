@@ -9,8 +9,8 @@ import (
 )
 
 func TestAccSwitch(t *testing.T) {
-	requireAcc(t)
-	resource.Test(t, resource.TestCase{
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -59,7 +59,7 @@ func TestAccSwitch(t *testing.T) {
 // TestAccSwitchCatalogFile checks that the model check and `ports` use the provider's catalog,
 // catalog_files included, and not only the built-in one.
 func TestAccSwitchCatalogFile(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "lab.hcl")
 	if err := os.WriteFile(file, []byte(`switch_model "QM8700" {
   ports          = 40
@@ -68,7 +68,7 @@ func TestAccSwitchCatalogFile(t *testing.T) {
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: `provider "gpucluster" {
@@ -87,7 +87,7 @@ resource "gpucluster_switch" "s" {
 }
 
 func TestAccSwitchInvalid(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	sw := func(attrs string) string {
 		return `resource "gpucluster_switch" "s" {
 ` + attrs + `
@@ -127,5 +127,5 @@ func TestAccSwitchInvalid(t *testing.T) {
 	for _, s := range steps {
 		ts = append(ts, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: re(s.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: ts})
 }

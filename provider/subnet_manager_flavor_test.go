@@ -16,7 +16,7 @@ import (
 // message naming the flavour that has it, and accepted, with NVIDIA's adaptive-routing option,
 // for flavor = "nvidia"; the fabric's digests and the data source's texts agree in both flavours.
 func TestAccSubnetManagerFlavor(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	conf := func(res ...string) []plancheck.PlanCheck {
 		var c []plancheck.PlanCheck
 		for _, r := range res {
@@ -24,7 +24,7 @@ func TestAccSubnetManagerFlavor(t *testing.T) {
 		}
 		return append(c, plancheck.ExpectKnownOutputValue("same_lengths", knownvalue.Bool(true)))
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -61,7 +61,7 @@ func TestAccSubnetManagerFlavor(t *testing.T) {
 // description as one of the fabric's files (the fabric's digest and the data source's text
 // agree). A torus declared without a design keeps dfsssp (internal/opensm TestTorusDescriptionFromDesign).
 func TestAccGeneratedTorusRendersTorus2QoS(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	key := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(key, []byte("not used at plan time"), 0o600); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ output "same" {
 	out := func(name, re string) plancheck.PlanCheck {
 		return plancheck.ExpectKnownOutputValue(name, knownvalue.StringRegexp(regexp.MustCompile(re)))
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config:             config,

@@ -14,6 +14,7 @@ import (
 // PXE and disk boot, each read back both through the session and from the simulator's chassis
 // state; inventory; and an account created through ipmitool's command file that then logs in.
 func TestIPMIPowerBootUsers(t *testing.T) {
+	testrig.RequirePeers(t)
 	sim := testrig.StartIPMISim(t)
 	ctx := context.Background()
 	logs := &logCapture{}
@@ -106,6 +107,7 @@ func TestIPMIPowerBootUsers(t *testing.T) {
 // for a wrong password and a dead BMC; the session asks again verbosely and reports
 // "authentication failed", without the password in the error or the logs.
 func TestIPMIWrongPassword(t *testing.T) {
+	testrig.RequirePeers(t)
 	sim := testrig.StartIPMISim(t)
 	logs := &logCapture{}
 	cfg := ipmiConfig(sim, logs)
@@ -134,6 +136,7 @@ func TestIPMIWrongPassword(t *testing.T) {
 // back to IPMI; with no IPMI BMC either, Open fails with ErrUnreachable within Config.Timeout,
 // naming both attempts.
 func TestIPMIFallbackAndDeadBMC(t *testing.T) {
+	testrig.RequirePeers(t)
 	sim := testrig.StartIPMISim(t)
 	cfg := ipmiConfig(sim, nil)
 	cfg.Protocols = nil // default: redfish, then ipmi

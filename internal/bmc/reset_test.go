@@ -9,7 +9,7 @@ import (
 )
 
 // TestRedfishResetAppliesPendingBIOS: settings pending on a running host take effect with a
-// reset of each kind; an unknown kind is refused, and IPMI has no graceful restart.
+// reset of each kind; an unknown kind is refused.
 func TestRedfishResetAppliesPendingBIOS(t *testing.T) {
 	rig := testrig.StartRedfish(t, testrig.RedfishOptions{})
 	ctx := context.Background()
@@ -35,7 +35,13 @@ func TestRedfishResetAppliesPendingBIOS(t *testing.T) {
 	if err := s.Reset(ctx, "warm"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("unknown kind: %v", err)
 	}
+}
 
+// TestIPMIHasNoGracefulReset: IPMI's chassis control has no graceful restart, and the session
+// says so rather than sending a hard one.
+func TestIPMIHasNoGracefulReset(t *testing.T) {
+	testrig.RequirePeers(t)
+	ctx := context.Background()
 	sim := testrig.StartIPMISim(t)
 	is := mustOpen(t, ipmiConfig(sim, nil))
 	if err := is.Reset(ctx, ResetGraceful); !errors.Is(err, ErrNotSupported) {

@@ -51,6 +51,7 @@ func TestRemoveUserRedfish(t *testing.T) {
 // password and its name cleared (ipmi_sim accepts the empty name), so the account is gone from
 // the list and cannot open a session.
 func TestRemoveUserIPMI(t *testing.T) {
+	testrig.RequirePeers(t)
 	sim := testrig.StartIPMISim(t)
 	ctx := context.Background()
 	s := mustOpen(t, ipmiConfig(sim, nil))

@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // TestDemo runs `make demo`'s scenario: the provider built from this tree, the real terraform,
 // the simulated cluster's real peers. Like the provider's acceptance tests it runs with TF_ACC
 // (and must, in CI).
 func TestDemo(t *testing.T) {
+	testrig.RequirePeers(t)
 	if os.Getenv("TF_ACC") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("TF_ACC must be set in CI: the demo is the product's main job")

@@ -134,6 +134,7 @@ func TestHighlights(t *testing.T) {
 // The DOT, rendered by the real Graphviz: it parses, every switch is a node, the tiers are ranks
 // (one y per tier, the higher tier above), and each bundle is one edge.
 func TestDOTWithGraphviz(t *testing.T) {
+	testrig.RequirePeers(t)
 	bin := testrig.Need(t, "dot", "graphviz")
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
@@ -208,6 +209,7 @@ func TestSVGDeterministicAndWellFormed(t *testing.T) {
 // The provider's own SVG in a real headless Chromium: every switch name is in the rendered DOM
 // text, and the screenshot is not blank.
 func TestSVGInChromium(t *testing.T) {
+	testrig.RequirePeers(t)
 	for _, f := range []int{0, 2} {
 		f := fabrics[f]
 		t.Run(f.name, func(t *testing.T) {

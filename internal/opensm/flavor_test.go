@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 func TestFlavorEngines(t *testing.T) {
@@ -133,6 +135,7 @@ func TestParseLogNVIDIAForm(t *testing.T) {
 // upstream OpenSM 3.3 given NVIDIA's ar_updn and ar_mode ignores the option, skips the engine and
 // routes with minhop, exiting 0.
 func TestSimulatedUpstreamRefusesNVIDIANames(t *testing.T) {
+	testrig.RequirePeers(t)
 	_, sim := simFatTree(t)
 	conf := filepath.Join(sim.Dir, "nvidia-names.conf")
 	logFile := filepath.Join(sim.Dir, "nvidia-names.log")

@@ -21,6 +21,7 @@ import (
 // (opensm-lfts.dump) and compares, for every ordered pair of endpoints, the path through the
 // dumped tables with the path through the model's: the same switches left by the same ports.
 func TestModelRoutesMatchOpenSM(t *testing.T) {
+	testrig.RequirePeers(t)
 	trees := []string{"ftree", "updn", "minhop"}
 	for _, tc := range []struct {
 		name    string
@@ -236,6 +237,7 @@ func damageUplinks(s *fabric.Spec) {
 // fat tree" to ftree) OpenSM falls back to minhop and exits 0; the model says the same and its
 // minhop paths equal OpenSM's.
 func TestModelFallbackMatchesOpenSM(t *testing.T) {
+	testrig.RequirePeers(t)
 	g := buildGraph(t, fatTreeSpec(1, 2, 16))
 	sim := testrig.StartIBSim(t, ExpectedTopology(g))
 	dir := filepath.Join(sim.Dir, "fallback")

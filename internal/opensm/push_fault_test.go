@@ -37,6 +37,7 @@ func (s *smSite) hasPending() bool {
 // new connection, finds the marker although the files already match, signals OpenSM and
 // verifies: the HCA the change added is then a member of the partition, and the marker is gone.
 func TestPushRepairsLostConnection(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	ctx := t.Context()
@@ -102,6 +103,7 @@ func TestPushRepairsLostConnection(t *testing.T) {
 // name a port GUID that is on no HCA of the host, so OpenSM cannot bind and exits at start. The
 // push restores the previous files and starts OpenSM on them, which routes with ftree again.
 func TestPushRestartFailureRollsBack(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	ctx := t.Context()
@@ -138,6 +140,7 @@ func TestPushRestartFailureRollsBack(t *testing.T) {
 // PARSE ERROR from the live log after the reload, rolls back and signals OpenSM again, and the
 // tenant partition is back on the ports.
 func TestPushPartitionsRejectedLive(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	ctx := t.Context()

@@ -197,6 +197,7 @@ func addCompute(h int) func(*Config) {
 // partition change applied by SIGHUP, an engine change applied by restart, an engine that falls
 // back (rolled back), a partitions file OpenSM would reject (never written), and Unpush.
 func TestPushSimulated(t *testing.T) {
+	testrig.RequirePeers(t)
 	began := time.Now()
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
@@ -375,6 +376,7 @@ func TestPushSimulated(t *testing.T) {
 // TestUnpushRestoresOriginalFiles: a host that had its own OpenSM files and a running OpenSM gets
 // them back, and OpenSM is restarted with them.
 func TestUnpushRestoresOriginalFiles(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	site := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	ctx := t.Context()
@@ -420,6 +422,7 @@ func TestUnpushRestoresOriginalFiles(t *testing.T) {
 // for good (no heavy sweep on traps or SIGHUP) once a second standby SM joins the simulated
 // fabric, with or without the provider (seen with opensm started by hand).
 func TestPushAllPrimaryAndStandbys(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	primary := newSite(t, sim, "127.0.0.1", nil, smHost, sim.Dir)
 	standby := newSite(t, sim, "127.0.0.2", primary.sshd, "gpu002 mlx5_0", filepath.Join(sim.Dir, "sb1"))

@@ -33,6 +33,7 @@ func generatedTorus(t *testing.T, p topogen.Params) *fabric.Graph {
 // needs both seed directions in every dimension (radix 4); 24 endpoints per switch need
 // portgroup_max_ports 25; the 6x6x6 is the larger case the issue asks for.
 func TestSimulatedGeneratedTorus(t *testing.T) {
+	testrig.RequirePeers(t)
 	cases := []struct {
 		name    string
 		p       topogen.Params
@@ -100,6 +101,7 @@ func tail(s string, n int) string {
 // a 4x4x4 seeded in the positive directions only, and a switch with 24 host ports without
 // portgroup_max_ports, make torus-2QoS give up, and the verdict reports the fallback.
 func TestSimulatedTorusDescriptionNeeded(t *testing.T) {
+	testrig.RequirePeers(t)
 	cases := []struct {
 		name string
 		p    topogen.Params

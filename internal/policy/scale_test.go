@@ -3,7 +3,6 @@ package policy
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 )
@@ -33,7 +32,7 @@ func bigFabric() analysis.Result {
 }
 
 // The design guide's headroom rule plus a tier rule on the largest fabric the provider targets: the values are
-// built once and the for expressions run over 5,120 switches well within a plan's budget.
+// built once and the for expressions run over 5,120 switches (how fast: BenchmarkEvaluateLargest).
 func TestScaleRulesOnLargestFabric(t *testing.T) {
 	r := bigFabric()
 	rules := mustParse(t, headroomRule+`
@@ -45,16 +44,10 @@ rule "tiers" {
   condition     = alltrue([for t in fabric.tiers : t.oversubscription <= 1])
   error_message = "non-blocking"
 }`)
-	start := time.Now()
 	vs := Evaluate(nil, r, Policy{Preset: PresetTrainingLarge}, rules)
-	took := time.Since(start)
 	vs = only(t, vs, "spine-headroom/error", "core-headroom/error")
 	contains(t, vs[0].Message, "Failing: 2048 of 2048: spine0001, spine0002, spine0003, spine0004, spine0005 and 2043 more.")
 	contains(t, vs[1].Message, "Failing: 1024 of 1024: core0001, core0002, core0003, core0004, core0005 and 1019 more.")
-	if took > 5*time.Second {
-		t.Errorf("Evaluate took %v on 5,120 switches", took)
-	}
-	t.Logf("Evaluate with 3 rules on 5,120 switches: %v", took)
 }
 
 func BenchmarkEvaluateLargest(b *testing.B) {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestRunOutputsAndExitStatus(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	ctx := context.Background()
@@ -63,6 +64,7 @@ func TestRunOutputsAndExitStatus(t *testing.T) {
 }
 
 func TestQuoteRoundTripsThroughTheRemoteShell(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	args := []string{
@@ -88,6 +90,7 @@ func TestQuoteRoundTripsThroughTheRemoteShell(t *testing.T) {
 }
 
 func TestRunContextTimeoutKillsTheCommand(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 
@@ -143,6 +146,7 @@ func processRunning(cmdline string) bool {
 }
 
 func TestDialTimeoutOnAServerThatNeverAnswers(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	// A listener that accepts and then says nothing, as a hung sshd or a black-holing firewall
 	// in front of a half-open port would.

@@ -102,6 +102,7 @@ func writeLocal(t *testing.T, path, content string, mode os.FileMode) {
 }
 
 func TestReadFile(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	ctx := context.Background()
@@ -139,6 +140,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestWriteFilesKeepsPreviousVersionsAndRestoreBringsThemBack(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	ctx := context.Background()
@@ -275,6 +277,7 @@ func setupFailureDir(t *testing.T, dir string) map[string]string {
 }
 
 func TestWriteFilesFailingMidwayLeavesEverythingAsItWas(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	ctx := context.Background()
@@ -373,6 +376,7 @@ func TestWriteFilesFailingMidwayLeavesEverythingAsItWas(t *testing.T) {
 }
 
 func TestWriteFilesHoldsOneLockPerHost(t *testing.T) {
+	testrig.RequirePeers(t)
 	a := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	b := testrig.StartSSHD(t, testrig.SSHDOptions{Host: "127.0.0.2", Share: a})
 	ca, cb := dialT(t, a), dialT(t, b)
@@ -433,6 +437,7 @@ func TestWriteFilesHoldsOneLockPerHost(t *testing.T) {
 // Whenever the caller's context ends, WriteFiles either finished (every file new) or changed
 // nothing: cancellation lands in different phases depending on the deadline.
 func TestWriteFilesCancelledIsAllOrNothing(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s)
 	for _, d := range []time.Duration{time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond, 5 * time.Second} {

@@ -21,6 +21,7 @@ import (
 )
 
 func TestUnknownHostIsRefusedWithHowToAddIt(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	other := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	cfg := configFor(s)
@@ -70,6 +71,7 @@ func TestUnknownHostIsRefusedWithHowToAddIt(t *testing.T) {
 }
 
 func TestChangedHostKeyIsRefusedAsPossibleManInTheMiddle(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	c := dialT(t, s) // the recorded key works
 	c.Close()
@@ -105,6 +107,7 @@ func TestChangedHostKeyIsRefusedAsPossibleManInTheMiddle(t *testing.T) {
 }
 
 func TestHostKeyAlgorithmsArePinnedToTheRecordedType(t *testing.T) {
+	testrig.RequirePeers(t)
 	// The server also has an ECDSA key, which x/crypto prefers by default, but known_hosts
 	// records only its Ed25519 key.
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{ExtraECDSAHostKey: true})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPoolReusesLiveConnectionsAndRechecksTheHostKeyOnRedial(t *testing.T) {
+	testrig.RequirePeers(t)
 	a := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	b := testrig.StartSSHD(t, testrig.SSHDOptions{Host: "127.0.0.2", Share: a})
 	var p Pool

@@ -45,6 +45,7 @@ func assertNoSecrets(t *testing.T, what, text string, cfg Config) {
 }
 
 func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	ctx := context.Background()
 	const passphrase = "correct-horse-battery-staple-42"
@@ -150,6 +151,7 @@ func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
 }
 
 func TestPassphraseProtectedKeyWorks(t *testing.T) {
+	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
 	// Re-encrypt the rig's authorized key with a passphrase.
 	raw, err := ssh.ParseRawPrivateKey([]byte(s.PrivateKeyPEM))

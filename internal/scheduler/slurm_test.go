@@ -58,6 +58,7 @@ var slurmTopologyWarnings = []string{"Multiple leaf switches contain nodes", "sw
 // unit with its nodes), each upper switch with its children and every node below, and the
 // controller logs none of the tree plugin's topology warnings.
 func TestSlurmctldAcceptsTreeConf(t *testing.T) {
+	testrig.RequirePeers(t)
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
@@ -158,6 +159,7 @@ func TestSlurmctldAcceptsTreeConf(t *testing.T) {
 // Why the SuperPOD's leaf level is the scalable unit: listing each node under its eight rail
 // leaves, as the cabling has it, is what Slurm's tree plugin reports as a bad configuration.
 func TestSlurmctldWarnsOnRailLeaves(t *testing.T) {
+	testrig.RequirePeers(t)
 	_, g := generate(t, fabrics[2].p)
 	leaves := leafNodes(g)
 	var b strings.Builder
@@ -182,6 +184,7 @@ func TestSlurmctldWarnsOnRailLeaves(t *testing.T) {
 // Dragonfly+: global links join spines of one tier, which a tree cannot hold; the virtual root
 // gives slurmctld a switch over every node, so jobs may span groups and no warning is logged.
 func TestSlurmctldDragonflyRoot(t *testing.T) {
+	testrig.RequirePeers(t)
 	d, g := generate(t, topogen.Params{Kind: topogen.KindDragonflyPlus, Groups: 2, LeavesPerGroup: 4, SpinesPerGroup: 8})
 	top := mustBuild(t, d, g)
 	if top.Root == "" {

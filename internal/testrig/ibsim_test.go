@@ -32,6 +32,7 @@ Ca	1 "%[1]shost2 mlx5_0"
 }
 
 func TestIBSimConsoleAndClients(t *testing.T) {
+	RequirePeers(t)
 	s := StartIBSim(t, tinyNet(""))
 	if reply := s.Console(t, `Unlink "nosuch"[1]`); !strings.Contains(reply, `nodeid "nosuch" (nosuch) not found`) {
 		t.Errorf("console reply to a bad Unlink: %q", reply)
@@ -72,6 +73,7 @@ func TestIBSimConsoleAndClients(t *testing.T) {
 // TestIBSimSeparateSockets runs two simulators at once: each test gets its own socket name,
 // and the clients of each see only their own fabric.
 func TestIBSimSeparateSockets(t *testing.T) {
+	RequirePeers(t)
 	a := StartIBSim(t, tinyNet("a-"))
 	b := StartIBSim(t, tinyNet("b-"))
 	if a.Sock == b.Sock {

@@ -10,6 +10,7 @@ import (
 // TestIPMISimRig drives the simulator with ipmitool itself and checks that the chassis state
 // files follow: the rig's accessors are what the bmc tests assert on.
 func TestIPMISimRig(t *testing.T) {
+	RequirePeers(t)
 	s := StartIPMISim(t)
 	run := func(args ...string) string {
 		t.Helper()

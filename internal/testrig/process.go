@@ -12,9 +12,11 @@ import (
 	"time"
 )
 
-// Need fails the test unless the program is on PATH, naming the Debian package that has it.
+// Need fails the test unless the program is on PATH, naming the Debian package that has it. A
+// test that needs a peer program calls RequirePeers first (mustBeAsked fails it otherwise).
 func Need(t TB, program, debianPackage string) string {
 	t.Helper()
+	mustBeAsked(t, program)
 	p, err := exec.LookPath(program)
 	if err != nil {
 		t.Fatalf("%s is not installed: apt-get install %s (the README's test command installs it)", program, debianPackage)

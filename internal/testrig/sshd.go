@@ -68,6 +68,7 @@ type SSHDOptions struct {
 // shells, and sshd refuses to re-exec itself unless started by absolute path.
 func SSHDPath(t TB) string {
 	t.Helper()
+	mustBeAsked(t, "sshd")
 	if p, err := exec.LookPath("sshd"); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
 			return abs
@@ -309,6 +310,16 @@ func newEd25519(t TB, comment string) (privPEM, authorizedKey string) {
 		t.Fatalf("encoding ed25519 public key: %v", err)
 	}
 	return encodePrivate(t, priv, comment), string(ssh.MarshalAuthorizedKey(sshPub))
+}
+
+// ClientKey writes a new unencrypted ed25519 private key (OpenSSH form, mode 0600) to path and
+// returns its authorized_keys line: a key for a test that only plans with one, made in Go so that
+// the test needs no ssh-keygen.
+func ClientKey(t TB, path string) (authorizedKey string) {
+	t.Helper()
+	priv, pub := newEd25519(t, "gpucluster-test")
+	writeFile(t, path, priv, 0o600)
+	return pub
 }
 
 // encodePrivate writes a private key in OpenSSH PEM form, the one sshd and ssh(1) use.

@@ -47,6 +47,7 @@ func runRig(t *testing.T, c *ssh.Client, cmd string) string {
 }
 
 func TestSSHDTwoHostsAndChangedHostKey(t *testing.T) {
+	RequirePeers(t)
 	a := StartSSHD(t, SSHDOptions{})
 	b := StartSSHD(t, SSHDOptions{Host: "127.0.0.2", Share: a})
 
