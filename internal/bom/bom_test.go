@@ -36,11 +36,27 @@ func design(t *testing.T, p topogen.Params) *topogen.Design {
 
 func forDesign(t *testing.T, p topogen.Params) BOM {
 	t.Helper()
-	b, err := ForDesign(design(t, p), nil, cat)
+	b, err := designBOM(design(t, p), nil, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// designBOM is the BOM of a generated design, appliance links included, as gpucluster_bom
+// builds it. g may be nil, in which case the design's graph is built here; a design that does
+// not build is an error.
+func designBOM(d *topogen.Design, g *fabric.Graph, cat *catalog.Catalog) (BOM, error) {
+	if g == nil {
+		var probs []fabric.Problem
+		g, probs = fabric.Build(d.Spec(), cat)
+		for _, p := range probs {
+			if p.Severity == fabric.Error {
+				return BOM{}, fmt.Errorf("design does not build: %s", p)
+			}
+		}
+	}
+	return Build(g, cat, Options{External: ExternalLinks(d)}), nil
 }
 
 func qty(b BOM, category, sku string) int {
@@ -218,7 +234,7 @@ func TestBySKUMergesCategories(t *testing.T) {
 // fabric.CheckName.)
 func TestCSVRoundTrip(t *testing.T) {
 	d := design(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, ReservedNodeSlots: 1, RackPrefix: `hall-A.rack`})
-	b, err := ForDesign(d, nil, cat)
+	b, err := designBOM(d, nil, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +525,7 @@ func TestEveryKind(t *testing.T) {
 	} {
 		d := design(t, p)
 		g, _ := fabric.Build(d.Spec(), cat)
-		b, err := ForDesign(d, g, cat)
+		b, err := designBOM(d, g, cat)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,8 @@
 package bom
 
 import (
-	"fmt"
 	"sort"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -93,21 +90,4 @@ func ExternalLinks(d *topogen.Design) []ExternalLink {
 		})
 	}
 	return out
-}
-
-// ForDesign is the BOM of a generated design, appliance links included. g may be nil, in which
-// case the design's graph is built here; a design that does not build is an error.
-func ForDesign(d *topogen.Design, g *fabric.Graph, cat *catalog.Catalog) (BOM, error) {
-	if g == nil {
-		var probs []fabric.Problem
-		g, probs = fabric.Build(d.Spec(), cat)
-		if fabric.HasErrors(probs) {
-			for _, p := range probs {
-				if p.Severity == fabric.Error {
-					return BOM{}, fmt.Errorf("design does not build: %s", p)
-				}
-			}
-		}
-	}
-	return Build(g, cat, Options{External: ExternalLinks(d)}), nil
 }

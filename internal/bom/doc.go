@@ -26,6 +26,6 @@
 //   - HCAs are items only when they are not part of the node's orderable system: a node model
 //     with a SKU (DGX H100) ships with its compute HCAs.
 //
-// Appliance links (UFM in a reserved SU slot) are not graph devices; ForDesign and
+// Appliance links (UFM in a reserved SU slot) are not graph devices; ExternalLinks and
 // Options.External add them so the BOM matches RA-11333-001 Table 8 (4 UFM transceivers).
 package bom

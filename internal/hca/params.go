@@ -34,8 +34,6 @@ const (
 	TypeUnsigned ParamType = "UNSIGNED"
 	TypeInteger  ParamType = "INTEGER"
 	TypeBinary   ParamType = "BINARY"
-	TypeBytes    ParamType = "BYTES"
-	TypeString   ParamType = "STRING"
 )
 
 // Scope says how a parameter is instantiated on a device, which decides its

@@ -119,11 +119,6 @@ type DriftOptions struct {
 	Simulated bool
 }
 
-// Drift compares a declared fabric with a discovered one (real hardware speeds).
-func Drift(declared *fabric.Graph, discovered *Discovered) Report {
-	return DriftWith(declared, discovered, DriftOptions{})
-}
-
 type devPort struct {
 	dev  int32
 	port int

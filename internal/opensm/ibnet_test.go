@@ -212,7 +212,7 @@ func TestDrift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := Drift(declared, d); !r.Clean() {
+		if r := DriftWith(declared, d, DriftOptions{}); !r.Clean() {
 			t.Fatalf("report:\n%s", r)
 		}
 	})
@@ -261,7 +261,7 @@ Ca	1 "H-a088c20300445566"		# "gpu002 mlx5_0"
 		s.HCAs = append(s.HCAs, fabric.HCA{Name: host + "/mlx5_0", Node: host, Device: "mlx5_0", PortGUID: guid})
 		s.Cables = append(s.Cables, fabric.Cable{A: fabric.End{Device: host + "/mlx5_0", Port: 1}, B: fabric.End{Device: "leaf01", Port: i + 1}})
 	}
-	r := Drift(buildGraph(t, s), d)
+	r := DriftWith(buildGraph(t, s), d, DriftOptions{})
 	// leaf01 has no declared GUID and is recognised by its managed-switch description.
 	if got := r.Lines(); len(got) != 1 || got[0] != "degraded link: leaf01[2] <-> gpu002/mlx5_0[1] runs at 2xNDR, declared 4xNDR" {
 		t.Fatalf("report:\n%s", r)

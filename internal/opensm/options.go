@@ -2,7 +2,6 @@ package opensm
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -107,16 +106,6 @@ func init() {
 		optionTable[p+"vlarb_low"] = optInfo{kString, true}
 		optionTable[p+"sl2vl"] = optInfo{kString, true}
 	}
-}
-
-// OptionKeys returns every option key OpenSM 3.3 accepts, sorted.
-func OptionKeys() []string {
-	keys := make([]string, 0, len(optionTable))
-	for k := range optionTable {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // HotUpdatable reports whether OpenSM applies a new value of the option on the heavy sweep that

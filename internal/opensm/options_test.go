@@ -33,7 +33,7 @@ func TestOptionTableMatchesInstalledOpenSM(t *testing.T) {
 			unknown = append(unknown, k)
 		}
 	}
-	for _, k := range OptionKeys() {
+	for k := range optionTable {
 		if _, ok := dumped[k]; !ok && k != "dimn_ports_file" { // alias of port_search_ordering_file
 			notDumped = append(notDumped, k)
 		}

@@ -135,7 +135,7 @@ func TestSimulatedFatTree(t *testing.T) {
 		}
 		// On real hardware the same links would have to run at 4xNDR: the simulator's 4xHDR
 		// is reported as degraded when the stand-in is not expected.
-		hw := Drift(g, discover(t, sim))
+		hw := DriftWith(g, discover(t, sim), DriftOptions{})
 		if len(hw.Degraded) != len(g.Links) || hw.Degraded[0].Want != "4xNDR" || hw.Degraded[0].Got != "4xHDR" {
 			t.Fatalf("without the simulator option every link should be 4xHDR instead of 4xNDR; got %d degraded of %d, first %+v", len(hw.Degraded), len(g.Links), hw.Degraded[0])
 		}

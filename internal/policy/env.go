@@ -98,16 +98,6 @@ func NewEnv(g *fabric.Graph, r *analysis.Result, rules []Rule) *Env {
 	}}
 }
 
-// UnknownEnv is the context for a fabric not known yet (its lists still unknown at plan): every
-// rule that reads the fabric or the analysis comes back Unknown, while errors that do not depend
-// on them (an unknown function, a type error in a literal) still show.
-func UnknownEnv() *Env {
-	return &Env{ctx: &hcl.EvalContext{
-		Variables: map[string]cty.Value{VarFabric: cty.DynamicVal, VarAnalysis: cty.DynamicVal},
-		Functions: functions(),
-	}}
-}
-
 func str(s string) cty.Value { return cty.StringVal(s) }
 func inum(i int) cty.Value   { return cty.NumberIntVal(int64(i)) }
 func fnum(f float64) cty.Value {

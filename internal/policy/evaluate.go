@@ -47,17 +47,6 @@ func HasErrors(vs []Violation) bool {
 	return false
 }
 
-// HasUnknown reports whether some custom rule could not be decided yet: the caller leaves the
-// fabric's outputs unknown and evaluates again at apply.
-func HasUnknown(vs []Violation) bool {
-	for _, v := range vs {
-		if v.Severity == Unknown {
-			return true
-		}
-	}
-	return false
-}
-
 // Evaluate judges an analysed fabric against a policy and custom rules. g may be nil (then the
 // parts of `fabric` that need the graph, such as racks and links, are unknown to custom rules);
 // r is the analysis of g. The order of the result is fixed (see the package doc).

@@ -77,7 +77,7 @@ type Design struct {
 // ApplianceLink is a link from a fabric-manager appliance (UFM) in a reserved node slot to a
 // leaf port. Appliances are not graph devices: the catalog has no appliance model and the graph
 // holds only switches and HCAs. The link is part of the port plan, the summary and the BOM
-// (bom.ForDesign), and its leaf port must stay free of any other cable.
+// (bom.ExternalLinks), and its leaf port must stay free of any other cable.
 type ApplianceLink struct {
 	Key       string // "ufm01:1", the appliance end
 	Appliance string // "ufm01"

@@ -28,7 +28,7 @@
 //     is refused), no torus switch silently left without an endpoint.
 //   - Fabric-manager (UFM) appliances in reserved node slots are not graph devices (the catalog
 //     and the graph know switches, nodes and HCAs only); their links are ApplianceLinks, counted
-//     in the summary (appliance-leaf), the port plan and the BOM (bom.ForDesign).
+//     in the summary (appliance-leaf), the port plan and the BOM (bom.ExternalLinks).
 //
 // The package is pure Go without Terraform imports; the provider converts Design to Terraform
 // objects.
