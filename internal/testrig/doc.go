@@ -9,4 +9,9 @@
 //   - A peer is stopped by its PID (process group), never by name, when the test ends
 //     (t.Cleanup), whether the test passed or not.
 //   - A missing program fails the test with the Debian package to install; it never skips.
+//   - A test that starts a peer program calls RequirePeers first: it runs when the run asks for
+//     peers (GPUCLUSTER_PEERS=1 or TF_ACC, as `make testacc` and `make check` do), skips in the
+//     fast loop (`make test`), and fails in CI when not asked for. Looking up a peer program under
+//     `go test` without that request fails the test (mustBeAsked), so no test can forget the
+//     gate. The in-process Redfish service needs no package and is not gated.
 package testrig
