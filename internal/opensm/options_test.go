@@ -15,6 +15,7 @@ import (
 // full option file the installed OpenSM writes with `opensm -c`: every key it writes must be
 // known, and every known key but the documented alias must be one it writes.
 func TestOptionTableMatchesInstalledOpenSM(t *testing.T) {
+	testrig.RequirePeers(t)
 	testrig.Need(t, "opensm", "opensm")
 	out := filepath.Join(t.TempDir(), "default.conf")
 	cmd := exec.Command("opensm", "-c", out)

@@ -107,6 +107,7 @@ func discover(t *testing.T, sim *testrig.IBSim) *Discovered {
 // partitions reach the ports, a counter set in the simulator shows in perfquery, and an unlinked
 // cable shows up as missing.
 func TestSimulatedFatTree(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	dir := sim.Dir
 	cfg, _ := renderInto(t, g, dir, GraphOptions{})
@@ -229,6 +230,7 @@ func TestSimulatedFatTree(t *testing.T) {
 // TestPartitionChangeBySIGHUP changes partitions.conf under a running OpenSM: Reload says a
 // SIGHUP is enough, and after it the new member carries the P_Key.
 func TestPartitionChangeBySIGHUP(t *testing.T) {
+	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	dir := sim.Dir
 	cfg, before := renderInto(t, g, dir, GraphOptions{})
@@ -309,6 +311,7 @@ func readLogIfAny(dir string) string {
 // TestSimulatedFatTree1024 is the same pipeline at SuperPOD scale: 32 leaves, 16 spines,
 // 1024 HCAs (128 DGX H100), radix 64.
 func TestSimulatedFatTree1024(t *testing.T) {
+	testrig.RequirePeers(t)
 	g := buildGraph(t, fatTreeSpec(32, 16, 32))
 	began := time.Now()
 	sim := testrig.StartIBSim(t, ExpectedTopology(g))
@@ -331,6 +334,7 @@ func TestSimulatedFatTree1024(t *testing.T) {
 // TestSimulatedDragonflyUpdn routes a dragonfly+ (3 groups of 2 spines and 2 leaves, spines
 // linked across groups) with the engine FromGraph picks for it, updn, and the top tier as roots.
 func TestSimulatedDragonflyUpdn(t *testing.T) {
+	testrig.RequirePeers(t)
 	var sw []fabric.Switch
 	hcas := map[string]int{}
 	var links [][2]fabric.End
