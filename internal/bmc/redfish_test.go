@@ -271,10 +271,9 @@ func TestRedfishWrongPasswordAndTLS(t *testing.T) {
 	// would wait out the timeout on a port where nothing answers.
 	cfg.Protocols = nil
 	cfg.IPMIPort = testrig.FreeUDPPort(t)
-	start := time.Now()
 	_, err = Open(context.Background(), cfg)
-	if !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), "(ipmi)") || time.Since(start) > 2*time.Second {
-		t.Fatalf("wrong password with IPMI as fallback: %v after %s", err, time.Since(start))
+	if !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), "(ipmi)") {
+		t.Fatalf("wrong password with IPMI as fallback: %v", err)
 	}
 
 	cfg = rfConfig(rig, logs)
@@ -327,14 +326,15 @@ func TestRedfishDeadBMC(t *testing.T) {
 	if d := time.Since(start); d > timeout+slack || !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("Read of a BMC that hung after login: %v after %s", err, time.Since(start))
 	}
-	start = time.Now()
-	if err := s.SetPower(context.Background(), "on"); !errors.Is(err, ErrUnreachable) || time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("a broken session must fail at once: %v after %s", err, time.Since(start))
+	// A broken session fails at once: it does not send the request to the BMC that let it down.
+	sent := rig.Requests()
+	if err := s.SetPower(context.Background(), "on"); !errors.Is(err, ErrUnreachable) || rig.Requests() != sent {
+		t.Fatalf("a broken session must fail without asking the BMC: %v (%d requests sent)", err, rig.Requests()-sent)
 	}
-	start = time.Now()
-	_ = s.Close()
-	if time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("Close of a broken session blocked for %s", time.Since(start))
+	// Close does not wait for the hung BMC: waiting would end in the timeout's error, and the
+	// logout goes on in the background.
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close of a broken session waited for the BMC: %v", err)
 	}
 	rig.Unhang()
 	waitSlotsFree(t)

@@ -109,6 +109,7 @@ type Redfish struct {
 	liveSessions, maxLiveSessions, sessionsCreated int
 	inFlight, maxInFlight                          int
 	failedLogins                                   int
+	requests                                       int
 }
 
 type rfBoot struct {
@@ -368,6 +369,14 @@ func (r *Redfish) FailedLogins() int {
 	return r.failedLogins
 }
 
+// Requests counts the requests received, hung ones included: a test shows that a call did not
+// go to the BMC by the count it left unchanged, not by how fast it returned.
+func (r *Redfish) Requests() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requests
+}
+
 // MaxInFlight is the largest number of requests handled at the same time.
 func (r *Redfish) MaxInFlight() int {
 	r.mu.Lock()
@@ -458,6 +467,7 @@ type rfRequest struct {
 
 func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
+	r.requests++
 	r.inFlight++
 	if r.inFlight > r.maxInFlight {
 		r.maxInFlight = r.inFlight
