@@ -395,44 +395,11 @@ func readRenderSettings(attrs map[string]attr.Value) (renderSettings, bool) {
 	return rs, known
 }
 
-// graphOptions are the options FromGraph gets: the subnet_manager's with the provider's
-// additions (log_file, force_log_flush).
-func (sm *renderSettings) graphOptions() (opensm.GraphOptions, *opensm.FieldError) {
-	o := sm.graph
-	opts := map[string]string{}
-	for k, v := range o.Options {
-		opts[k] = v
-	}
-	if sm.logFile != "" {
-		if v, set := opts["log_file"]; set && strings.TrimSpace(v) != sm.logFile {
-			return o, &opensm.FieldError{Field: "log_file", Option: "log_file",
-				Message: fmt.Sprintf("log_file %q and options.log_file %q differ: OpenSM would log to one and the provider read the other; set only log_file", sm.logFile, v)}
-		}
-		opts["log_file"] = sm.logFile
-	}
-	if _, set := opts["force_log_flush"]; !set {
-		opts["force_log_flush"] = "TRUE"
-	}
-	o.Options = opts
-	return o, nil
-}
-
-// logPath is the log the verification reads.
-func (sm *renderSettings) logPath() string {
-	if v := strings.TrimSpace(sm.graph.Options["log_file"]); v != "" {
-		return v
-	}
-	if sm.logFile != "" {
-		return sm.logFile
-	}
-	return opensm.DefaultLogFile
-}
-
 // renderOpenSM renders the files of g with rs: the one rendering of the fabric and of
 // gpucluster_opensm_files. It also returns what a good routing run of them looks like (the
 // verification after a push). A failure is a list of FieldErrors.
 func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Expect, opensm.Errors) {
-	gopts, ferr := rs.graphOptions()
+	gopts, ferr := rs.graph.WithLogFile(rs.logFile)
 	if ferr != nil {
 		return nil, opensm.Expect{}, opensm.Errors{ferr}
 	}
@@ -600,7 +567,7 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 	}
 	return opensm.Target{
 		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
-		LogFile: sm.logPath(), Expect: expect, VerifyTimeout: sm.verifyTimeout,
+		LogFile: opensm.LogPath(sm.graph.Options, sm.logFile), Expect: expect, VerifyTimeout: sm.verifyTimeout,
 		Progress: func(step string) { progress(ctx, "opensm %s: %s", host, step) },
 	}, func() { _ = c.Close() }, nil
 }
