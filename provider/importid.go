@@ -3,7 +3,11 @@ package provider
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // Inventory resources (racks, switches, cables, ...) describe hardware; there is no remote object
@@ -38,4 +42,40 @@ func parseImportID(id string, known ...string) (name string, kv map[string]strin
 		kv[k] = strings.TrimSpace(v)
 	}
 	return name, kv, nil
+}
+
+// requireImportKeys reports the first mandatory attribute missing from an import ID.
+func requireImportKeys(id string, kv map[string]string, syntax string, keys ...string) error {
+	var missing []string
+	for _, k := range keys {
+		if kv[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("import ID %q needs %s: %s", id, strings.Join(missing, " and "), syntax)
+	}
+	return nil
+}
+
+// importString is the import ID's value for key, or null when the ID leaves it out.
+func importString(kv map[string]string, key string) types.String {
+	if v, ok := kv[key]; ok {
+		return types.StringValue(v)
+	}
+	return types.StringNull()
+}
+
+// importInt64 is the import ID's whole number for key, or null when the ID leaves it out.
+func importInt64(diags *diag.Diagnostics, kv map[string]string, key string) types.Int64 {
+	v, ok := kv[key]
+	if !ok {
+		return types.Int64Null()
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		diags.AddError("Invalid import ID", fmt.Sprintf("%s=%q is not a whole number", key, v))
+		return types.Int64Null()
+	}
+	return types.Int64Value(n)
 }

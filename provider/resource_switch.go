@@ -2,11 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -15,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 )
 
 var (
@@ -198,67 +192,4 @@ func (r *switchResource) ImportState(ctx context.Context, req resource.ImportSta
 	}
 	m.Ports = types.Int64Value(int64(sm.Ports))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// Helpers shared by the inventory resources (switch, node, HCA, cable, partition).
-
-const positionUDescription = "Lowest rack unit the device occupies, counted from 1 at the bottom of the rack; " +
-	"the device takes its model's height upwards from there. The fabric checks it against the rack's `units` " +
-	"and against the other equipment of the rack, and estimates cable runs from it."
-
-// inventoryCatalog returns the provider's catalog, or the built-in one when the provider has not
-// been configured: Terraform configures the provider before any plan, so the fallback only serves
-// calls that come earlier and cannot see the user's catalog_files anyway.
-func inventoryCatalog(d *Data) *catalog.Catalog {
-	if d != nil && d.Catalog != nil {
-		return d.Catalog
-	}
-	return catalog.Default()
-}
-
-// addUnknownModel reports a model name the catalog does not know, listing the ones it does.
-func addUnknownModel(diags *diag.Diagnostics, p path.Path, kind, name string, valid []string) {
-	quoted := make([]string, len(valid))
-	for i, v := range valid {
-		quoted[i] = strconv.Quote(v)
-	}
-	diags.AddAttributeError(p, "Unknown "+kind+" model",
-		fmt.Sprintf("unknown %s model %q; the catalog has %s (add more with the provider's catalog_files)",
-			kind, name, strings.Join(quoted, ", ")))
-}
-
-// requireImportKeys reports the first mandatory attribute missing from an import ID.
-func requireImportKeys(id string, kv map[string]string, syntax string, keys ...string) error {
-	var missing []string
-	for _, k := range keys {
-		if kv[k] == "" {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("import ID %q needs %s: %s", id, strings.Join(missing, " and "), syntax)
-	}
-	return nil
-}
-
-// importString is the import ID's value for key, or null when the ID leaves it out.
-func importString(kv map[string]string, key string) types.String {
-	if v, ok := kv[key]; ok {
-		return types.StringValue(v)
-	}
-	return types.StringNull()
-}
-
-// importInt64 is the import ID's whole number for key, or null when the ID leaves it out.
-func importInt64(diags *diag.Diagnostics, kv map[string]string, key string) types.Int64 {
-	v, ok := kv[key]
-	if !ok {
-		return types.Int64Null()
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		diags.AddError("Invalid import ID", fmt.Sprintf("%s=%q is not a whole number", key, v))
-		return types.Int64Null()
-	}
-	return types.Int64Value(n)
 }
