@@ -273,24 +273,6 @@ func openSMDigests(m types.Map) map[string]opensm.Digest {
 	return out
 }
 
-// durationValidator accepts a Go duration such as "90s" or "2m".
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return "a Go duration such as 90s or 2m"
-}
-func (v durationValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%q is not a positive Go duration such as \"90s\" or \"2m\".", req.ConfigValue.ValueString()))
-	}
-}
-
 // readSubnetManager reads a known subnet_manager with the defaults applied; ok is false when it
 // is null, unknown or holds unknown values.
 func readSubnetManager(ctx context.Context, o types.Object, diags *diag.Diagnostics) (subnetManager, bool) {

@@ -160,59 +160,6 @@ func nullHCAFirmwareFields(m *hcaModel) {
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(hcaTimeoutsAttrTypes)}
 }
 
-// mlxconfigSettingsValidator checks firmware_settings against the mlxconfig parameter database
-// (internal/hca.Validate): unknown names, with what was probably meant, and invalid values,
-// with what the parameter takes. Names listed in unchecked_parameters and unknown to the
-// database are left to the card.
-type mlxconfigSettingsValidator struct{}
-
-func (mlxconfigSettingsValidator) Description(context.Context) string {
-	return "names and values must be valid mlxconfig parameters"
-}
-
-func (v mlxconfigSettingsValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator.MapRequest, resp *validator.MapResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	unchecked := map[string]bool{}
-	var set types.Set
-	if d := req.Config.GetAttribute(ctx, path.Root("unchecked_parameters"), &set); !d.HasError() && !set.IsNull() && !set.IsUnknown() {
-		for _, e := range set.Elements() {
-			if s, ok := e.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
-				unchecked[s.ValueString()] = true
-			}
-		}
-	}
-	settings := map[string]string{}
-	for name, val := range req.ConfigValue.Elements() {
-		s, ok := val.(types.String)
-		if !ok || s.IsUnknown() || s.IsNull() {
-			continue
-		}
-		settings[name] = s.ValueString()
-	}
-	for _, err := range hca.Validate(settings) {
-		var pe *hca.ParamError
-		if !errors.As(err, &pe) {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid mlxconfig setting", err.Error())
-			continue
-		}
-		if pe.Kind == hca.UnknownParam && unchecked[pe.Param] {
-			continue
-		}
-		detail := err.Error()
-		if pe.Kind == hca.UnknownParam {
-			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
-				"this parameter, list it in unchecked_parameters."
-		}
-		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(pe.Param), "Invalid mlxconfig setting", detail)
-	}
-}
-
 // modifyFirmwarePlan checks that firmware settings have a host to run on and fills the computed
 // attributes: firmware_version keeps what the last refresh read, pending_reboot too unless the
 // settings or the reset change; both are unknown when the HCA is reached anew.

@@ -17,8 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
@@ -61,12 +59,6 @@ var (
 	// parser could read as more than one word.
 	sshHostRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$`)
 )
-
-// deviceValidator accepts an RDMA device name such as mlx5_0.
-// It is the fabric's name rule (fabric.CheckName), which an HCA's device in a plain object meets.
-func deviceValidator() validator.String {
-	return stringRule{"Invalid device name", "an RDMA device name as `ibstat` or `ibv_devices` list it, e.g. \"mlx5_0\"", fabric.CheckName}
-}
 
 func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node"

@@ -236,46 +236,6 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// partitionMemberValidator requires each member to name exactly one of hca and guid.
-type partitionMemberValidator struct{}
-
-func (partitionMemberValidator) Description(context.Context) string {
-	return "exactly one of hca and guid must be set"
-}
-
-func (v partitionMemberValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (partitionMemberValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	attrs := req.ConfigValue.Attributes()
-	set := 0
-	for _, k := range []string{"hca", "guid"} {
-		v, ok := attrs[k]
-		if !ok {
-			continue
-		}
-		if v.IsUnknown() {
-			return // decided once the value is known
-		}
-		if !v.IsNull() {
-			set++
-		}
-	}
-	const right = "name either an HCA of the fabric (hca = \"gpu001/mlx5_0\") or a port GUID or OpenSM keyword (guid = \"0x...\" or \"ALL_CAS\")"
-	switch set {
-	case 0:
-		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names nothing",
-			fmt.Sprintf("%s sets neither hca nor guid; %s", req.Path, right))
-	case 2:
-		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names two ports",
-			fmt.Sprintf("%s sets both hca and guid; %s, one per member", req.Path, right))
-	}
-}
-
 func joinInts(vs []int) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {

@@ -7,12 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
 )
 
 // The resources' validators are thin wrappers over the attribute rules of internal/fabric
@@ -250,4 +253,121 @@ func withPath(p path.Path, detail string) string {
 // whole path in the detail.
 func addRuleError(diags *diag.Diagnostics, p path.Path, summary, msg string) {
 	diags.AddAttributeError(shownPath(p), summary, withPath(p, msg))
+}
+
+// durationValidator accepts a Go duration such as "90s" or "2m".
+type durationValidator struct{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a Go duration such as 90s or 2m"
+}
+func (v durationValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%q is not a positive Go duration such as \"90s\" or \"2m\".", req.ConfigValue.ValueString()))
+	}
+}
+
+// mlxconfigSettingsValidator checks firmware_settings against the mlxconfig parameter database
+// (internal/hca.Validate): unknown names, with what was probably meant, and invalid values,
+// with what the parameter takes. Names listed in unchecked_parameters and unknown to the
+// database are left to the card.
+type mlxconfigSettingsValidator struct{}
+
+func (mlxconfigSettingsValidator) Description(context.Context) string {
+	return "names and values must be valid mlxconfig parameters"
+}
+
+func (v mlxconfigSettingsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	unchecked := map[string]bool{}
+	var set types.Set
+	if d := req.Config.GetAttribute(ctx, path.Root("unchecked_parameters"), &set); !d.HasError() && !set.IsNull() && !set.IsUnknown() {
+		for _, e := range set.Elements() {
+			if s, ok := e.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
+				unchecked[s.ValueString()] = true
+			}
+		}
+	}
+	settings := map[string]string{}
+	for name, val := range req.ConfigValue.Elements() {
+		s, ok := val.(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() {
+			continue
+		}
+		settings[name] = s.ValueString()
+	}
+	for _, err := range hca.Validate(settings) {
+		var pe *hca.ParamError
+		if !errors.As(err, &pe) {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid mlxconfig setting", err.Error())
+			continue
+		}
+		if pe.Kind == hca.UnknownParam && unchecked[pe.Param] {
+			continue
+		}
+		detail := err.Error()
+		if pe.Kind == hca.UnknownParam {
+			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
+				"this parameter, list it in unchecked_parameters."
+		}
+		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(pe.Param), "Invalid mlxconfig setting", detail)
+	}
+}
+
+// partitionMemberValidator requires each member to name exactly one of hca and guid.
+type partitionMemberValidator struct{}
+
+func (partitionMemberValidator) Description(context.Context) string {
+	return "exactly one of hca and guid must be set"
+}
+
+func (v partitionMemberValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (partitionMemberValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	set := 0
+	for _, k := range []string{"hca", "guid"} {
+		v, ok := attrs[k]
+		if !ok {
+			continue
+		}
+		if v.IsUnknown() {
+			return // decided once the value is known
+		}
+		if !v.IsNull() {
+			set++
+		}
+	}
+	const right = "name either an HCA of the fabric (hca = \"gpu001/mlx5_0\") or a port GUID or OpenSM keyword (guid = \"0x...\" or \"ALL_CAS\")"
+	switch set {
+	case 0:
+		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names nothing",
+			fmt.Sprintf("%s sets neither hca nor guid; %s", req.Path, right))
+	case 2:
+		resp.Diagnostics.AddAttributeError(req.Path, "Partition member names two ports",
+			fmt.Sprintf("%s sets both hca and guid; %s, one per member", req.Path, right))
+	}
+}
+
+// deviceValidator accepts an RDMA device name such as mlx5_0.
+// It is the fabric's name rule (fabric.CheckName), which an HCA's device in a plain object meets.
+func deviceValidator() validator.String {
+	return stringRule{"Invalid device name", "an RDMA device name as `ibstat` or `ibv_devices` list it, e.g. \"mlx5_0\"", fabric.CheckName}
 }
