@@ -113,12 +113,6 @@ func stashedValue(ctx context.Context, src listSource, name string) (tftypes.Val
 	return v, ok
 }
 
-// stashed reports whether the request went through Wrap with the source src.
-func stashed(ctx context.Context, src listSource) bool {
-	s, ok := ctx.Value(listStashKey{}).(*listStash)
-	return ok && s.lists[src] != nil
-}
-
 // Wrap returns a protocol 6 server that serves everything through inner, except that the
 // fabric inputs of gpucluster_fabric and of the data sources that read a fabric bypass
 // the framework (see the top of this file), and that numbers which fit no attribute are refused
@@ -140,7 +134,7 @@ type bypassServer struct {
 func (s *bypassServer) types(ctx context.Context) {
 	s.once.Do(func() {
 		s.resources, s.dataSources = map[string]tftypes.Object{}, map[string]tftypes.Object{}
-		resp, err := s.ProviderServer.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+		resp, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil || resp == nil {
 			return
 		}
@@ -285,6 +279,7 @@ func (s *bypassServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
 	})
 	if err != nil {
+		//nolint:nilerr // the framework's own message, returned as a diagnostic as the framework does
 		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: []*tfprotov6.Diagnostic{{
 			Severity: tfprotov6.DiagnosticSeverityError,
 			Summary:  "Unable to Read Previously Saved State for UpgradeResourceState",
@@ -295,7 +290,7 @@ func (s *bypassServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 	}
 	dv, err := tfprotov6.NewDynamicValue(typ, v)
 	if err != nil {
-		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: bypassError(req.TypeName, err)}, nil //nolint:nilerr // protocol errors go to Terraform as diagnostics, as the framework does
 	}
 	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &dv}, nil
 }

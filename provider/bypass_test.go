@@ -18,14 +18,14 @@ func bypassFixture(t *testing.T) (tfprotov6.ProviderServer, tftypes.Object, tfty
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := resp.ResourceSchemas["gpucluster_fabric"].ValueType().(tftypes.Object)
+	typ := as[tftypes.Object](t, resp.ResourceSchemas["gpucluster_fabric"].ValueType())
 	attrs := map[string]tftypes.Value{}
 	for name, at := range typ.AttributeTypes {
 		attrs[name] = tftypes.NewValue(at, nil)
 	}
 	mapOf := func(name string, elems map[string]map[string]tftypes.Value) tftypes.Value {
-		mt := typ.AttributeTypes[name].(tftypes.Map)
-		ot := mt.ElementType.(tftypes.Object)
+		mt := as[tftypes.Map](t, typ.AttributeTypes[name])
+		ot := as[tftypes.Object](t, mt.ElementType)
 		vals := map[string]tftypes.Value{}
 		for key, e := range elems {
 			full := map[string]tftypes.Value{}
@@ -42,7 +42,7 @@ func bypassFixture(t *testing.T) (tfprotov6.ProviderServer, tftypes.Object, tfty
 	}
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	num := func(n int) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
-	endType := typ.AttributeTypes["cables"].(tftypes.Map).ElementType.(tftypes.Object).AttributeTypes["a"].(tftypes.Object)
+	endType := as[tftypes.Object](t, as[tftypes.Object](t, as[tftypes.Map](t, typ.AttributeTypes["cables"]).ElementType).AttributeTypes["a"])
 	end := func(dev string, port int) tftypes.Value {
 		return tftypes.NewValue(endType, map[string]tftypes.Value{"device": str(dev), "port": num(port)})
 	}
@@ -146,7 +146,7 @@ func TestWrapPlanFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt := sch.Provider.ValueType().(tftypes.Object)
+	pt := as[tftypes.Object](t, sch.Provider.ValueType())
 	pattrs := map[string]tftypes.Value{}
 	for name, at := range pt.AttributeTypes {
 		pattrs[name] = tftypes.NewValue(at, nil)

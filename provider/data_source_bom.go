@@ -158,7 +158,7 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	cat := inventoryCatalog(d.data)
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
-	g, unknown, diags := readFabricGraph(ctx, cat, fromConfig, &m.fabricInputsModel)
+	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
 	rd := specReader{}
 	ext := externalLinks(ctx, &rd, m.ExternalLinks)
 	resp.Diagnostics.Append(diags...)

@@ -80,7 +80,7 @@ func (d *diagramDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	g, unknown, diags := readFabricGraph(ctx, cat, fromConfig, &m.fabricInputsModel)
+	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -216,7 +216,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
-	spec, unknown, d := readFabricSpec(ctx, inventoryCatalog(data), fromConfig, &m.fabricInputsModel)
+	spec, unknown, d := readFabricSpec(ctx, inventoryCatalog(data), &m.fabricInputsModel)
 	diags.Append(d...)
 	if unknown && !diags.HasError() {
 		diags.AddError("Unknown values", "The declared fabric holds values that are not known yet; Terraform reads this data source once they are.")

@@ -138,7 +138,7 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	g, unknown, diags := readFabricGraph(ctx, cat, fromConfig, &m.fabricInputsModel)
+	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

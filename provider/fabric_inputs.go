@@ -27,8 +27,8 @@ import (
 //  1. adds fabricInputAttributes() to its schema,
 //  2. embeds fabricInputsModel in its model (`fabricInputsModel` with no tag),
 //  3. is listed in bypass.go (bypassResources or bypassDataSources), and
-//  4. calls readFabricGraph (or readFabricSpec) with the request source it reads (fromConfig
-//     in a data source's Read).
+//  4. calls readFabricGraph (or readFabricSpec), which read the config, or the request value
+//     that withStashedLists chose (the fabric's plan and prior state).
 //
 // Through Wrap the model's input fields are null (bypass.go strips them); the reader takes the
 // values from Wrap's stash, or from the model when the request did not go through Wrap.
@@ -132,12 +132,14 @@ func hasFabricInputs(ctx context.Context, src listSource, in *fabricInputsModel)
 	return false
 }
 
-// readFabricSpec returns the fabric that the inputs of the request source src describe: the
+// readFabricSpec returns the fabric that the inputs describe (the config's, or those of the
+// request value withStashedLists chose): the
 // graph of `design` (topogen regenerates it from the normalized design), less `absent_cables`,
 // merged by name with the items of the maps (an item of a generated name replaces the generated
 // one, a new name adds). Missing values and refusals are attribute errors. unknown is true when a
 // value the graph depends on is not known yet (spec is then nil).
-func readFabricSpec(ctx context.Context, cat *catalog.Catalog, src listSource, in *fabricInputsModel) (spec *fabric.Spec, unknown bool, diags diag.Diagnostics) {
+func readFabricSpec(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (spec *fabric.Spec, unknown bool, diags diag.Diagnostics) {
+	src := fromConfig
 	if in.srcSet {
 		src = in.src
 	}
@@ -180,11 +182,11 @@ func readFabricSpec(ctx context.Context, cat *catalog.Catalog, src listSource, i
 	return gen, false, r.diags
 }
 
-// readFabricGraph is readFabricSpec and fabric.Build, with the build's problems as diagnostics
-// on the attributes at fault. The graph is nil while the inputs are unknown or when they hold
-// errors.
-func readFabricGraph(ctx context.Context, cat *catalog.Catalog, src listSource, in *fabricInputsModel) (g *fabric.Graph, unknown bool, diags diag.Diagnostics) {
-	spec, unknown, diags := readFabricSpec(ctx, cat, src, in)
+// readFabricGraph is readFabricSpec of the config (or of the source withStashedLists chose) and
+// fabric.Build, with the build's problems as diagnostics on the attributes at fault. The graph is
+// nil while the inputs are unknown or when they hold errors.
+func readFabricGraph(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (g *fabric.Graph, unknown bool, diags diag.Diagnostics) {
+	spec, unknown, diags := readFabricSpec(ctx, cat, in)
 	if spec == nil || diags.HasError() {
 		return nil, unknown, diags
 	}
@@ -289,19 +291,20 @@ func removeAbsent(spec *fabric.Spec, absent []string, diags *diag.Diagnostics) {
 	drop := make([]bool, len(spec.Cables))
 	for k, entry := range absent {
 		p := path.Root("absent_cables").AtListIndex(k)
-		i, ok := -1, false
+		var i int
+		var ok bool
 		if left, right, full := strings.Cut(entry, "<->"); full {
 			a, b := strings.TrimSpace(left), strings.TrimSpace(right)
 			i, ok = byLabel[a+" <-> "+b]
 			if !ok {
-				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("%q is not a cable of the design. %s", entry, nearbyCables(spec, byEnd, a, b)))
+				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("%q is not a cable of the design. %s", entry, nearbyCables(spec, a, b)))
 				continue
 			}
 		} else {
 			e := strings.TrimSpace(entry)
 			i, ok = byEnd[e]
 			if !ok {
-				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("no cable of the design ends at %q. %s", entry, nearbyCables(spec, byEnd, e)))
+				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("no cable of the design ends at %q. %s", entry, nearbyCables(spec, e)))
 				continue
 			}
 		}
@@ -318,7 +321,7 @@ func removeAbsent(spec *fabric.Spec, absent []string, diags *diag.Diagnostics) {
 
 // nearbyCables names the generated cables closest to the ends asked for: those of the same
 // device on the nearest ports, or, for a device the design lacks, the nearest device names.
-func nearbyCables(spec *fabric.Spec, byEnd map[string]int, ends ...string) string {
+func nearbyCables(spec *fabric.Spec, ends ...string) string {
 	var out []string
 	for _, e := range ends {
 		dev, portStr, ok := cutLast(e, ":")

@@ -174,7 +174,11 @@ func (s *shape[T]) schemaAttribute() schema.MapNestedAttribute {
 
 // tfTypeOf caches the tftypes object type of a shape.
 func tfTypeOf(t types.ObjectType) tftypes.Object {
-	return t.TerraformType(context.Background()).(tftypes.Object)
+	o, ok := t.TerraformType(context.Background()).(tftypes.Object)
+	if !ok {
+		panic("an object type's Terraform type is not an object") // framework contract: never happens
+	}
+	return o
 }
 
 // ---- the tables ----
@@ -296,16 +300,13 @@ func orKey(v, key string) string {
 // Object types of the shapes, made once: the element types of the fabric's maps and of
 // gpucluster_topology's.
 var (
-	rackObjType      = rackShape.objectType()
-	switchObjType    = switchShape.objectType()
-	nodeObjType      = nodeShape.objectType()
-	hcaObjType       = hcaShape.objectType()
-	cableObjType     = cableShape.objectType()
-	partitionObjType = partitionShape.objectType()
+	rackObjType   = rackShape.objectType()
+	switchObjType = switchShape.objectType()
+	nodeObjType   = nodeShape.objectType()
+	hcaObjType    = hcaShape.objectType()
+	cableObjType  = cableShape.objectType()
 
-	tfRackObj   = tfTypeOf(rackObjType)
 	tfSwitchObj = tfTypeOf(switchObjType)
-	tfNodeObj   = tfTypeOf(nodeObjType)
 	tfHCAObj    = tfTypeOf(hcaObjType)
 	tfCableObj  = tfTypeOf(cableObjType)
 	tfEndObj    = tfTypeOf(endObjectType)

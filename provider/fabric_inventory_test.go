@@ -139,14 +139,14 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fab := resp.ResourceSchemas["gpucluster_fabric"].ValueType().(tftypes.Object)
-	topo := resp.DataSourceSchemas["gpucluster_topology"].ValueType().(tftypes.Object)
+	fab := as[tftypes.Object](t, resp.ResourceSchemas["gpucluster_fabric"].ValueType())
+	topo := as[tftypes.Object](t, resp.DataSourceSchemas["gpucluster_topology"].ValueType())
 	resources := map[string]string{
 		"racks": "gpucluster_rack", "switches": "gpucluster_switch", "nodes": "gpucluster_node",
 		"hcas": "gpucluster_hca", "cables": "gpucluster_cable", "partitions": "gpucluster_partition",
 	}
 	for m, res := range resources {
-		elem := fab.AttributeTypes[m].(tftypes.Map).ElementType
+		elem := as[tftypes.Map](t, fab.AttributeTypes[m]).ElementType
 		rt := resp.ResourceSchemas[res].ValueType()
 		if !fits(rt, elem) {
 			t.Errorf("%s: a %s object does not fit the fabric's map element %s", m, res, elem)
@@ -163,7 +163,7 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 		if !ok {
 			continue // not written yet
 		}
-		dt := ds.ValueType().(tftypes.Object)
+		dt := as[tftypes.Object](t, ds.ValueType())
 		for _, in := range fabricInputNames {
 			if at, ok := dt.AttributeTypes[in]; !ok || !at.Equal(fab.AttributeTypes[in]) {
 				t.Errorf("%s: input %s is %v, not the fabric's %s", name, in, at, fab.AttributeTypes[in])
@@ -195,12 +195,12 @@ func TestInputsCarryNoFrameworkBehaviour(t *testing.T) {
 		}
 		children := map[string]schema.Attribute{}
 		if fv := v.FieldByName("Attributes"); fv.IsValid() {
-			for k, c := range fv.Interface().(map[string]schema.Attribute) {
+			for k, c := range as[map[string]schema.Attribute](t, fv.Interface()) {
 				children[k] = c
 			}
 		}
 		if fv := v.FieldByName("NestedObject"); fv.IsValid() {
-			no := fv.Interface().(schema.NestedAttributeObject)
+			no := as[schema.NestedAttributeObject](t, fv.Interface())
 			for k, c := range no.Attributes {
 				children[k] = c
 			}
@@ -261,7 +261,7 @@ func TestFabricGetsTheTopologysGraph(t *testing.T) {
 			des, out := topologyInputs(t, p)
 			want := des.FabricSpec()
 
-			byDesign, unknown, diags := readFabricSpec(stashCtx(map[string]tftypes.Value{"design": out["design"]}), cat, fromConfig, &fabricInputsModel{})
+			byDesign, unknown, diags := readFabricSpec(stashCtx(map[string]tftypes.Value{"design": out["design"]}), cat, &fabricInputsModel{})
 			if diags.HasError() || unknown {
 				t.Fatalf("design: %v", diags)
 			}
@@ -273,7 +273,7 @@ func TestFabricGetsTheTopologysGraph(t *testing.T) {
 			for _, m := range []string{"racks", "switches", "nodes", "hcas", "cables"} {
 				maps[m] = out[m]
 			}
-			byMaps, unknown, diags := readFabricSpec(stashCtx(maps), cat, fromConfig, &fabricInputsModel{})
+			byMaps, unknown, diags := readFabricSpec(stashCtx(maps), cat, &fabricInputsModel{})
 			if diags.HasError() || unknown {
 				t.Fatalf("maps: %v", diags)
 			}
@@ -327,7 +327,7 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 		"switches":      sw,
 		"absent_cables": list(c0.A.String(), full.B.String()+" <-> "+full.A.String()),
 	}
-	spec, _, diags := readFabricSpec(stashCtx(inputs), cat, fromConfig, &fabricInputsModel{})
+	spec, _, diags := readFabricSpec(stashCtx(inputs), cat, &fabricInputsModel{})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -347,7 +347,7 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 	}
 
 	inputs["absent_cables"] = list(c0.A.String(), "leaf01:99", "laef01:3")
-	_, _, diags = readFabricSpec(stashCtx(inputs), cat, fromConfig, &fabricInputsModel{})
+	_, _, diags = readFabricSpec(stashCtx(inputs), cat, &fabricInputsModel{})
 	var got []string
 	for _, d := range diags.Errors() {
 		got = append(got, d.Detail())
@@ -357,7 +357,7 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 		t.Errorf("errors %q", got)
 	}
 	for i, d := range diags.Errors() {
-		wd := d.(diag.DiagnosticWithPath)
+		wd := as[diag.DiagnosticWithPath](t, d)
 		if want := "absent_cables[" + []string{"1", "2"}[i] + "]"; wd.Path().String() != want {
 			t.Errorf("error on %s, want %s", wd.Path(), want)
 		}

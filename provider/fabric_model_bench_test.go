@@ -36,7 +36,7 @@ func BenchmarkSpecReader(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				spec, _, diags := readFabricSpec(ctx, cat, fromConfig, &fabricInputsModel{})
+				spec, _, diags := readFabricSpec(ctx, cat, &fabricInputsModel{})
 				if spec == nil || len(spec.Cables) != 3*n || diags.HasError() {
 					b.Fatalf("spec %v, diags %v", spec != nil, diags)
 				}

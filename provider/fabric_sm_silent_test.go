@@ -33,7 +33,7 @@ func TestAccFabricSubnetManagerSilentHost(t *testing.T) {
 			defer c.Close() // held open, silent, until the test ends
 		}
 	}()
-	silent := l.Addr().(*net.TCPAddr).Port
+	silent := as[*net.TCPAddr](t, l.Addr()).Port
 	cfg := r.fabricSMConfig("")
 	cfg = strings.Replace(cfg, fmt.Sprintf("port            = %d", r.sshd.Port), fmt.Sprintf("port            = %d", silent), 1)
 	cfg = strings.Replace(cfg, "  subnet_manager = local.sm\n}", "  subnet_manager = local.sm\n  timeouts {\n    create = \"6s\"\n  }\n}", 1)

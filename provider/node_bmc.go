@@ -83,15 +83,6 @@ var bmcUserAttrTypes = map[string]attr.Type{
 	"name": types.StringType, "role": types.StringType, "password": types.StringType, "password_version": types.StringType,
 }
 
-type inventoryModel struct {
-	Protocol     types.String `tfsdk:"protocol"`
-	Vendor       types.String `tfsdk:"vendor"`
-	Model        types.String `tfsdk:"model"`
-	Serial       types.String `tfsdk:"serial"`
-	BMCFirmware  types.String `tfsdk:"bmc_firmware"`
-	BIOSFirmware types.String `tfsdk:"bios_firmware"`
-}
-
 var inventoryAttrTypes = map[string]attr.Type{
 	"protocol": types.StringType, "vendor": types.StringType, "model": types.StringType, "serial": types.StringType,
 	"bmc_firmware": types.StringType, "bios_firmware": types.StringType,

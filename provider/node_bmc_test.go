@@ -33,7 +33,7 @@ func (c expectBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		if rc.Address != c.addr {
 			continue
 		}
-		var v any = rc.Change.Before
+		v := rc.Change.Before
 		for _, p := range c.path {
 			m, ok := v.(map[string]any)
 			if !ok {

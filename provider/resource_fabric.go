@@ -180,7 +180,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 // buildFabric reads the inputs and builds the graph; nil while a value is unknown or when the
 // inputs have errors (reported in diags).
 func buildFabric(ctx context.Context, data *Data, m *fabricModel) (*fabric.Graph, diag.Diagnostics) {
-	g, _, diags := readFabricGraph(ctx, inventoryCatalog(data), fromConfig, &m.fabricInputsModel)
+	g, _, diags := readFabricGraph(ctx, inventoryCatalog(data), &m.fabricInputsModel)
 	return g, diags
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
 // The fabric's inputs (design, absent_cables and the inventory maps) are in fabric_inputs.go,
@@ -24,7 +26,7 @@ func policySchema() schema.SingleNestedAttribute {
 			"preset": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "`training-large`, `training-small`, `inference` or `dragonfly-plus`.",
-				Validators:          []validator.String{stringvalidator.OneOf("training-large", "training-small", "inference", "dragonfly-plus")},
+				Validators:          []validator.String{stringvalidator.OneOf(policy.PresetTrainingLarge, policy.PresetTrainingSmall, policy.PresetInference, policy.PresetDragonflyPlus)},
 			},
 			"max_oversubscription": schema.Float64Attribute{
 				Optional: true, MarkdownDescription: "Largest down:up ratio allowed at any tier, as a number (`2` means 2:1).",
@@ -87,8 +89,8 @@ func workloadSchema() schema.SingleNestedAttribute {
 
 func transportSchema() schema.StringAttribute {
 	return schema.StringAttribute{
-		Optional: true, Computed: true, Default: stringdefault.StaticString("infiniband"),
+		Optional: true, Computed: true, Default: stringdefault.StaticString(policy.TransportInfiniBand),
 		MarkdownDescription: "`infiniband` (default) or `roce`. RoCEv2 is accepted only up to 64 GPUs and only with `pfc = true`.",
-		Validators:          []validator.String{stringvalidator.OneOf("infiniband", "roce")},
+		Validators:          []validator.String{stringvalidator.OneOf(policy.Transports()...)},
 	}
 }

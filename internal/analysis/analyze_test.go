@@ -83,7 +83,7 @@ func recomputeCut(g *fabric.Graph, c Cut) (gbps float64, links, nA int) {
 	return gbps, links, nA
 }
 
-func analyze(t *testing.T, spec *fabric.Spec) (*fabric.Graph, Result) {
+func analyze(t *testing.T, spec *fabric.Spec) (*fabric.Graph, Result) { //nolint:unparam // the graph is for tests that check it against the result
 	t.Helper()
 	g := mustBuild(t, spec)
 	r := Analyze(g, nil)

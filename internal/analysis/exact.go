@@ -158,9 +158,10 @@ func roundUpPlaces(x float64) float64 {
 	return math.Ceil(x*s*(1-1e-12)) / s
 }
 
-// roundSignificant rounds x to n significant decimal digits, to nearest; the result is the float
-// nearest to that decimal, so it prints without noise.
-func roundSignificant(x float64, n int) float64 {
+// roundSignificant rounds x to timeSignificant significant decimal digits, to nearest; the result
+// is the float nearest to that decimal, so it prints without noise.
+func roundSignificant(x float64) float64 {
+	const n = timeSignificant
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
@@ -213,7 +214,7 @@ func presentAllReduce(a *AllReduce) {
 	if a == nil {
 		return
 	}
-	a.RingSeconds = roundSignificant(a.RingSeconds, timeSignificant)
-	a.HierarchicalSeconds = roundSignificant(a.HierarchicalSeconds, timeSignificant)
-	a.BottleneckGbps = roundSignificant(a.BottleneckGbps, timeSignificant)
+	a.RingSeconds = roundSignificant(a.RingSeconds)
+	a.HierarchicalSeconds = roundSignificant(a.HierarchicalSeconds)
+	a.BottleneckGbps = roundSignificant(a.BottleneckGbps)
 }

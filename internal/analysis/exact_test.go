@@ -105,7 +105,7 @@ func TestRatioRounding(t *testing.T) {
 		{math.Inf(1), math.Inf(1)},
 		{0, 0},
 	} {
-		if got := roundSignificant(c.x, timeSignificant); got != c.want {
+		if got := roundSignificant(c.x); got != c.want {
 			t.Errorf("roundSignificant(%v) = %v, want %v", c.x, got, c.want)
 		}
 	}

@@ -118,7 +118,7 @@ func threeTier64(endpoints int) *fabric.Spec {
 }
 
 // torus3D builds a k x k x k torus with perHost endpoints on every switch.
-func torus3D(k, perHost int) *fabric.Spec {
+func torus3D(k, perHost int) *fabric.Spec { //nolint:unparam // a generator of the test fabrics; every torus here has one host per switch so far
 	b := newSpecBuilder()
 	name := func(x, y, z int) string { return fmt.Sprintf("t%02d-%02d-%02d", x%k, y%k, z%k) }
 	for x := 0; x < k; x++ {

@@ -160,7 +160,7 @@ func tidy(s string) string {
 
 // classifyRedfish sorts an error from bmclib's gofish provider or from gofish into a kind, with
 // the most useful detail: the Redfish message for HTTP errors, the network error otherwise.
-func classifyRedfish(err error) (kind error, detail string, timedOut bool) {
+func classifyRedfish(err error) (kind error, detail string, timedOut bool) { //nolint:staticcheck // ST1008: kind is a class of error (ErrAuth, ...), not a failure of this function
 	var rfErr *common.Error
 	if errors.As(err, &rfErr) {
 		code := rfErr.HTTPReturnedStatusCode
@@ -254,7 +254,7 @@ var ipmiUnreachableMarks = []string{
 }
 
 // classifyIPMI sorts an ipmitool failure (bmclib's or ours) into a kind.
-func classifyIPMI(err error) (kind error, detail string, timedOut bool) {
+func classifyIPMI(err error) (kind error, detail string, timedOut bool) { //nolint:staticcheck // ST1008: kind is a class of error, as in classifyRedfish
 	if errors.Is(err, context.DeadlineExceeded) {
 		return ErrUnreachable, "no answer in time", true
 	}

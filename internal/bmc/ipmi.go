@@ -64,7 +64,7 @@ func openIPMI(ctx context.Context, c *config, log logr.Logger, _ *redactor) (bac
 	return &ipmiBackend{cfg: c, cl: cl, tool: tool, log: log}, nil
 }
 
-func (b *ipmiBackend) classify(err error) (error, string, bool) { return classifyIPMI(err) }
+func (b *ipmiBackend) classify(err error) (error, string, bool) { return classifyIPMI(err) } //nolint:staticcheck // ST1008: see classifyIPMI
 
 func (b *ipmiBackend) close(ctx context.Context) error { return b.cl.Close(ctx) }
 

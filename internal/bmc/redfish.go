@@ -70,7 +70,7 @@ func openRedfish(ctx context.Context, c *config, log logr.Logger, _ *redactor) (
 	return b, nil
 }
 
-func (b *redfishBackend) classify(err error) (error, string, bool) { return classifyRedfish(err) }
+func (b *redfishBackend) classify(err error) (error, string, bool) { return classifyRedfish(err) } //nolint:staticcheck // ST1008: see classifyRedfish
 
 func (b *redfishBackend) close(ctx context.Context) error {
 	b.httpc.CloseIdleConnections()

@@ -148,7 +148,7 @@ func (b *redfishBackend) waitReady(ctx context.Context) error {
 	}
 	resp, err := b.httpc.Do(req)
 	if err != nil {
-		return nil
+		return nil //nolint:nilerr // a probe that cannot connect says nothing about Retry-After: the call itself reports the failure
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

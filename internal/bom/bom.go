@@ -251,7 +251,8 @@ func unpriced(items []Item) []string {
 	return out
 }
 
-func (b *builder) add(category, sku, desc string, price *catalog.Price, qty int) {
+// add counts one more of a SKU.
+func (b *builder) add(category, sku, desc string, price *catalog.Price) {
 	k := [2]string{category, sku}
 	it := b.items[k]
 	if it == nil {
@@ -263,7 +264,7 @@ func (b *builder) add(category, sku, desc string, price *catalog.Price, qty int)
 		}
 		b.items[k] = it
 	}
-	it.Quantity += qty
+	it.Quantity++
 }
 
 func skuOr(sku, name string) string {
@@ -282,7 +283,7 @@ func (b *builder) hardware(c *Counts) {
 			continue
 		}
 		m := b.cat.Switches[d.Model]
-		b.add(CategorySwitch, skuOr(m.SKU, m.Name), m.Description, m.Price, 1)
+		b.add(CategorySwitch, skuOr(m.SKU, m.Name), m.Description, m.Price)
 		c.Switches++
 	}
 	nodeModel := map[string]string{}
@@ -293,10 +294,10 @@ func (b *builder) hardware(c *Counts) {
 		nodeModel[n.Name] = n.Model
 		m, ok := b.cat.Nodes[n.Model]
 		if !ok {
-			b.add(CategoryNode, n.Model, "node model not in the catalog", nil, 1)
+			b.add(CategoryNode, n.Model, "node model not in the catalog", nil)
 			b.warnf("node %s: model %q is not in the catalog; listed unpriced", n.Name, n.Model)
 		} else {
-			b.add(CategoryNode, skuOr(m.SKU, m.Name), m.Description, m.Price, 1)
+			b.add(CategoryNode, skuOr(m.SKU, m.Name), m.Description, m.Price)
 		}
 		c.Nodes++
 	}
@@ -313,7 +314,7 @@ func (b *builder) hardware(c *Counts) {
 			continue
 		}
 		m := b.cat.HCAs[d.Model]
-		b.add(CategoryHCA, skuOr(m.SKU, m.Name), m.Description, m.Price, 1)
+		b.add(CategoryHCA, skuOr(m.SKU, m.Name), m.Description, m.Price)
 	}
 }
 
@@ -587,7 +588,7 @@ func (b *builder) plan(c *Counts) []Row {
 			} else {
 				desc += ", length to be determined (place both ends in racks or set length_m)"
 			}
-			b.add(CategoryCable, r.SKU, desc, l.product.Price, 1)
+			b.add(CategoryCable, r.SKU, desc, l.product.Price)
 			c.Cables++
 			if l.external {
 				c.ExternalCables++
@@ -647,7 +648,7 @@ func (b *builder) transceivers(c *Counts) {
 			missing[k.media+" for a "+endName+" end"]++
 			continue
 		}
-		b.add(CategoryTransceiver, skuOr(t.SKU, t.Name), t.Description, t.Price, 1)
+		b.add(CategoryTransceiver, skuOr(t.SKU, t.Name), t.Description, t.Price)
 		switch endName {
 		case EndSwitch:
 			c.SwitchTransceivers++

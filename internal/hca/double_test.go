@@ -42,7 +42,7 @@ func buildDouble(t *testing.T) string {
 			doubleErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "mlxconfig-double-")
+		dir, err := os.MkdirTemp("", "mlxconfig-double-") //nolint:usetesting // built once for every test of the package (sync.Once), so no one test owns it
 		if err != nil {
 			doubleErr = err
 			return

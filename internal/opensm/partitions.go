@@ -271,10 +271,7 @@ func ParsePartitions(text string) ([]Partition, error) {
 			fail(lineno, "carriage return in the line (CRLF line ends?): OpenSM does not strip it and rejects the file; use LF line ends")
 			line = strings.ReplaceAll(line, "\r", "")
 		}
-		for {
-			if strings.TrimSpace(line) == "" {
-				break
-			}
+		for strings.TrimSpace(line) != "" {
 			lastLine = lineno
 			stmt, rest, ended := strings.Cut(line, ";")
 			if cur == nil {

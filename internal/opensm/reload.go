@@ -46,8 +46,8 @@ type Decision struct {
 }
 
 // Reload compares the file set on the host (old; nil or empty when there is none yet) with the
-// new one and says how OpenSM must be told. It is conservative: when in doubt, restart.
-func Reload(old, new Files) Decision {
+// next one and says how OpenSM must be told. It is conservative: when in doubt, restart.
+func Reload(old, next Files) Decision {
 	var d Decision
 	need := func(a Action, format string, args ...any) {
 		if a > d.Action {
@@ -59,7 +59,7 @@ func Reload(old, new Files) Decision {
 	if !hadConf {
 		need(ActionRestart, "no opensm.conf on the host yet: OpenSM must start with the new option file")
 	} else {
-		before, after := ParseOptionFile(oldConf), ParseOptionFile(new[FileOpenSMConf])
+		before, after := ParseOptionFile(oldConf), ParseOptionFile(next[FileOpenSMConf])
 		keys := map[string]bool{}
 		for k := range before {
 			keys[k] = true
@@ -96,11 +96,11 @@ func Reload(old, new Files) Decision {
 		{FileTorus2QoS, "torus-2QoS.conf changed: re-read every time torus-2QoS routes (osm_torus.c torus_build_lfts -> parse_config)"},
 	}
 	for _, c := range contents {
-		if old[c.file] != new[c.file] {
+		if old[c.file] != next[c.file] {
 			need(ActionSIGHUP, "%s", c.why)
 		}
 	}
-	if old[FileNodeNameMap] != new[FileNodeNameMap] {
+	if old[FileNodeNameMap] != next[FileNodeNameMap] {
 		d.Deferred = append(d.Deferred, "node-name-map changed: OpenSM opens it only at start; the new names show after its next restart")
 	}
 	sort.Strings(d.Reasons)

@@ -46,7 +46,7 @@ func snapshot(t *testing.T, dir string) map[string]entry {
 		if !ok {
 			t.Fatalf("%s: no syscall.Stat_t", fi.Name())
 		}
-		e := entry{mode: fi.Mode(), ino: st.Ino, nlink: uint64(st.Nlink)}
+		e := entry{mode: fi.Mode(), ino: st.Ino, nlink: uint64(st.Nlink)} //nolint:unconvert // Nlink is uint32 on linux/arm64
 		switch {
 		case fi.Mode()&os.ModeSymlink != 0:
 			e.content, _ = os.Readlink(p)

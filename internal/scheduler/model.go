@@ -258,13 +258,12 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	// Kueue domains: tier k joins units and switches up to level k+1 along child edges.
 	idx := map[string]int32{}
 	var members []string
-	add := func(s string) int32 {
-		if i, ok := idx[s]; ok {
-			return i
+	add := func(s string) {
+		if _, ok := idx[s]; ok {
+			return
 		}
 		idx[s] = int32(len(members))
 		members = append(members, s)
-		return idx[s]
 	}
 	for _, u := range t.Units {
 		add(u.Name)

@@ -32,7 +32,11 @@ func FreePort(t TB) int {
 		t.Fatalf("finding a free port: %v", err)
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	a, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("finding a free port: %s is no TCP address", l.Addr())
+	}
+	return a.Port
 }
 
 // FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
@@ -43,7 +47,11 @@ func FreeUDPPort(t TB) int {
 		t.Fatalf("finding a free UDP port: %v", err)
 	}
 	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
+	a, ok := c.LocalAddr().(*net.UDPAddr)
+	if !ok {
+		t.Fatalf("finding a free UDP port: %s is no UDP address", c.LocalAddr())
+	}
+	return a.Port
 }
 
 // Process is a peer program started by a test.
