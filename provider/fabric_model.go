@@ -121,8 +121,9 @@ var designAttrOf = map[string]string{
 	"racks.name": "prefixes", "switches.name": "prefixes", "nodes.name": "prefixes", "hcas.name": "prefixes",
 }
 
-// The models a switch and a node get when the element leaves `model` unset, as the resources do.
+// The models a switch and a node get when the element leaves `model` unset, as the resources and
+// the generator do (one source: internal/topogen).
 const (
-	fabricDefaultSwitchModel = "QM9700"
-	fabricDefaultNodeModel   = "DGX-H100"
+	fabricDefaultSwitchModel = defaultSwitchModel
+	fabricDefaultNodeModel   = defaultNodeModel
 )

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -52,7 +54,7 @@ type nodeModel struct {
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 
-const defaultNodeModel = "DGX-H100"
+const defaultNodeModel = topogen.DefaultNodeModel
 
 var (
 	// sshHostRE accepts a host name or an IPv4/IPv6 address, nothing that a shell or ssh option

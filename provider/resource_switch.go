@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -36,7 +38,7 @@ type switchModel struct {
 	Ports     types.Int64  `tfsdk:"ports"`
 }
 
-const defaultSwitchModel = "QM9700"
+const defaultSwitchModel = topogen.DefaultSwitchModel
 
 func (r *switchResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_switch"
