@@ -13,14 +13,14 @@ import (
 // naming the file, the line and both leaves; with 1:1 leaves and a workload every rule passes
 // (switch-hops at 2 of at most 4, allreduce-budget on a real value rather than through try).
 func TestAccFabricPolicyExample(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	file, err := filepath.Abs("../examples/policies/fabric.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := fmt.Sprintf("policy_files = [%q]", file)
 	const f = "gpucluster_fabric.f"
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

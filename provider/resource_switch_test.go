@@ -9,8 +9,8 @@ import (
 )
 
 func TestAccSwitch(t *testing.T) {
-	t.Parallel()
-	resource.UnitTest(t, resource.TestCase{
+	requireAcc(t)
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
