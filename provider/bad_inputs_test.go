@@ -321,7 +321,7 @@ func badInputPattern(b badInput) *regexp.Regexp {
 }
 
 func TestAccBadInputs(t *testing.T) {
-	requireAcc(t)
+	t.Parallel()
 	rows := badInputs(t)
 	if len(rows) < 40 {
 		t.Fatalf("the table has %d bad inputs; the guard wants at least 40", len(rows))
@@ -331,14 +331,13 @@ func TestAccBadInputs(t *testing.T) {
 	for _, b := range rows {
 		t.Logf("| %s | %s | `%s` | %s |", b.input, b.via, b.attr, strings.ReplaceAll(b.want, "|", `\|`))
 	}
+	// One test case, one step per row: a plan each, one terraform init for all of them. A failing
+	// step is reported by its number, the row's place in the table above.
+	steps := make([]resource.TestStep, 0, len(rows))
 	for _, b := range rows {
-		t.Run(b.via+"/"+b.input, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps:                    []resource.TestStep{{Config: b.config, PlanOnly: true, ExpectError: badInputPattern(b)}},
-			})
-		})
+		steps = append(steps, resource.TestStep{Config: b.config, PlanOnly: true, ExpectError: badInputPattern(b)})
 	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }
 
 // TestAccBadInputsBaseIsValid: the fabric every plain row starts from plans cleanly, so each
