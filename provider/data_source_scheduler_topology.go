@@ -52,28 +52,6 @@ func (d *schedulerTopologyDataSource) Configure(_ context.Context, req datasourc
 	d.data = providerData(req.ProviderData, &resp.Diagnostics)
 }
 
-// labelKeyValidator refuses what Kubernetes refuses as a label key.
-type labelKeyValidator struct{}
-
-func (labelKeyValidator) Description(context.Context) string {
-	return "a Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of 1-63 characters"
-}
-func (v labelKeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	k := req.ConfigValue.ValueString()
-	if r := scheduler.CheckLabelKey(k); r != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Not a Kubernetes label key",
-			"\""+k+"\": "+r+"; for example \"fabric.topograph.run/tier-0\" or \"example.com/scalable-unit\".")
-	}
-	if k == scheduler.HostnameLabel {
-		resp.Diagnostics.AddAttributeError(req.Path, "Hostname label as a fabric tier",
-			"kubernetes.io/hostname is Kueue's lowest level (see hostname_level), not a fabric tier; choose another key.")
-	}
-}
-
 func (d *schedulerTopologyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{}
 	for k, v := range fabricInputAttributes() {

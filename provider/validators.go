@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
 
 // The resources' validators are thin wrappers over the attribute rules of internal/fabric
@@ -370,4 +371,26 @@ func (partitionMemberValidator) ValidateObject(_ context.Context, req validator.
 // It is the fabric's name rule (fabric.CheckName), which an HCA's device in a plain object meets.
 func deviceValidator() validator.String {
 	return stringRule{"Invalid device name", "an RDMA device name as `ibstat` or `ibv_devices` list it, e.g. \"mlx5_0\"", fabric.CheckName}
+}
+
+// labelKeyValidator refuses what Kubernetes refuses as a label key.
+type labelKeyValidator struct{}
+
+func (labelKeyValidator) Description(context.Context) string {
+	return "a Kubernetes label key: optional DNS-subdomain prefix and '/', then a name of 1-63 characters"
+}
+func (v labelKeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	k := req.ConfigValue.ValueString()
+	if r := scheduler.CheckLabelKey(k); r != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Not a Kubernetes label key",
+			"\""+k+"\": "+r+"; for example \"fabric.topograph.run/tier-0\" or \"example.com/scalable-unit\".")
+	}
+	if k == scheduler.HostnameLabel {
+		resp.Diagnostics.AddAttributeError(req.Path, "Hostname label as a fabric tier",
+			"kubernetes.io/hostname is Kueue's lowest level (see hostname_level), not a fabric tier; choose another key.")
+	}
 }
