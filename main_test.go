@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"runtime/debug"
+	"testing"
+)
 
 func TestQuietSDKLogs(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,5 +29,26 @@ func TestQuietSDKLogs(t *testing.T) {
 				t.Errorf("TF_LOG_SDK = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	prevLimit := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prevLimit)
+
+	// The user's GOGC and GOMEMLIMIT are left alone.
+	tuneGC(func(string) (string, bool) { return "50", true })
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC set by the user, but tuneGC changed the GC percent to %d", got)
+	}
+	// Unset, the provider's own tuning applies.
+	tuneGC(func(string) (string, bool) { return "", false })
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GC percent %d, want %d", got, gcPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != gcSoftLimit {
+		t.Errorf("memory limit %d, want %d", got, gcSoftLimit)
 	}
 }
