@@ -6,10 +6,12 @@
 // and compares what was discovered with what was declared. It also parses the forwarding tables
 // OpenSM dumps (lft.go) and hands internal/analysis what its routing model needs (lft_routing.go).
 //
-// It is pure Go: no Terraform, no SSH, no processes. The provider fills a Config (usually with
-// FromGraph), calls Render and hands the resulting Files to internal/remote, which writes them
-// under Paths.ConfigDir (in FileNames order) and tells OpenSM what Reload says; the text it reads
-// back from the host goes to ParseLog and Verdict.Check, whatever way it was obtained.
+// It knows nothing of Terraform. Rendering, parsing and the routing model are pure; the push
+// (push.go) and the perfquery batch (perf_query.go) run commands on an SM host through the Host
+// interface, which internal/remote implements over SSH. The provider fills a Config (usually
+// with FromGraph), calls Render, and pushes the Files: written atomically under Paths.ConfigDir,
+// OpenSM told what Reload says, the log read back through ParseLog and verified, rolled back on
+// failure.
 //
 // Invariants:
 //   - Rendering is deterministic: the same Config (or Graph) always yields the same bytes, so a
