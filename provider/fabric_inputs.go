@@ -2,12 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/agext/levenshtein"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -174,11 +169,13 @@ func readFabricSpec(ctx context.Context, cat *catalog.Catalog, in *fabricInputsM
 		return nil, false, r.diags
 	}
 	gen := des.FabricSpec()
-	removeAbsent(gen, absent, &r.diags)
+	for _, e := range gen.RemoveCables(absent) {
+		r.diags.AddAttributeError(path.Root("absent_cables").AtListIndex(e.Index), "No such generated cable", e.Message)
+	}
 	if r.diags.HasError() {
 		return nil, false, r.diags
 	}
-	mergeSpec(gen, explicit)
+	gen.Merge(explicit)
 	return gen, false, r.diags
 }
 
@@ -243,160 +240,4 @@ func (r *specReader) stringList(v tftypes.Value) []string {
 		}
 	}
 	return out
-}
-
-// mergeSpec merges the explicit items into the generated spec by name: an item whose name the
-// design generated replaces that item (keeping its place), any other is added.
-func mergeSpec(gen, explicit *fabric.Spec) {
-	gen.Racks = mergeByName(gen.Racks, explicit.Racks, func(r *fabric.Rack) string { return r.Name })
-	gen.Switches = mergeByName(gen.Switches, explicit.Switches, func(s *fabric.Switch) string { return s.Name })
-	gen.Nodes = mergeByName(gen.Nodes, explicit.Nodes, func(n *fabric.Node) string { return n.Name })
-	gen.HCAs = mergeByName(gen.HCAs, explicit.HCAs, func(h *fabric.HCA) string { return h.Name })
-	gen.Cables = mergeByName(gen.Cables, explicit.Cables, func(c *fabric.Cable) string { return c.Key })
-	gen.Partitions = mergeByName(gen.Partitions, explicit.Partitions, func(p *fabric.Partition) string { return p.Name })
-}
-
-func mergeByName[T any](gen, explicit []T, name func(*T) string) []T {
-	if len(explicit) == 0 {
-		return gen
-	}
-	at := make(map[string]int, len(gen))
-	for i := range gen {
-		at[name(&gen[i])] = i
-	}
-	for i := range explicit {
-		if j, ok := at[name(&explicit[i])]; ok {
-			gen[j] = explicit[i]
-		} else {
-			gen = append(gen, explicit[i])
-		}
-	}
-	return gen
-}
-
-// removeAbsent takes the generated cables that absent names out of spec. An entry is a cable end
-// label ("leaf01:33") or a full label ("a:1 <-> b:2", either order); one that matches no
-// generated cable is an error on its index naming the generated cables nearby.
-func removeAbsent(spec *fabric.Spec, absent []string, diags *diag.Diagnostics) {
-	if len(absent) == 0 {
-		return
-	}
-	byEnd := make(map[string]int, 2*len(spec.Cables))
-	byLabel := make(map[string]int, len(spec.Cables))
-	for i := range spec.Cables {
-		c := &spec.Cables[i]
-		byEnd[c.A.String()], byEnd[c.B.String()] = i, i
-		byLabel[c.A.String()+" <-> "+c.B.String()], byLabel[c.B.String()+" <-> "+c.A.String()] = i, i
-	}
-	drop := make([]bool, len(spec.Cables))
-	for k, entry := range absent {
-		p := path.Root("absent_cables").AtListIndex(k)
-		var i int
-		var ok bool
-		if left, right, full := strings.Cut(entry, "<->"); full {
-			a, b := strings.TrimSpace(left), strings.TrimSpace(right)
-			i, ok = byLabel[a+" <-> "+b]
-			if !ok {
-				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("%q is not a cable of the design. %s", entry, nearbyCables(spec, a, b)))
-				continue
-			}
-		} else {
-			e := strings.TrimSpace(entry)
-			i, ok = byEnd[e]
-			if !ok {
-				diags.AddAttributeError(p, "No such generated cable", fmt.Sprintf("no cable of the design ends at %q. %s", entry, nearbyCables(spec, e)))
-				continue
-			}
-		}
-		drop[i] = true
-	}
-	kept := spec.Cables[:0]
-	for i, c := range spec.Cables {
-		if !drop[i] {
-			kept = append(kept, c)
-		}
-	}
-	spec.Cables = kept
-}
-
-// nearbyCables names the generated cables closest to the ends asked for: those of the same
-// device on the nearest ports, or, for a device the design lacks, the nearest device names.
-func nearbyCables(spec *fabric.Spec, ends ...string) string {
-	var out []string
-	for _, e := range ends {
-		dev, portStr, ok := cutLast(e, ":")
-		port, err := strconv.Atoi(portStr)
-		if !ok || err != nil {
-			out = append(out, fmt.Sprintf("%q is not a cable end label: write <device>:<port>, e.g. \"leaf01:33\".", e))
-			continue
-		}
-		type cand struct {
-			label string
-			dist  int
-		}
-		var cands []cand
-		devices := map[string]bool{}
-		for i := range spec.Cables {
-			c := &spec.Cables[i]
-			for _, end := range []fabric.End{c.A, c.B} {
-				devices[end.Device] = true
-				if end.Device == dev {
-					cands = append(cands, cand{c.Label(), abs(end.Port - port)})
-				}
-			}
-		}
-		if len(cands) > 0 {
-			sort.Slice(cands, func(i, j int) bool {
-				if cands[i].dist != cands[j].dist {
-					return cands[i].dist < cands[j].dist
-				}
-				return cands[i].label < cands[j].label
-			})
-			var ls []string
-			for i := 0; i < len(cands) && i < 4; i++ {
-				ls = append(ls, strconv.Quote(cands[i].label))
-			}
-			out = append(out, fmt.Sprintf("Generated cables of %s nearest port %d: %s.", dev, port, strings.Join(ls, ", ")))
-			continue
-		}
-		names := make([]string, 0, len(devices))
-		for d := range devices {
-			names = append(names, d)
-		}
-		sort.Slice(names, func(i, j int) bool {
-			di, dj := levenshtein.Distance(names[i], dev, nil), levenshtein.Distance(names[j], dev, nil)
-			if di != dj {
-				return di < dj
-			}
-			return names[i] < names[j]
-		})
-		if len(names) > 4 {
-			names = names[:4]
-		}
-		out = append(out, fmt.Sprintf("The design has no device %q; nearest names: %s.", dev, quoteAll(names)))
-	}
-	return strings.Join(out, " ")
-}
-
-func cutLast(s, sep string) (before, after string, ok bool) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+len(sep):], true
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return strings.Join(q, ", ")
 }
