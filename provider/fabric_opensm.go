@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -407,7 +406,7 @@ func addRenderErrors(diags *diag.Diagnostics, g *fabric.Graph, fes opensm.Errors
 		spec = g.Spec
 	}
 	for _, fe := range fes {
-		p := openSMErrorPath(fe.Field, spec)
+		p := openSMErrorPath(fe.At, spec)
 		where := p.String()
 		if where == "" {
 			where = fe.Field
@@ -467,37 +466,41 @@ func checkSSH(data *Data, sm *subnetManager, diags *diag.Diagnostics) {
 	}
 }
 
-// openSMErrorPath maps an opensm.FieldError field ("partitions[2].pkey", "switches[3].guid",
-// "options.qos", "roots[1]", "lmc") to the attribute that causes it. The index of an inventory
-// element is its place in spec (the graph's Spec), which gives its key in the fabric's map, or
-// the design attribute that generated it.
-func openSMErrorPath(field string, spec *fabric.Spec) path.Path {
-	steps := splitField(field)
-	if len(steps) == 0 {
-		return path.Root("subnet_manager")
-	}
-	switch steps[0].name {
-	case fabric.MapRacks, fabric.MapSwitches, fabric.MapNodes, fabric.MapHCAs, fabric.MapCables, fabric.MapPartitions:
-		if spec == nil || !specHas(spec, steps[0].name, steps[0].index) {
-			return path.Root(steps[0].name)
+// openSMErrorPath maps the location of an opensm.FieldError to the attribute that causes it. An
+// inventory element is located by its place in spec (the graph's Spec), which gives its key in
+// the fabric's map, or the design attribute that generated it; a setting is an attribute of
+// subnet_manager (an option a key of its options map).
+func openSMErrorPath(at opensm.Loc, spec *fabric.Spec) path.Path {
+	if at.Map != "" {
+		if spec == nil || !specHas(spec, at.Map, at.Index) {
+			return path.Root(at.Map)
 		}
-		fp := spec.PathOf(steps[0].name, steps[0].index)
-		for _, st := range steps[1:] {
-			fp = fp.Attr(st.name)
-			if st.index >= 0 {
-				fp = fp.Index(st.index)
+		fp := spec.PathOf(at.Map, at.Index)
+		for _, st := range at.Steps {
+			if st.Name == "" {
+				fp = fp.Index(st.Index)
+			} else {
+				fp = fp.Attr(st.Name)
 			}
 		}
 		return problemPath(fp)
+	}
+	if len(at.Steps) == 0 || at.Steps[0].Name == "" {
+		return path.Root("subnet_manager")
+	}
+	name := at.Steps[0].Name
+	switch name {
 	case "compute_nodes", "node_names":
 		return path.Root(fabric.MapHCAs) // derived from the HCAs' port GUIDs (and the switches' GUIDs)
 	}
-	p := path.Root("subnet_manager").AtName(steps[0].name)
-	if steps[0].name == "options" && len(steps) > 1 {
-		return p.AtMapKey(steps[1].name)
-	}
-	if steps[0].index >= 0 {
-		p = p.AtListIndex(steps[0].index)
+	p := path.Root("subnet_manager").AtName(name)
+	if len(at.Steps) > 1 {
+		switch next := at.Steps[1]; {
+		case name == "options" && next.Name != "":
+			return p.AtMapKey(next.Name)
+		case next.Name == "":
+			return p.AtListIndex(next.Index)
+		}
 	}
 	return p
 }
@@ -509,28 +512,6 @@ func specHas(spec *fabric.Spec, m string, i int) bool {
 		fabric.MapHCAs: len(spec.HCAs), fabric.MapCables: len(spec.Cables), fabric.MapPartitions: len(spec.Partitions),
 	}[m]
 	return i >= 0 && i < n
-}
-
-type fieldStep struct {
-	name  string
-	index int
-}
-
-// splitField reads "a[1].b.c[2]" into steps; a step without an index has index -1.
-func splitField(field string) []fieldStep {
-	var out []fieldStep
-	for _, part := range strings.Split(field, ".") {
-		st := fieldStep{name: part, index: -1}
-		if i := strings.IndexByte(part, '['); i > 0 && strings.HasSuffix(part, "]") {
-			if n, err := strconv.Atoi(part[i+1 : len(part)-1]); err == nil {
-				st = fieldStep{name: part[:i], index: n}
-			}
-		}
-		if st.name != "" {
-			out = append(out, st)
-		}
-	}
-	return out
 }
 
 // target connects to one SM host and describes the push to it; closeFn ends the connection.

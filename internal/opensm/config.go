@@ -126,19 +126,19 @@ func (c *Config) Validate() Errors {
 	switch c.Flavor {
 	case "", FlavorOpenSM, FlavorNVIDIA:
 	default:
-		errs.add("flavor", "", fmt.Sprintf("flavor %q must be %q (upstream OpenSM 3.3) or %q (NVIDIA SM, OpenSM 5.x, shipped with UFM and MLNX_OFED)", c.Flavor, FlavorOpenSM, FlavorNVIDIA))
+		errs.add(settingLoc("flavor"), "", fmt.Sprintf("flavor %q must be %q (upstream OpenSM 3.3) or %q (NVIDIA SM, OpenSM 5.x, shipped with UFM and MLNX_OFED)", c.Flavor, FlavorOpenSM, FlavorNVIDIA))
 	}
 	if c.RoutingEngine != "" {
 		if _, _, err := ParseEnginesFor(c.Flavor, c.RoutingEngine); err != nil {
-			errs.add("routing_engine", "routing_engine", err.Error())
+			errs.add(settingLoc("routing_engine"), "routing_engine", err.Error())
 		}
 	}
 	if c.LMC < 0 || c.LMC > 7 {
-		errs.add("lmc", "lmc", fmt.Sprintf("lmc %d is out of range 0-7 (each port gets 2^lmc LIDs)", c.LMC))
+		errs.add(settingLoc("lmc"), "lmc", fmt.Sprintf("lmc %d is out of range 0-7 (each port gets 2^lmc LIDs)", c.LMC))
 	} else if c.LMC > 0 {
 		for _, e := range []string{"ftree", "lash"} {
 			if hasEngine(engines, e) {
-				errs.add("lmc", "lmc", fmt.Sprintf("lmc %d with routing engine %s: %s does not support LMC > 0 and OpenSM silently routes with the fallback engine instead (opensm(8)); use lmc 0, or dfsssp/updn/minhop for multiple LIDs", c.LMC, e, e))
+				errs.add(settingLoc("lmc"), "lmc", fmt.Sprintf("lmc %d with routing engine %s: %s does not support LMC > 0 and OpenSM silently routes with the fallback engine instead (opensm(8)); use lmc 0, or dfsssp/updn/minhop for multiple LIDs", c.LMC, e, e))
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (c *Config) Validate() Errors {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		f := "options." + k
+		f := settingLoc("options", k)
 		if attr, managed := managedOptions[k]; managed {
 			errs.add(f, k, fmt.Sprintf("%s is written by the provider from %s; set that instead", k, attr))
 			continue
@@ -160,24 +160,24 @@ func (c *Config) Validate() Errors {
 	qos := strings.TrimSpace(c.Options["qos"]) == "TRUE"
 	for _, e := range []string{"lash", "dfsssp", "torus-2QoS"} {
 		if hasEngine(engines, e) && !qos {
-			errs.add("routing_engine", "qos", fmt.Sprintf("routing engine %s keeps routes deadlock-free with virtual lanes, which needs QoS: set the option qos = TRUE (opensm(8): lash, dfsssp and torus-2QoS want -Q)", e))
+			errs.add(settingLoc("routing_engine"), "qos", fmt.Sprintf("routing engine %s keeps routes deadlock-free with virtual lanes, which needs QoS: set the option qos = TRUE (opensm(8): lash, dfsssp and torus-2QoS want -Q)", e))
 		}
 	}
 	torusConf := strings.TrimSpace(c.Options["torus_config"])
 	switch {
 	case c.Torus != nil && torusConf != "":
-		errs.add("options.torus_config", "torus_config", fmt.Sprintf("the provider writes the torus description of the generated torus to %s and names it in torus_config; remove options.torus_config (or give your own description without the design's)", c.Paths.Path(FileTorus2QoS)))
+		errs.add(settingLoc("options", "torus_config"), "torus_config", fmt.Sprintf("the provider writes the torus description of the generated torus to %s and names it in torus_config; remove options.torus_config (or give your own description without the design's)", c.Paths.Path(FileTorus2QoS)))
 	case c.Torus == nil && torusConf == c.Paths.Path(FileTorus2QoS):
-		errs.add("options.torus_config", "torus_config", fmt.Sprintf("%s is the provider's own file, which holds a torus description only for a torus generated from a design; keep your description under another name and point torus_config at it", torusConf))
+		errs.add(settingLoc("options", "torus_config"), "torus_config", fmt.Sprintf("%s is the provider's own file, which holds a torus description only for a torus generated from a design; keep your description under another name and point torus_config at it", torusConf))
 	}
 	if hasEngine(engines, "torus-2QoS") && torusConf == "" && c.Torus == nil {
-		errs.add("options.torus_config", "torus_config", "routing engine torus-2QoS needs its torus description (torus-2QoS.conf(5): torus or mesh sizes and the xp/yp/zp seed links); without it OpenSM logs ERR 4E11 and falls back to minhop. Set options.torus_config to the path of that file on the SM host")
+		errs.add(settingLoc("options", "torus_config"), "torus_config", "routing engine torus-2QoS needs its torus description (torus-2QoS.conf(5): torus or mesh sizes and the xp/yp/zp seed links); without it OpenSM logs ERR 4E11 and falls back to minhop. Set options.torus_config to the path of that file on the SM host")
 	}
 	checkGUIDList(&errs, "roots", c.Roots)
 	checkGUIDList(&errs, "compute_nodes", c.ComputeNodes)
 	seen := map[GUID]int{}
 	for i, n := range c.NodeNames {
-		f := fmt.Sprintf("node_names[%d]", i)
+		f := settingLoc("node_names").At(i)
 		if n.GUID == 0 {
 			errs.add(f, "node_name_map_name", "node name entry without a GUID")
 		}
@@ -193,11 +193,11 @@ func (c *Config) Validate() Errors {
 	switch c.DefaultMembership {
 	case "", Full, Limited:
 	default:
-		errs.add("default_membership", "", fmt.Sprintf("default membership %q must be %q or %q", c.DefaultMembership, Full, Limited))
+		errs.add(settingLoc("default_membership"), "", fmt.Sprintf("default membership %q must be %q or %q", c.DefaultMembership, Full, Limited))
 	}
 	errs = append(errs, validatePartitions(c.Partitions, qos)...)
 	if d := c.Paths.ConfigDir; d != "" && (!strings.HasPrefix(d, "/") || strings.ContainsAny(d, " \t\n#\"")) {
-		errs.add("config_dir", "", fmt.Sprintf("config directory %q must be an absolute path without blanks, quotes or '#'", d))
+		errs.add(settingLoc("config_dir"), "", fmt.Sprintf("config directory %q must be an absolute path without blanks, quotes or '#'", d))
 	}
 	return errs
 }
@@ -205,7 +205,7 @@ func (c *Config) Validate() Errors {
 func checkGUIDList(errs *Errors, field string, list []GUID) {
 	seen := map[GUID]int{}
 	for i, g := range list {
-		f := fmt.Sprintf("%s[%d]", field, i)
+		f := settingLoc(field).At(i)
 		if g == 0 {
 			errs.add(f, "", "zero GUID")
 			continue

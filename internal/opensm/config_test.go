@@ -22,7 +22,7 @@ func baseConfig() Config {
 	}
 }
 
-// fieldErrors returns the FieldErrors of err keyed by Field.
+// fieldErrors returns the FieldErrors of err keyed by Field, checking that Field says where At is.
 func fieldErrors(t *testing.T, err error) map[string]*FieldError {
 	t.Helper()
 	var errs Errors
@@ -31,6 +31,10 @@ func fieldErrors(t *testing.T, err error) map[string]*FieldError {
 	}
 	out := map[string]*FieldError{}
 	for _, e := range errs {
+		// Field is only the text of At, which the provider maps to its attribute path.
+		if got := e.At.String(); got != e.Field {
+			t.Errorf("FieldError %q is located at %q", e.Field, got)
+		}
 		out[e.Field] = e
 	}
 	return out

@@ -181,11 +181,11 @@ func HCADescription(g *fabric.Graph, d int32) string {
 }
 
 // deviceField is the attribute path of a device's GUID in the fabric's lists.
-func deviceField(d *fabric.Device) string {
+func deviceField(d *fabric.Device) Loc {
 	if d.Kind == fabric.KindSwitch {
-		return fmt.Sprintf("switches[%d].guid", d.Spec)
+		return elemLoc(fabric.MapSwitches, d.Spec, "guid")
 	}
-	return fmt.Sprintf("hcas[%d].port_guid", d.Spec)
+	return elemLoc(fabric.MapHCAs, d.Spec, "port_guid")
 }
 
 // DeviceGUIDs parses the declared GUIDs of every device (switch node GUIDs, HCA port GUIDs):
@@ -243,7 +243,7 @@ func FromGraph(g *fabric.Graph, o GraphOptions) (Config, error) {
 		for i, s := range o.Roots {
 			v, err := ParseGUID(s)
 			if err != nil {
-				errs.add(fmt.Sprintf("roots[%d]", i), "root_guid_file", err.Error())
+				errs.add(settingLoc("roots").At(i), "root_guid_file", err.Error())
 				continue
 			}
 			c.Roots = append(c.Roots, v)
@@ -312,27 +312,27 @@ func portCabled(g *fabric.Graph, d int32, port int) bool {
 }
 
 func partitionFrom(g *fabric.Graph, guids []GUID, pi int, fp fabric.Partition, errs *Errors) Partition {
-	f := fmt.Sprintf("partitions[%d]", pi)
+	f := elemLoc(fabric.MapPartitions, pi)
 	p := Partition{Name: fp.Name, IPoIB: fp.IPoIB, MTU: fp.MTU, RateGbps: float64(fp.RateGbps), SL: fp.SL}
 	if v, err := strconv.ParseUint(strings.TrimSpace(fp.PKey), 0, 16); err != nil {
-		errs.add(f+".pkey", "", fmt.Sprintf("P_Key %q is not a number: write it as \"0x0001\"-\"0x7ffe\"", fp.PKey))
+		errs.add(f.Attr("pkey"), "", fmt.Sprintf("P_Key %q is not a number: write it as \"0x0001\"-\"0x7ffe\"", fp.PKey))
 	} else if v > 0x7fff {
-		errs.add(f+".pkey", "", fmt.Sprintf("P_Key %s has the membership bit (0x8000) set: give the 15-bit P_Key (0x0001-0x7ffe) and set membership per member", fp.PKey))
+		errs.add(f.Attr("pkey"), "", fmt.Sprintf("P_Key %s has the membership bit (0x8000) set: give the 15-bit P_Key (0x0001-0x7ffe) and set membership per member", fp.PKey))
 	} else {
 		p.PKey = uint16(v)
 	}
 	for mi, fm := range fp.Members {
-		mf := fmt.Sprintf("%s.members[%d]", f, mi)
+		mf := f.Attr("members").At(mi)
 		m := Member{Membership: fm.Membership}
 		switch {
 		case fm.HCA != "":
 			d, ok := g.Lookup(fm.HCA)
 			switch {
 			case !ok || g.Devices[d].Kind != fabric.KindHCA:
-				errs.add(mf+".hca", "", fmt.Sprintf("%q is not an HCA of this fabric", fm.HCA))
+				errs.add(mf.Attr("hca"), "", fmt.Sprintf("%q is not an HCA of this fabric", fm.HCA))
 				continue
 			case guids[d] == 0:
-				errs.add(mf+".hca", "", fmt.Sprintf("HCA %s has no port GUID, and partitions.conf names members by port GUID", fm.HCA))
+				errs.add(mf.Attr("hca"), "", fmt.Sprintf("HCA %s has no port GUID, and partitions.conf names members by port GUID", fm.HCA))
 				continue
 			}
 			m.GUID = guids[d]
@@ -341,7 +341,7 @@ func partitionFrom(g *fabric.Graph, guids []GUID, pi int, fp fabric.Partition, e
 		default:
 			v, err := ParseGUID(fm.GUID)
 			if err != nil {
-				errs.add(mf+".guid", "", fmt.Sprintf("%v; or use one of %s", err, strings.Join(Keywords, ", ")))
+				errs.add(mf.Attr("guid"), "", fmt.Sprintf("%v; or use one of %s", err, strings.Join(Keywords, ", ")))
 				continue
 			}
 			m.GUID = v
@@ -371,7 +371,7 @@ func ValidateRoots(g *fabric.Graph, roots []GUID, ftree bool) Errors {
 	}
 	listed := map[GUID]bool{}
 	for i, r := range roots {
-		f := fmt.Sprintf("roots[%d]", i)
+		f := settingLoc("roots").At(i)
 		listed[r] = true
 		d, known := byGUID[r]
 		switch {
@@ -391,7 +391,7 @@ func ValidateRoots(g *fabric.Graph, roots []GUID, ftree bool) Errors {
 			}
 		}
 		if len(missing) > 0 {
-			errs.add("roots", "root_guid_file", fmt.Sprintf("ftree needs every top-tier switch as a root; missing %s (with a partial set ftree ranks the other spines wrongly)", strings.Join(missing, ", ")))
+			errs.add(settingLoc("roots"), "root_guid_file", fmt.Sprintf("ftree needs every top-tier switch as a root; missing %s (with a partial set ftree ranks the other spines wrongly)", strings.Join(missing, ", ")))
 		}
 	}
 	return errs

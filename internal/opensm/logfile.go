@@ -18,8 +18,7 @@ func (o GraphOptions) WithLogFile(logFile string) (GraphOptions, *FieldError) {
 	}
 	if logFile != "" {
 		if v, set := opts["log_file"]; set && strings.TrimSpace(v) != logFile {
-			return o, &FieldError{Field: "log_file", Option: "log_file",
-				Message: fmt.Sprintf("log_file %q and options.log_file %q differ: OpenSM would log to one and the provider read the other; set only log_file", logFile, v)}
+			return o, newFieldError(settingLoc("log_file"), "log_file", fmt.Sprintf("log_file %q and options.log_file %q differ: OpenSM would log to one and the provider read the other; set only log_file", logFile, v))
 		}
 		opts["log_file"] = logFile
 	}

@@ -106,69 +106,69 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 	names := map[string]int{}
 	pkeys := map[uint16]int{}
 	for i, p := range parts {
-		f := fmt.Sprintf("partitions[%d]", i)
+		f := elemLoc(fabric.MapPartitions, i)
 		switch {
 		case p.Name == "":
-			errs.add(f+".name", "", "a partition needs a name")
+			errs.add(f.Attr("name"), "", "a partition needs a name")
 		case strings.EqualFold(p.Name, "Default"):
-			errs.add(f+".name", "", "\"Default\" is the default partition (P_Key 0x7fff) that the provider always writes; choose another name")
+			errs.add(f.Attr("name"), "", "\"Default\" is the default partition (P_Key 0x7fff) that the provider always writes; choose another name")
 		case fabric.CheckPartitionName(p.Name) != "":
-			errs.add(f+".name", "", fabric.CheckPartitionName(p.Name))
+			errs.add(f.Attr("name"), "", fabric.CheckPartitionName(p.Name))
 		default:
 			if j, dup := names[p.Name]; dup {
-				errs.add(f+".name", "", fmt.Sprintf("partition name %q is already used by partitions[%d]", p.Name, j))
+				errs.add(f.Attr("name"), "", fmt.Sprintf("partition name %q is already used by partitions[%d]", p.Name, j))
 			} else {
 				names[p.Name] = i
 			}
 		}
 		switch {
 		case p.PKey == 0 || p.PKey > 0x7ffe:
-			errs.add(f+".pkey", "", fmt.Sprintf("P_Key 0x%04x is out of range: use 0x0001-0x7ffe (0x7fff is the default partition; OpenSM uses only the low 15 bits)", p.PKey))
+			errs.add(f.Attr("pkey"), "", fmt.Sprintf("P_Key 0x%04x is out of range: use 0x0001-0x7ffe (0x7fff is the default partition; OpenSM uses only the low 15 bits)", p.PKey))
 		default:
 			if j, dup := pkeys[p.PKey]; dup {
-				errs.add(f+".pkey", "", fmt.Sprintf("P_Key 0x%04x is already used by partitions[%d]; OpenSM would merge the two and keep the first name", p.PKey, j))
+				errs.add(f.Attr("pkey"), "", fmt.Sprintf("P_Key 0x%04x is already used by partitions[%d]; OpenSM would merge the two and keep the first name", p.PKey, j))
 			} else {
 				pkeys[p.PKey] = i
 			}
 		}
 		if p.MTU != 0 {
 			if msg := fabric.CheckMTU(p.MTU); msg != "" {
-				errs.add(f+".mtu", "", msg)
+				errs.add(f.Attr("mtu"), "", msg)
 			}
 		}
 		if p.RateGbps != 0 {
 			if _, ok := rateEnum[p.RateGbps]; !ok {
-				errs.add(f+".rate", "", fmt.Sprintf("rate %g Gb/s has no IBTA rate code OpenSM 3.3 knows: use one of %s", p.RateGbps, rateList()))
+				errs.add(f.Attr("rate"), "", fmt.Sprintf("rate %g Gb/s has no IBTA rate code OpenSM 3.3 knows: use one of %s", p.RateGbps, rateList()))
 			}
 		}
 		if (p.MTU != 0 || p.RateGbps != 0) && !p.IPoIB {
-			errs.add(f+".ipoib", "", "mtu and rate set the IPoIB broadcast group, which OpenSM creates only with ipoib = true")
+			errs.add(f.Attr("ipoib"), "", "mtu and rate set the IPoIB broadcast group, which OpenSM creates only with ipoib = true")
 		}
 		switch {
 		case fabric.CheckSL(p.SL) != "":
-			errs.add(f+".sl", "", fabric.CheckSL(p.SL))
+			errs.add(f.Attr("sl"), "", fabric.CheckSL(p.SL))
 		case p.SL != 0 && !qos:
-			errs.add(f+".sl", "qos", fmt.Sprintf("SL %d needs QoS: without the option qos = TRUE OpenSM overrides every partition SL with 0 (osm_prtn_config.c partition_create)", p.SL))
+			errs.add(f.Attr("sl"), "qos", fmt.Sprintf("SL %d needs QoS: without the option qos = TRUE OpenSM overrides every partition SL with 0 (osm_prtn_config.c partition_create)", p.SL))
 		}
 		seen := map[string]int{}
 		for j, m := range p.Members {
-			mf := fmt.Sprintf("%s.members[%d]", f, j)
+			mf := f.Attr("members").At(j)
 			switch {
 			case m.Keyword != "" && m.GUID != 0:
-				errs.add(mf+".guid", "", "a member is either a GUID or a keyword, not both")
+				errs.add(mf.Attr("guid"), "", "a member is either a GUID or a keyword, not both")
 			case m.Keyword != "":
 				if !isKeyword(m.Keyword) {
-					errs.add(mf+".guid", "", fmt.Sprintf("%q is not an OpenSM port keyword (%s)", m.Keyword, strings.Join(Keywords, ", ")))
+					errs.add(mf.Attr("guid"), "", fmt.Sprintf("%q is not an OpenSM port keyword (%s)", m.Keyword, strings.Join(Keywords, ", ")))
 				}
 			case m.GUID == 0:
-				errs.add(mf+".guid", "", "a member needs a port GUID or one of "+strings.Join(Keywords, ", "))
+				errs.add(mf.Attr("guid"), "", "a member needs a port GUID or one of "+strings.Join(Keywords, ", "))
 			}
 			if msg := fabric.CheckMembership(m.Membership); msg != "" {
-				errs.add(mf+".membership", "", msg)
+				errs.add(mf.Attr("membership"), "", msg)
 			}
 			key := m.port()
 			if k, dup := seen[key]; dup {
-				errs.add(mf+".guid", "", fmt.Sprintf("%s is already a member (members[%d])", key, k))
+				errs.add(mf.Attr("guid"), "", fmt.Sprintf("%s is already a member (members[%d])", key, k))
 			} else {
 				seen[key] = j
 			}
@@ -255,7 +255,9 @@ func ParsePartitions(text string) ([]Partition, error) {
 		cur  *Partition
 	)
 	fail := func(line int, format string, args ...any) {
-		errs.add(fmt.Sprintf("partitions.conf:%d", line), "", fmt.Sprintf(format, args...))
+		// The text's line, not an attribute: the location is the partitions as a whole.
+		errs = append(errs, &FieldError{At: Loc{Map: fabric.MapPartitions, Index: -1},
+			Field: fmt.Sprintf("partitions.conf:%d", line), Message: fmt.Sprintf(format, args...)})
 	}
 	lines := strings.Split(text, "\n")
 	lastLine := 0

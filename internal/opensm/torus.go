@@ -75,14 +75,14 @@ func TorusFromGraph(g *fabric.Graph, l *fabric.TorusLayout, guids []GUID) (*Toru
 	k := l.Dims
 	n := k[0] * k[1] * k[2]
 	if n <= 0 || len(l.Switches) != n {
-		errs.add("torus_config", "torus_config", fmt.Sprintf("torus layout of %d switches does not fill %dx%dx%d", len(l.Switches), k[0], k[1], k[2]))
+		errs.add(settingLoc("torus_config"), "torus_config", fmt.Sprintf("torus layout of %d switches does not fill %dx%dx%d", len(l.Switches), k[0], k[1], k[2]))
 		return nil, errs
 	}
 	dev := make([]int32, n)
 	for i, name := range l.Switches {
 		d, ok := g.Lookup(name)
 		if !ok || g.Devices[d].Kind != fabric.KindSwitch {
-			errs.add("torus_config", "torus_config", fmt.Sprintf("switch %s of the generated torus is not a switch of the fabric", name))
+			errs.add(settingLoc("torus_config"), "torus_config", fmt.Sprintf("switch %s of the generated torus is not a switch of the fabric", name))
 			continue
 		}
 		if guids[d] == 0 {
@@ -139,7 +139,7 @@ func TorusFromGraph(g *fabric.Graph, l *fabric.TorusLayout, guids []GUID) (*Toru
 		}
 	}
 	if seed == nil {
-		errs.add("torus_config", "torus_config", "no switch of the generated torus has all its seed links cabled (torus-2QoS.conf(5) needs a switch and its +x, +y, +z neighbours, and the -1 neighbour along a side of 4)")
+		errs.add(settingLoc("torus_config"), "torus_config", "no switch of the generated torus has all its seed links cabled (torus-2QoS.conf(5) needs a switch and its +x, +y, +z neighbours, and the -1 neighbour along a side of 4)")
 		return nil, errs
 	}
 	most := 0
