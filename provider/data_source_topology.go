@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -173,62 +172,34 @@ func outFloat(d string) schema.Float64Attribute {
 	return schema.Float64Attribute{Computed: true, MarkdownDescription: d}
 }
 
-// outMap is a computed map of objects. It is a MapAttribute of an object type rather than a
-// MapNestedAttribute, with the object's attributes described in the text: the framework walks
-// the schema for every null value of a response (ReifyNullCollectionBlocks) and for every
-// nested attribute (semantic equality), which for tens of thousands of generated objects costs
-// tens of seconds with nested attributes and little with a plain object type.
-func outMap(desc string, elem types.ObjectType, attrs [][2]string) schema.MapAttribute {
-	var b strings.Builder
-	b.WriteString(desc)
-	b.WriteString(" Each object has:\n")
-	for _, a := range attrs {
-		fmt.Fprintf(&b, "\n  - `%s`: %s", a[0], a[1])
-	}
-	return schema.MapAttribute{Computed: true, ElementType: elem, MarkdownDescription: b.String()}
-}
-
 // topoMapAttributes are the five maps (and the appliance links) of a design or of one group.
+// The fields of the five come from the inventory shape tables; the appliance links have no
+// input shape, so their fields are described here.
 func topoMapAttributes(scope string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"racks": outMap("Racks "+scope+", keyed by name; the arguments of `gpucluster_rack`.", topoRackType, [][2]string{
-			{"name", "rack name, e.g. `rack01`"}, {"row", "row of the hall (1-based)"},
-			{"position", "slot in the row (1-based); racks are numbered along each row"},
-			{"units", "rack units"}, {"power_kw", "power budget in kW (`rack_power_kw`)"},
-		}),
-		"switches": outMap("Switches "+scope+", keyed by name; the arguments of `gpucluster_switch`.", topoSwitchType, [][2]string{
-			{"name", "switch name, e.g. `leaf01`"}, {"model", "catalog model"}, {"rack", "rack name"},
-			{"position_u", "lowest rack unit; switches stack from the top of the rack down"},
-			{"role", "`leaf`, `spine` or `core`"}, {"guid", "node GUID, derived from `switch_guid_base`"},
-			{"group", "dragonfly+ group; `null` for other kinds"},
-		}),
-		"nodes": outMap("GPU nodes "+scope+", keyed by name; the arguments of `gpucluster_node`.", topoNodeType, [][2]string{
-			{"name", "node name, e.g. `gpu001`"}, {"model", "catalog model"}, {"rack", "rack name"},
-			{"position_u", "lowest rack unit; nodes stack from U1 up"},
-			{"compute_hcas", "`null`: the node model's count from the catalog applies"},
-		}),
-		"hcas": outMap("Compute HCA ports "+scope+", keyed by name (`gpu001/mlx5_0`); the arguments of `gpucluster_hca`.", topoHCAType, [][2]string{
-			{"name", "HCA name, `<node>/<device>`"}, {"node", "node name"}, {"device", "RDMA device, `mlx5_<i>`"},
-			{"model", "`null`: the node model's HCA applies"},
-			{"port_guid", "port GUID: from `hca_guids` when listed there, else derived from `hca_guid_base`"},
-			{"rail", "rail (0-based HCA index) for `rail-optimized`; `null` for other kinds"},
-		}),
+		"racks":    outMap("Racks "+scope+", keyed by name; the arguments of `gpucluster_rack`.", shapeOutputs(rackShape)),
+		"switches": outMap("Switches "+scope+", keyed by name; the arguments of `gpucluster_switch`.", shapeOutputs(switchShape)),
+		"nodes":    outMap("GPU nodes "+scope+", keyed by name; the arguments of `gpucluster_node`.", shapeOutputs(nodeShape)),
+		"hcas":     outMap("Compute HCA ports "+scope+", keyed by name (`gpu001/mlx5_0`); the arguments of `gpucluster_hca`.", shapeOutputs(hcaShape)),
 		"cables": outMap("Cables "+scope+", keyed by their lower-tier end (`gpu001/mlx5_0:1`, `leaf01:33`; global and torus links by "+
-			"the end in the lower-numbered group or the + port); the arguments of `gpucluster_cable`.", topoCableType, [][2]string{
-			{"a", "one end: `{ device, port }`, a switch name or an HCA name (`<node>/<device>`) and a 1-based port"},
-			{"b", "the other end, likewise"},
-			{"kind", "`cable_kind` when set; `null` leaves the kind to the planner (cheapest kind that reaches)"},
-			{"length_m", "`null`: the fabric estimates each run from the rack positions"},
-		}),
+			"the end in the lower-numbered group or the + port); the arguments of `gpucluster_cable`.", shapeOutputs(cableShape)),
 		"appliance_links": outMap("Links of the fabric-manager (UFM) appliances in reserved node slots "+scope+", keyed `ufm01:1`. "+
 			"Appliances are not fabric devices (no resource takes them); pass `values(...)` to `gpucluster_bom`'s "+
-			"`external_links` so their transceivers and fibers are ordered, and keep their leaf ports free.", topoExternalType, [][2]string{
-			{"label", "the appliance end, `ufm01:1`"}, {"device", "appliance name"}, {"port", "appliance port"},
-			{"rack", "rack of the reserved slot"}, {"position_u", "unit of the appliance in the slot"},
-			{"switch", "leaf it is cabled to"}, {"switch_port", "leaf port"},
-			{"kind", "`cable_kind`, or `null` for the planner's choice"}, {"length_m", "`null`: estimated from the rack positions"},
+			"`external_links` so their transceivers and fibers are ordered, and keep their leaf ports free.", map[string]schema.Attribute{
+			"label": outStr("The appliance end, `ufm01:1`."), "device": outStr("Appliance name."), "port": outInt("Appliance port."),
+			"rack": outStr("Rack of the reserved slot."), "position_u": outInt("Unit of the appliance in the slot."),
+			"switch": outStr("Leaf it is cabled to."), "switch_port": outInt("Leaf port."),
+			"kind":     outStr("`cable_kind`, or `null` for the planner's choice."),
+			"length_m": outFloat("`null`: estimated from the rack positions."),
 		}),
 	}
+}
+
+// topoGroupsAttribute is `groups`: per block of the design, a kind and the block's own maps.
+func topoGroupsAttribute(desc string) schema.MapNestedAttribute {
+	attrs := topoMapAttributes("of the group")
+	attrs["kind"] = outStr("`scalable-unit`, `pod`, `group`, `plane`, or `central` for the switches above the blocks.")
+	return outMap(desc, attrs)
 }
 
 func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -382,15 +353,12 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			}},
 		},
 		"port_plan_text": outStr("`port_plan` as text, one line per range: `leaf ports 1-32: nodes: ...`."),
-		"groups": schema.MapAttribute{
-			Computed: true, ElementType: topoGroupType,
-			MarkdownDescription: "The blocks of the design (scalable units `su01`..., pods `pod01`..., dragonfly+ groups `group01`..., " +
-				"torus planes `plane01`...) and the switches above them (`spines` or `core`), each an object with its own " +
-				"`racks`, `switches`, `nodes`, `hcas`, `cables` and `appliance_links` maps, shaped like the design's, and a `kind` " +
-				"(`scalable-unit`, `pod`, `group`, `plane`, or `central` for the switches above the blocks). Every object of the " +
-				"design is in exactly one group; a cable in the group of its lower-tier end. Use them for one module instance per " +
-				"block: several small `for_each` maps plan far faster in Terraform than one big one.",
-		},
+		"groups": topoGroupsAttribute("The blocks of the design (scalable units `su01`..., pods `pod01`..., dragonfly+ groups `group01`..., " +
+			"torus planes `plane01`...) and the switches above them (`spines` or `core`), each an object with its own " +
+			"`racks`, `switches`, `nodes`, `hcas`, `cables` and `appliance_links` maps, shaped like the design's, and a `kind` " +
+			"(`scalable-unit`, `pod`, `group`, `plane`, or `central` for the switches above the blocks). Every object of the " +
+			"design is in exactly one group; a cable in the group of its lower-tier end. Use them for one module instance per " +
+			"block: several small `for_each` maps plan far faster in Terraform than one big one."),
 		"notes": schema.ListAttribute{
 			Computed: true, ElementType: types.StringType,
 			MarkdownDescription: "Sizing decisions in words: the planned size the upper tiers were built for, spines rounded up to divide the uplinks, ...",

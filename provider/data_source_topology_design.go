@@ -9,8 +9,8 @@ import (
 // described from the table the fabric's `design` input is built from (designFields,
 // designPrefixFields), so the docs say what each attribute of the normalized design holds. Its
 // object type is designType, the fabric input's, so the value is handed over unchanged. (The
-// item maps stay map-of-object attributes for speed, outMap says why; `design` is one small
-// object, and nested attributes cost nothing here.)
+// item maps are nested attributes too, described from the inventory shape tables; outMap says
+// why that costs nothing.)
 func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
 	prefixes := map[string]schema.Attribute{}
 	for i := range designPrefixFields {
