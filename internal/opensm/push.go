@@ -1,9 +1,9 @@
 package opensm
 
 // The push flow: how a rendered file set reaches a running OpenSM, is verified, and is rolled
-// back when OpenSM does not route as intended. Unlike the rest of the package it talks to a host,
-// but only through the small Host interface (which *remote.Client satisfies), so it depends on
-// internal/remote for the Backup type alone.
+// back when OpenSM does not route as intended. It talks to a host only through the small Host
+// interface (which *remote.Client satisfies); of internal/remote it uses the Backup of a write
+// and the shell quoting of the commands it runs (remote.Command, remote.Quote).
 
 import (
 	"context"
