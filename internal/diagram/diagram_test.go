@@ -29,16 +29,7 @@ var fabrics = []struct {
 
 func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 	t.Helper()
-	cat := catalog.Default()
-	d, err := topogen.Generate(p, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, probs := fabric.Build(d.Spec(), cat)
-	if fabric.HasErrors(probs) {
-		t.Fatalf("fabric.Build: %v", probs)
-	}
-	return d, g
+	return testrig.Generate(t, p)
 }
 
 // NodeGroups of a design: node -> its group (su01, pod01).

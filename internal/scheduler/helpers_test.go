@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -21,16 +22,7 @@ var fabrics = []struct {
 
 func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 	t.Helper()
-	cat := catalog.Default()
-	d, err := topogen.Generate(p, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, probs := fabric.Build(d.Spec(), cat)
-	if fabric.HasErrors(probs) {
-		t.Fatalf("fabric.Build: %v", probs)
-	}
-	return d, g
+	return testrig.Generate(t, p)
 }
 
 func mustBuild(t testing.TB, d *topogen.Design, g *fabric.Graph) *Topology {
