@@ -189,8 +189,19 @@ func rowsFillColumns(c *Config) bool {
 	if len(cols) == 0 {
 		cols = []string{"Next Boot"}
 	}
+	has := map[string]bool{}
+	for _, col := range cols {
+		has[col] = true
+	}
 	for _, p := range c.Params {
 		vals := map[string]Value{"Default": p.Default, "Current": p.Current, "Next Boot": p.Next, "New": p.New}
+		// A value in a column the device's header does not have (a row read before a
+		// "Configurations:" line naming other columns) has no place in any rendering.
+		for col, v := range vals {
+			if v.Raw != "" && !has[col] {
+				return false
+			}
+		}
 		gap := false
 		for _, col := range cols {
 			v, known := vals[col]
