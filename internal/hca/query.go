@@ -114,6 +114,11 @@ func ParseQueryAll(out string) ([]*Config, error) {
 	var (
 		all []*Config
 		cur *Config
+		// tabled holds the devices whose table has begun: their columns are fixed, because
+		// each row was stored under them. mlxconfig prints one "Configurations:" line per
+		// device, before its rows; a row before any header gets the default column, and a
+		// header after rows (junk, or two outputs run together) cannot re-label them.
+		tabled = map[*Config]bool{}
 	)
 	get := func() *Config {
 		if cur == nil {
@@ -144,7 +149,9 @@ func ParseQueryAll(out string) ([]*Config, error) {
 			c := get()
 			c.Warnings = append(c.Warnings, trimmed)
 		case strings.HasPrefix(trimmed, "Configurations:"):
-			get().Columns = headerColumns(trimmed)
+			if c := get(); !tabled[c] {
+				c.Columns = headerColumns(trimmed)
+			}
 		case isProse(trimmed):
 			continue
 		case headerField(get, line):
@@ -155,6 +162,10 @@ func ParseQueryAll(out string) ([]*Config, error) {
 			}
 			if p, ok := paramLine(line, cols); ok {
 				c := get()
+				if len(c.Columns) == 0 {
+					c.Columns = []string{"Next Boot"}
+				}
+				tabled[c] = true
 				if _, dup := c.Params[p.Name]; !dup {
 					c.Order = append(c.Order, p.Name)
 				}
