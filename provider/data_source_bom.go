@@ -14,8 +14,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 var (
@@ -213,17 +212,12 @@ func cablingChanges(ctx context.Context, cat *catalog.Catalog, prior types.Objec
 	if diags.HasError() {
 		return "", diags
 	}
-	des, err := topogen.Generate(p, cat)
-	if err != nil {
-		addDesignErrorAt(&diags, err, "prior_design")
+	f, ps := plan.Build(cat, plan.Inputs{Design: &p, DesignAttr: "prior_design"})
+	addPlanProblems(&diags, ps.Errors())
+	if f == nil {
 		return "", diags
 	}
-	g, problems := fabric.Build(des.FabricSpec(), cat)
-	if fabric.HasErrors(problems) {
-		diags.AddAttributeError(path.Root("prior_design"), "Cannot build prior_design", problems[0].String())
-		return "", diags
-	}
-	out, err := bom.ChangesCSV(bom.CablingChanges(bom.Cabling(g, cat, bom.Options{}), next))
+	out, err := bom.ChangesCSV(bom.CablingChanges(bom.Cabling(f.Graph, cat, bom.Options{}), next))
 	if err != nil {
 		diags.AddError("Rendering the cabling changes failed", err.Error())
 	}

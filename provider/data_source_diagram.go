@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/diagram"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -80,24 +79,24 @@ func (d *diagramDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
+	f, unknown, diags := readFabric(ctx, cat, &m.fabricInputsModel, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if unknown || g == nil {
+	if unknown || f == nil {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_diagram needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
 	opts := diagram.Options{Title: m.Title.ValueString(), FoldAbove: int(m.FoldAbove.ValueInt64()),
-		NodeGroups: designNodeGroups(inputDesign(ctx, cat, &m.fabricInputsModel))}
+		NodeGroups: f.Spec.Groups}
 	if opts.Title == "" {
 		opts.Title = "fabric"
 	}
 	if m.Highlight.IsNull() || m.Highlight.ValueBool() {
-		opts.Highlights = diagram.FromAnalysis(analysis.Analyze(g, nil), m.MaxOversubscription.ValueFloat64())
+		opts.Highlights = diagram.FromAnalysis(analysis.Analyze(f.Graph, nil), m.MaxOversubscription.ValueFloat64())
 	}
-	dg, err := diagram.Build(g, opts)
+	dg, err := diagram.Build(f.Graph, opts)
 	if err != nil {
 		resp.Diagnostics.AddError("Diagram", err.Error())
 		return
@@ -105,18 +104,4 @@ func (d *diagramDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	m.DOT = types.StringValue(dg.DOT())
 	m.SVG = types.StringValue(dg.SVG())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// designNodeGroups maps each generated node to its group (su01, pod01), for folding.
-func designNodeGroups(d *topogen.Design) map[string]string {
-	if d == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, g := range d.Groups {
-		for n := range g.Nodes {
-			out[n] = g.Name
-		}
-	}
-	return out
 }

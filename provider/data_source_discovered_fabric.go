@@ -216,25 +216,15 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
-	spec, unknown, d := readFabricSpec(ctx, inventoryCatalog(data), &m.fabricInputsModel)
+	f, unknown, d := readFabric(ctx, inventoryCatalog(data), &m.fabricInputsModel, false)
 	diags.Append(d...)
 	if unknown && !diags.HasError() {
 		diags.AddError("Unknown values", "The declared fabric holds values that are not known yet; Terraform reads this data source once they are.")
 	}
-	if diags.HasError() || data == nil || spec == nil {
+	if diags.HasError() || f == nil {
 		return nil
 	}
-	g, problems := fabric.Build(spec, data.Catalog)
-	for _, p := range problems {
-		if p.Severity == fabric.Warning {
-			continue // warnings about the declaration belong to the fabric resource's plan
-		}
-		diags.AddAttributeError(problemPath(p.Path), "Fabric: "+p.Rule, problemDetail(p))
-	}
-	if diags.HasError() {
-		return nil
-	}
-	return g
+	return f.Graph
 }
 
 func stringsOf[T fmt.Stringer](items []T) types.List {

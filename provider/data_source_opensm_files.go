@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 var (
@@ -19,7 +20,7 @@ var (
 func newOpenSMFilesDataSource() datasource.DataSource { return &openSMFilesDataSource{} }
 
 // openSMFilesDataSource gives the texts of the files gpucluster_fabric keeps only digests of. It
-// renders them with the fabric's own function (renderOpenSM) from the same inputs and the same
+// renders them with the fabric's own function (plan.Render) from the same inputs and the same
 // rendering settings (openSMRenderAttributes), so its files hash to the fabric's `opensm`.
 type openSMFilesDataSource struct {
 	data *Data
@@ -79,7 +80,11 @@ func (d *openSMFilesDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		MarkdownDescription: "The OpenSM files of a fabric, as text: what `gpucluster_fabric` renders and pushes with " +
 			"`subnet_manager` and keeps only a digest of in its `opensm` output, so that a plan stays short. Takes the " +
 			"fabric's own inputs (the same objects, or the maps of `gpucluster_topology`) and the rendering settings of " +
-			"its `subnet_manager`. For review, CI artifacts (`local_file`) and the simulator (`expected_topology`).",
+			"its `subnet_manager`. For CI artifacts (`local_file`) and the simulator (`expected_topology`).\n\n" +
+			"To review a change, read the fabric's plan summary, not this data source: Terraform reads a data source " +
+			"only at apply when a resource it depends on has a pending change (the partition a pull request adds), so " +
+			"its `files` are unknown in exactly the plans a reviewer reads. The summary shows each file the plan " +
+			"changes as a unified diff (the prior state's inputs rendered against the planned ones), bounded per file.",
 		Attributes: attrs,
 	}
 }
@@ -92,29 +97,28 @@ func (d *openSMFilesDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m keeps
 	// the null lists for State.Set and Wrap puts the config's back in the response.
-	g, diags := buildFabric(ctx, d.data, withStashedLists(ctx, fromConfig, &fabricModel{fabricInputsModel: m.fabricInputsModel}, &resp.Diagnostics))
+	f, unknown, diags := readFabric(ctx, inventoryCatalog(d.data), &m.fabricInputsModel, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var settings map[string]attr.Value // null subnet_manager: the defaults
-	if m.SubnetManager.IsUnknown() {
-		resp.Diagnostics.AddError("Unknown values", "gpucluster_opensm_files needs subnet_manager known; Terraform reads it once it is.")
-		return
+	var settings plan.OpenSMSettings // null subnet_manager: the defaults
+	known := !m.SubnetManager.IsUnknown()
+	if known && !m.SubnetManager.IsNull() {
+		var rm openSMRenderModel
+		resp.Diagnostics.Append(m.SubnetManager.As(ctx, &rm, objectAsOptions)...)
+		settings, known = rm.settings()
 	}
-	if !m.SubnetManager.IsNull() {
-		settings = m.SubnetManager.Attributes()
-	}
-	rs, known := readRenderSettings(settings)
-	if g == nil || !known {
+	if unknown || f == nil || !known {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_opensm_files needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
-	files, _, fes := renderOpenSM(g, rs)
-	if fes != nil {
-		addRenderErrors(&resp.Diagnostics, g, fes)
+	rendered, ps := plan.Render(f, settings)
+	addPlanProblems(&resp.Diagnostics, ps)
+	if rendered == nil {
 		return
 	}
+	files, g := rendered.Files, f.Graph
 	m.Files = filesValue(files)
 	m.ExpectedTopology = types.StringValue(opensm.ExpectedTopology(g))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

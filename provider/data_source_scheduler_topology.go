@@ -11,9 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -116,17 +114,17 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
+	f, unknown, diags := readFabric(ctx, cat, &m.fabricInputsModel, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if unknown || g == nil || m.LabelKeys.IsUnknown() {
+	if unknown || f == nil || m.LabelKeys.IsUnknown() {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_scheduler_topology needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
 	opts := scheduler.Options{
-		Groups:          scheduler.DesignGroups(inputDesign(ctx, cat, &m.fabricInputsModel)),
+		Groups:          f.Spec.Groups,
 		RootName:        m.RootName.ValueString(),
 		TopologyName:    m.Name.ValueString(),
 		NoHostnameLevel: !m.HostnameLevel.IsNull() && !m.HostnameLevel.ValueBool(),
@@ -136,7 +134,7 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 			opts.LabelKeys = append(opts.LabelKeys, s.ValueString())
 		}
 	}
-	top, err := scheduler.Build(g, opts)
+	top, err := scheduler.Build(f.Graph, opts)
 	if err == nil {
 		err = top.CheckLabels()
 	}
@@ -177,24 +175,4 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 	}
 	m.Notes = stringList(notes)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// inputDesign regenerates the `design` input, for the grouping the graph does not carry (which
-// scalable unit or pod a switch belongs to). nil without a design or when it does not generate
-// (readFabricGraph has reported why).
-func inputDesign(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) *topogen.Design {
-	dv := inputValue(ctx, fromConfig, "design", in)
-	if dv.IsNull() || !dv.IsKnown() {
-		return nil
-	}
-	r := specReader{}
-	p := r.decodeDesign(dv)
-	if r.unknown || r.diags.HasError() {
-		return nil
-	}
-	des, err := topogen.Generate(p, cat)
-	if err != nil {
-		return nil
-	}
-	return des
 }

@@ -1,19 +1,15 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // analysis.effective_bisection: the bandwidth random bisection patterns get under the routes the
-// subnet manager will install (internal/analysis/effective.go has the model and its sources).
+// subnet manager will install (internal/analysis/effective.go has the model and its sources; internal/plan computes it).
 
 var effectiveAttrTypes = map[string]attr.Type{
 	"routing_engine": types.StringType,
@@ -55,41 +51,4 @@ func effectiveValue(r analysis.Result) types.Object {
 		"ratio_p05":      types.Float64Value(e.RatioP05),
 		"samples":        types.Int64Value(int64(e.Samples)),
 	})
-}
-
-// effectiveBisection fills r.Effective from the fabric's subnet_manager settings, the way the
-// OpenSM files are rendered from them. A subnet_manager with unknown values leaves it pending
-// for apply; an engine the model does not reproduce leaves it nil with the reason.
-func effectiveBisection(g *fabric.Graph, sm types.Object, r *analysis.Result) {
-	if sm.IsUnknown() {
-		r.EffectivePending, r.EffectiveWhyNot = true, "subnet_manager is not known until apply"
-		return
-	}
-	var attrs map[string]attr.Value
-	if !sm.IsNull() {
-		attrs = sm.Attributes()
-	}
-	rs, known := readRenderSettings(attrs)
-	if !known {
-		r.EffectivePending, r.EffectiveWhyNot = true, "the subnet_manager's routing settings are not known until apply"
-		return
-	}
-	// Problems of the configuration (missing GUIDs, bad roots) are reported by the OpenSM
-	// rendering; FromGraph still returns what it could derive.
-	cfg, _ := opensm.FromGraph(g, rs.graph)
-	routing, err := opensm.ModelRouting(g, cfg, len(rs.graph.Roots) == 0)
-	if err != nil {
-		r.EffectiveWhyNot = err.Error()
-		return
-	}
-	e, err := analysis.EffectiveBisection(g, routing)
-	switch {
-	case err != nil:
-		r.EffectiveWhyNot = err.Error()
-	case e == nil && r.Endpoints < 2:
-		r.EffectiveWhyNot = "the fabric has fewer than two endpoints"
-	case e == nil:
-		r.EffectiveWhyNot = fmt.Sprintf("the routes of routing_engine %q are not modelled (ftree, updn and minhop are)", cfg.RoutingEngine)
-	}
-	r.Effective = e
 }

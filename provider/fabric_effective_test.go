@@ -51,7 +51,7 @@ func expectedEffective(t *testing.T, engine string) *analysis.Effective {
 	if fabric.HasErrors(problems) {
 		t.Fatal(problems)
 	}
-	r := analysis.Routing{Engine: engine, GUIDs: make([]uint64, len(g.Devices))}
+	r := analysis.Routing{Engines: []string{engine}, GUIDs: make([]uint64, len(g.Devices))}
 	for i := range g.Devices {
 		dev := &g.Devices[i]
 		if dev.Kind != fabric.KindSwitch {

@@ -5,14 +5,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // The inputs of a fabric, shared by gpucluster_fabric and every data source that reads one
@@ -22,8 +21,9 @@ import (
 //  1. adds fabricInputAttributes() to its schema,
 //  2. embeds fabricInputsModel in its model (`fabricInputsModel` with no tag),
 //  3. is listed in bypass.go (bypassResources or bypassDataSources), and
-//  4. calls readFabricGraph (or readFabricSpec), which read the config, or the request value
-//     that withStashedLists chose (the fabric's plan and prior state).
+//  4. calls readFabric (or readFabricGraph), which decode the config, or the request value that
+//     withStashedLists chose (the fabric's plan and prior state), and build it with the plan
+//     pipeline (internal/plan).
 //
 // Through Wrap the model's input fields are null (bypass.go strips them); the reader takes the
 // values from Wrap's stash, or from the model when the request did not go through Wrap.
@@ -127,94 +127,56 @@ func hasFabricInputs(ctx context.Context, src listSource, in *fabricInputsModel)
 	return false
 }
 
-// readFabricSpec returns the fabric that the inputs describe (the config's, or those of the
-// request value withStashedLists chose): the
-// graph of `design` (topogen regenerates it from the normalized design), less `absent_cables`,
-// merged by name with the items of the maps (an item of a generated name replaces the generated
-// one, a new name adds). Missing values and refusals are attribute errors. unknown is true when a
-// value the graph depends on is not known yet (spec is then nil).
-func readFabricSpec(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (spec *fabric.Spec, unknown bool, diags diag.Diagnostics) {
+// decodeInputs reads the inputs (the config's, or those of the request value withStashedLists
+// chose) into the pipeline's Inputs: the normalized design, `absent_cables` and the items of the
+// maps. Missing and malformed values are attribute errors; unknown is true when a value the
+// fabric depends on is not known yet.
+func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool, diag.Diagnostics) {
 	src := fromConfig
 	if in.srcSet {
 		src = in.src
 	}
 	r := specReader{}
-	explicit := &fabric.Spec{
+	out := plan.Inputs{Explicit: fabric.Spec{
 		Racks:      rackShape.decodeMap(&r, inputValue(ctx, src, fabric.MapRacks, in)),
 		Switches:   switchShape.decodeMap(&r, inputValue(ctx, src, fabric.MapSwitches, in)),
 		Nodes:      nodeShape.decodeMap(&r, inputValue(ctx, src, fabric.MapNodes, in)),
 		HCAs:       hcaShape.decodeMap(&r, inputValue(ctx, src, fabric.MapHCAs, in)),
 		Cables:     cableShape.decodeMap(&r, inputValue(ctx, src, fabric.MapCables, in)),
 		Partitions: partitionShape.decodeMap(&r, inputValue(ctx, src, fabric.MapPartitions, in)),
+	}}
+	out.Absent = r.stringList(inputValue(ctx, src, "absent_cables", in))
+	if dv := inputValue(ctx, src, "design", in); !dv.IsNull() {
+		p := r.decodeDesign(dv)
+		out.Design = &p
 	}
-	absent := r.stringList(inputValue(ctx, src, "absent_cables", in))
-	dv := inputValue(ctx, src, "design", in)
-	if dv.IsNull() {
-		if len(absent) > 0 {
-			r.diags.AddAttributeError(path.Root("absent_cables"), "absent_cables without a design",
-				"absent_cables names links of the generated design; without `design` there is none. Leave the cable out of `cables` instead.")
-		}
-		if r.unknown || r.diags.HasError() {
-			return nil, r.unknown, r.diags
-		}
-		return explicit, false, r.diags
-	}
-	p := r.decodeDesign(dv)
-	if r.unknown || r.diags.HasError() {
-		return nil, r.unknown, r.diags
-	}
-	des, err := topogen.Generate(p, cat)
-	if err != nil {
-		addDesignError(&r.diags, err)
-		return nil, false, r.diags
-	}
-	gen := des.FabricSpec()
-	for _, e := range gen.RemoveCables(absent) {
-		r.diags.AddAttributeError(path.Root("absent_cables").AtListIndex(e.Index), "No such generated cable", e.Message)
-	}
-	if r.diags.HasError() {
-		return nil, false, r.diags
-	}
-	gen.Merge(explicit)
-	return gen, false, r.diags
+	return out, r.unknown, r.diags
 }
 
-// readFabricGraph is readFabricSpec of the config (or of the source withStashedLists chose) and
-// fabric.Build, with the build's problems as diagnostics on the attributes at fault. The graph is
-// nil while the inputs are unknown or when they hold errors.
-func readFabricGraph(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (g *fabric.Graph, unknown bool, diags diag.Diagnostics) {
-	spec, unknown, diags := readFabricSpec(ctx, cat, in)
-	if spec == nil || diags.HasError() {
+// readFabric decodes the inputs and builds the fabric (plan.Build), with every problem on the
+// attribute at fault; warnings of the declaration are dropped unless withWarnings (they belong
+// to the plan of the fabric that declares them, not to every data source that reads it). The
+// Fabric is nil while a value is unknown (unknown is then true) or when the inputs hold errors.
+func readFabric(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel, withWarnings bool) (*plan.Fabric, bool, diag.Diagnostics) {
+	inputs, unknown, diags := decodeInputs(ctx, in)
+	if unknown || diags.HasError() {
 		return nil, unknown, diags
 	}
-	g, problems := fabric.Build(spec, cat)
-	addProblems(&diags, problems)
-	if diags.HasError() {
-		return nil, false, diags
+	f, ps := plan.Build(cat, inputs)
+	if !withWarnings {
+		ps = ps.Errors()
 	}
-	return g, false, diags
+	addPlanProblems(&diags, ps)
+	return f, false, diags
 }
 
-// addProblems reports the build's problems on their attributes.
-func addProblems(diags *diag.Diagnostics, problems []fabric.Problem) {
-	for _, p := range problems {
-		// Terraform points at a map element, not deeper: the detail names the whole path.
-		pp := problemPath(p.Path)
-		if p.Severity == fabric.Warning {
-			diags.AddAttributeWarning(shownPath(pp), "Fabric: "+p.Rule, withPath(pp, problemDetail(p)))
-		} else {
-			diags.AddAttributeError(shownPath(pp), "Fabric: "+p.Rule, withPath(pp, problemDetail(p)))
-		}
+// readFabricGraph is readFabric for the readers that need the graph alone.
+func readFabricGraph(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (*fabric.Graph, bool, diag.Diagnostics) {
+	f, unknown, diags := readFabric(ctx, cat, in, true)
+	if f == nil {
+		return nil, unknown, diags
 	}
-}
-
-// problemDetail adds, for a generated element, which element the problem is in (the path
-// points at the design argument).
-func problemDetail(p fabric.Problem) string {
-	if p.Path.Design == "" {
-		return p.Message
-	}
-	return p.Message + "\n\n(in the generated " + p.Path.Element() + ")"
+	return f.Graph, false, diags
 }
 
 func (r *specReader) stringList(v tftypes.Value) []string {

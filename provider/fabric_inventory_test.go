@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -261,9 +262,23 @@ func TestFabricGetsTheTopologysGraph(t *testing.T) {
 			des, out := topologyInputs(t, p)
 			want := des.FabricSpec()
 
-			byDesign, unknown, diags := readFabricSpec(stashCtx(map[string]tftypes.Value{"design": out["design"]}), cat, &fabricInputsModel{})
-			if diags.HasError() || unknown {
+			byDesign, diags := buildSpec(stashCtx(map[string]tftypes.Value{"design": out["design"]}), cat)
+			if diags.HasError() || byDesign == nil {
 				t.Fatalf("design: %v", diags)
+			}
+			// The spec carries the generator's groups (the scheduler's blocks, the diagram's
+			// folds): every switch and node of the design is in the group that lists it.
+			for _, g := range des.Groups {
+				for n := range g.Switches {
+					if byDesign.Groups[n] != g.Name {
+						t.Fatalf("switch %s is in group %q, want %q", n, byDesign.Groups[n], g.Name)
+					}
+				}
+				for n := range g.Nodes {
+					if byDesign.Groups[n] != g.Name {
+						t.Fatalf("node %s is in group %q, want %q", n, byDesign.Groups[n], g.Name)
+					}
+				}
 			}
 			if !reflect.DeepEqual(byDesign, want) {
 				t.Error("the fabric's graph from the design differs from the topology's")
@@ -273,8 +288,8 @@ func TestFabricGetsTheTopologysGraph(t *testing.T) {
 			for _, m := range []string{"racks", "switches", "nodes", "hcas", "cables"} {
 				maps[m] = out[m]
 			}
-			byMaps, unknown, diags := readFabricSpec(stashCtx(maps), cat, &fabricInputsModel{})
-			if diags.HasError() || unknown {
+			byMaps, diags := buildSpec(stashCtx(maps), cat)
+			if diags.HasError() || byMaps == nil {
 				t.Fatalf("maps: %v", diags)
 			}
 			gd, pd := fabric.Build(byDesign, cat)
@@ -327,8 +342,8 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 		"switches":      sw,
 		"absent_cables": list(c0.A.String(), full.B.String()+" <-> "+full.A.String()),
 	}
-	spec, _, diags := readFabricSpec(stashCtx(inputs), cat, &fabricInputsModel{})
-	if diags.HasError() {
+	spec, diags := buildSpec(stashCtx(inputs), cat)
+	if diags.HasError() || spec == nil {
 		t.Fatal(diags)
 	}
 	if len(spec.Switches) != len(gen.Switches)+1 || spec.Switches[0].GUID != replaced.GUID || spec.Switches[0].Origin != "" {
@@ -347,7 +362,7 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 	}
 
 	inputs["absent_cables"] = list(c0.A.String(), "leaf01:99", "laef01:3")
-	_, _, diags = readFabricSpec(stashCtx(inputs), cat, &fabricInputsModel{})
+	_, diags = buildSpec(stashCtx(inputs), cat)
 	var got []string
 	for _, d := range diags.Errors() {
 		got = append(got, d.Detail())
@@ -364,22 +379,31 @@ func TestReadFabricMergeAndAbsent(t *testing.T) {
 	}
 }
 
-// TestProblemPath: a problem is reported on the map element by key, or, for a generated element,
-// on the design argument that sets the attribute (or sizes the design).
-func TestProblemPath(t *testing.T) {
+// buildSpec decodes the inputs of ctx's stash and builds them with the plan pipeline: the spec
+// the graph was built from, nil when the inputs hold an error.
+func buildSpec(ctx context.Context, cat *catalog.Catalog) (*fabric.Spec, diag.Diagnostics) {
+	f, _, diags := readFabric(ctx, cat, &fabricInputsModel{}, true)
+	if f == nil {
+		return nil, diags
+	}
+	return f.Spec, diags
+}
+
+// TestDiagPath: a problem's location becomes the framework path of the same attribute.
+func TestDiagPath(t *testing.T) {
 	cases := []struct {
-		p    fabric.Path
+		at   plan.Loc
 		want path.Path
 	}{
-		{fabric.At("switches", "leaf01", "guid"), path.Root("switches").AtMapKey("leaf01").AtName("guid")},
-		{fabric.At("partitions", "p", "members").Index(3).Attr("hca"), path.Root("partitions").AtMapKey("p").AtName("members").AtListIndex(3).AtName("hca")},
-		{fabric.Path{Map: "switches", Key: "leaf01", Attrs: []fabric.Step{{Name: "model"}}, Design: "scalable_units"}, path.Root("design").AtName("switch_model")},
-		{fabric.Path{Map: "cables", Key: "leaf01:33", Attrs: []fabric.Step{{Name: "a"}, {Name: "port"}}, Design: "scalable_units"}, path.Root("design").AtName("scalable_units")},
-		{fabric.Path{}, path.Empty()},
+		{plan.Attr("switches").Key("leaf01").Attr("guid"), path.Root("switches").AtMapKey("leaf01").AtName("guid")},
+		{plan.Attr("partitions").Key("p").Attr("members").Index(3).Attr("hca"), path.Root("partitions").AtMapKey("p").AtName("members").AtListIndex(3).AtName("hca")},
+		{plan.Attr("design", "switch_model"), path.Root("design").AtName("switch_model")},
+		{plan.Attr("subnet_manager", "options").Key("qos"), path.Root("subnet_manager").AtName("options").AtMapKey("qos")},
+		{plan.Loc{}, path.Empty()},
 	}
 	for _, c := range cases {
-		if got := problemPath(c.p); !got.Equal(c.want) {
-			t.Errorf("problemPath(%s) = %s, want %s", c.p, got, c.want)
+		if got := diagPath(c.at); !got.Equal(c.want) || got.String() != c.at.String() {
+			t.Errorf("diagPath(%s) = %s, want %s (and the same text)", c.at, got, c.want)
 		}
 	}
 }

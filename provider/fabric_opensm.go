@@ -17,8 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -27,13 +27,9 @@ import (
 
 // ---- subnet_manager ----
 
-// subnetManagerModel is the `subnet_manager` object.
-type subnetManagerModel struct {
-	Hosts             types.List   `tfsdk:"hosts"`
-	SSHUser           types.String `tfsdk:"ssh_user"`
-	SSHPrivateKey     types.String `tfsdk:"ssh_private_key"`
-	KnownHostsFile    types.String `tfsdk:"known_hosts_file"`
-	Port              types.Int64  `tfsdk:"port"`
+// openSMRenderModel holds the settings of openSMRenderAttributes: embedded in the fabric's
+// `subnet_manager`, and the whole `subnet_manager` of gpucluster_opensm_files.
+type openSMRenderModel struct {
 	ConfigDir         types.String `tfsdk:"config_dir"`
 	Flavor            types.String `tfsdk:"flavor"`
 	RoutingEngine     types.String `tfsdk:"routing_engine"`
@@ -41,30 +37,33 @@ type subnetManagerModel struct {
 	Options           types.Map    `tfsdk:"options"`
 	Roots             types.List   `tfsdk:"roots"`
 	DefaultMembership types.String `tfsdk:"default_membership"`
-	Service           types.String `tfsdk:"service"`
-	StartCommand      types.String `tfsdk:"start_command"`
-	StopCommand       types.String `tfsdk:"stop_command"`
-	ReloadCommand     types.String `tfsdk:"reload_command"`
-	StatusCommand     types.String `tfsdk:"status_command"`
 	LogFile           types.String `tfsdk:"log_file"`
-	VerifyTimeout     types.String `tfsdk:"verify_timeout"`
+}
+
+// subnetManagerModel is the `subnet_manager` object.
+type subnetManagerModel struct {
+	openSMRenderModel
+	Hosts          types.List   `tfsdk:"hosts"`
+	SSHUser        types.String `tfsdk:"ssh_user"`
+	SSHPrivateKey  types.String `tfsdk:"ssh_private_key"`
+	KnownHostsFile types.String `tfsdk:"known_hosts_file"`
+	Port           types.Int64  `tfsdk:"port"`
+	Service        types.String `tfsdk:"service"`
+	StartCommand   types.String `tfsdk:"start_command"`
+	StopCommand    types.String `tfsdk:"stop_command"`
+	ReloadCommand  types.String `tfsdk:"reload_command"`
+	StatusCommand  types.String `tfsdk:"status_command"`
+	VerifyTimeout  types.String `tfsdk:"verify_timeout"`
 }
 
 // subnetManager is a known `subnet_manager`, defaults applied.
 type subnetManager struct {
-	renderSettings
+	render        plan.OpenSMSettings
 	hosts         []string
 	ssh           SSHDefaults // the resource's overrides of the provider's ssh block
 	port          int
 	service       opensm.Service
 	verifyTimeout time.Duration
-}
-
-// renderSettings are the settings of openSMRenderAttributes, read.
-type renderSettings struct {
-	paths   opensm.Paths
-	graph   opensm.GraphOptions
-	logFile string
 }
 
 func subnetManagerSchema() schema.SingleNestedAttribute {
@@ -158,7 +157,7 @@ func withAttributes(attrs, more map[string]schema.Attribute) map[string]schema.A
 
 // openSMRenderAttributes are the settings of subnet_manager that change the files, and the
 // whole `subnet_manager` of gpucluster_opensm_files: one definition, read by one function
-// (readRenderSettings) and rendered by one function (renderOpenSM), so the fabric and the data
+// (openSMRenderModel.settings) and rendered by one function (plan.Render), so the fabric and the data
 // source render the same bytes from the same inputs.
 func openSMRenderAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
@@ -285,7 +284,7 @@ func readSubnetManager(ctx context.Context, o types.Object, diags *diag.Diagnost
 		return sm, false
 	}
 	var known bool
-	sm.renderSettings, known = readRenderSettings(o.Attributes())
+	sm.render, known = m.openSMRenderModel.settings()
 	unknown := !known
 	str := func(v types.String) string {
 		if v.IsUnknown() {
@@ -334,124 +333,36 @@ func listStrings(v attr.Value) ([]string, bool) {
 	return out, ok
 }
 
-// readRenderSettings reads the attributes of openSMRenderAttributes from the attributes of a
-// subnet_manager object (the fabric's, or gpucluster_opensm_files'); nil attributes are the
-// defaults. known is false when a value is unknown.
-func readRenderSettings(attrs map[string]attr.Value) (renderSettings, bool) {
+// settings reads the render settings (null ones are the defaults); known is false when a value
+// is unknown.
+func (m openSMRenderModel) settings() (plan.OpenSMSettings, bool) {
 	known := true
-	str := func(k string) string {
-		v, _ := attrs[k].(types.String)
+	str := func(v types.String) string {
 		if v.IsUnknown() {
 			known = false
 		}
 		return v.ValueString()
 	}
-	var rs renderSettings
-	rs.paths = opensm.Paths{ConfigDir: str("config_dir")}
-	lmc, _ := attrs["lmc"].(types.Int64)
-	if lmc.IsUnknown() {
+	if m.LMC.IsUnknown() || m.Options.IsUnknown() {
 		known = false
 	}
-	roots, ok := listStrings(attrs["roots"])
+	roots, ok := listStrings(m.Roots)
 	known = known && ok
-	rs.graph = opensm.GraphOptions{
-		RoutingEngine: str("routing_engine"), LMC: int(lmc.ValueInt64()), Roots: roots,
-		DefaultMembership: str("default_membership"), Paths: rs.paths, Options: map[string]string{},
-		Flavor: opensm.Flavor(str("flavor")),
+	paths := opensm.Paths{ConfigDir: str(m.ConfigDir)}
+	g := opensm.GraphOptions{
+		RoutingEngine: str(m.RoutingEngine), LMC: int(m.LMC.ValueInt64()), Roots: roots,
+		DefaultMembership: str(m.DefaultMembership), Paths: paths, Options: map[string]string{},
+		Flavor: opensm.Flavor(str(m.Flavor)),
 	}
-	if opts, isMap := attrs["options"].(types.Map); isMap {
-		if opts.IsUnknown() {
+	for k, v := range m.Options.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() {
 			known = false
+			continue
 		}
-		for k, v := range opts.Elements() {
-			s, ok := v.(types.String)
-			if !ok || s.IsUnknown() {
-				known = false
-				continue
-			}
-			rs.graph.Options[k] = s.ValueString()
-		}
+		g.Options[k] = s.ValueString()
 	}
-	rs.logFile = str("log_file")
-	return rs, known
-}
-
-// renderOpenSM renders the files of g with rs: the one rendering of the fabric and of
-// gpucluster_opensm_files. It also returns what a good routing run of them looks like (the
-// verification after a push). A failure is a list of FieldErrors.
-func renderOpenSM(g *fabric.Graph, rs renderSettings) (opensm.Files, opensm.Expect, opensm.Errors) {
-	gopts, ferr := rs.graph.WithLogFile(rs.logFile)
-	if ferr != nil {
-		return nil, opensm.Expect{}, opensm.Errors{ferr}
-	}
-	cfg, err := opensm.FromGraph(g, gopts)
-	var files opensm.Files
-	if err == nil {
-		files, err = opensm.Render(cfg)
-	}
-	if err != nil {
-		var fes opensm.Errors
-		if !errors.As(err, &fes) {
-			fes = opensm.Errors{{Message: err.Error()}}
-		}
-		return nil, opensm.Expect{}, fes
-	}
-	return files, opensm.ExpectFor(cfg), nil
-}
-
-// addRenderErrors reports a failed rendering of g, each problem on the attribute that causes it.
-func addRenderErrors(diags *diag.Diagnostics, g *fabric.Graph, fes opensm.Errors) {
-	var spec *fabric.Spec
-	if g != nil {
-		spec = g.Spec
-	}
-	for _, fe := range fes {
-		p := openSMErrorPath(fe.At, spec)
-		where := p.String()
-		if where == "" {
-			where = fe.Field
-		}
-		diags.AddAttributeError(p, "Invalid OpenSM configuration", where+": "+fe.Message)
-	}
-}
-
-// planOpenSM renders the OpenSM files for the plan and returns their digests (the `opensm`
-// output) and the texts. Without subnet_manager a fabric that cannot be rendered (devices without
-// GUIDs, say) only warns, as nothing is pushed; with it, every problem is an error on the
-// attribute that causes it.
-func planOpenSM(ctx context.Context, data *Data, m *fabricModel, g *fabric.Graph) (types.Map, opensm.Files, opensm.Expect, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	osm := types.MapUnknown(digestType)
-	if g == nil || m.SubnetManager.IsUnknown() {
-		return osm, nil, opensm.Expect{}, diags
-	}
-	managed := !m.SubnetManager.IsNull()
-	sm, known := readSubnetManager(ctx, m.SubnetManager, &diags)
-	if managed && !known {
-		return osm, nil, opensm.Expect{}, diags
-	}
-	if managed {
-		checkSSH(data, &sm, &diags)
-	}
-	files, expect, fes := renderOpenSM(g, sm.renderSettings)
-	if fes != nil {
-		if !managed {
-			var msgs []string
-			for _, fe := range fes {
-				msgs = append(msgs, fe.Error())
-			}
-			if len(msgs) > 5 {
-				msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(fes)-5))
-			}
-			diags.AddWarning("OpenSM files not rendered",
-				"`opensm` is null because the fabric cannot be rendered into OpenSM files (nothing is pushed without subnet_manager): "+
-					strings.Join(msgs, "; "))
-			return types.MapNull(digestType), nil, opensm.Expect{}, diags
-		}
-		addRenderErrors(&diags, g, fes)
-		return osm, nil, opensm.Expect{}, diags
-	}
-	return openSMValue(files), files, expect, diags
+	return plan.OpenSMSettings{Graph: g, LogFile: str(m.LogFile)}, known
 }
 
 // checkSSH fails the plan when a host cannot be reached the way it is configured (no user, key or
@@ -464,54 +375,6 @@ func checkSSH(data *Data, sm *subnetManager, diags *diag.Diagnostics) {
 			return
 		}
 	}
-}
-
-// openSMErrorPath maps the location of an opensm.FieldError to the attribute that causes it. An
-// inventory element is located by its place in spec (the graph's Spec), which gives its key in
-// the fabric's map, or the design attribute that generated it; a setting is an attribute of
-// subnet_manager (an option a key of its options map).
-func openSMErrorPath(at opensm.Loc, spec *fabric.Spec) path.Path {
-	if at.Map != "" {
-		if spec == nil || !specHas(spec, at.Map, at.Index) {
-			return path.Root(at.Map)
-		}
-		fp := spec.PathOf(at.Map, at.Index)
-		for _, st := range at.Steps {
-			if st.Name == "" {
-				fp = fp.Index(st.Index)
-			} else {
-				fp = fp.Attr(st.Name)
-			}
-		}
-		return problemPath(fp)
-	}
-	if len(at.Steps) == 0 || at.Steps[0].Name == "" {
-		return path.Root("subnet_manager")
-	}
-	name := at.Steps[0].Name
-	switch name {
-	case "compute_nodes", "node_names":
-		return path.Root(fabric.MapHCAs) // derived from the HCAs' port GUIDs (and the switches' GUIDs)
-	}
-	p := path.Root("subnet_manager").AtName(name)
-	if len(at.Steps) > 1 {
-		switch next := at.Steps[1]; {
-		case name == "options" && next.Name != "":
-			return p.AtMapKey(next.Name)
-		case next.Name == "":
-			return p.AtListIndex(next.Index)
-		}
-	}
-	return p
-}
-
-// specHas reports whether spec has element i of the inventory map m.
-func specHas(spec *fabric.Spec, m string, i int) bool {
-	n := map[string]int{
-		fabric.MapRacks: len(spec.Racks), fabric.MapSwitches: len(spec.Switches), fabric.MapNodes: len(spec.Nodes),
-		fabric.MapHCAs: len(spec.HCAs), fabric.MapCables: len(spec.Cables), fabric.MapPartitions: len(spec.Partitions),
-	}[m]
-	return i >= 0 && i < n
 }
 
 // target connects to one SM host and describes the push to it; closeFn ends the connection.
@@ -529,8 +392,8 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 		return opensm.Target{}, nil, err
 	}
 	return opensm.Target{
-		Name: host, Host: c, Files: files, Paths: sm.paths, Service: sm.service,
-		LogFile: opensm.LogPath(sm.graph.Options, sm.logFile), Expect: expect, VerifyTimeout: sm.verifyTimeout,
+		Name: host, Host: c, Files: files, Paths: sm.render.Graph.Paths, Service: sm.service,
+		LogFile: opensm.LogPath(sm.render.Graph.Options, sm.render.LogFile), Expect: expect, VerifyTimeout: sm.verifyTimeout,
 		Progress: func(step string) { progress(ctx, "opensm %s: %s", host, step) },
 	}, func() { _ = c.Close() }, nil
 }
@@ -605,7 +468,7 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	var files opensm.Files
 	pending := false
 	if err == nil {
-		files, pending, err = opensm.ReadActivatedFiles(ctx, t.Host, sm.paths)
+		files, pending, err = opensm.ReadActivatedFiles(ctx, t.Host, sm.render.Graph.Paths)
 		closeFn()
 	}
 	var hk *remote.HostKeyError
@@ -620,7 +483,7 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	}
 	if pending {
 		diags.AddWarning("OpenSM on "+host+" never took the files on its disk",
-			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.paths.Dir()+"). "+
+			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.render.Graph.Paths.Dir()+"). "+
 				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails.")
 	}
 	m.OpenSM = openSMValue(files)

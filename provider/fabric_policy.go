@@ -2,15 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
@@ -40,41 +37,24 @@ func floatPtr(v types.Float64) *float64 {
 	return &f
 }
 
-// judgeFabric analyses the graph and holds it against the policy and the custom rules. Errors
-// fail the plan on the `policy` attribute; warnings are shown; every line also goes into
-// analysis.violations so a pipeline can read them from the plan JSON.
-func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *catalog.Catalog) (analysis.Result, []string, diag.Diagnostics) {
+// fabricRequest decodes how the fabric is judged and rendered: the policy with the transport,
+// the custom rule files, the workload and the subnet manager's render settings (nil while they
+// are not known). With subnet_manager, the hosts must be reachable as configured.
+func fabricRequest(ctx context.Context, data *Data, m *fabricModel) (plan.Request, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var w *analysis.Workload
+	req := plan.Request{Policy: policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool()}}
 	if !m.Workload.IsNull() && !m.Workload.IsUnknown() {
 		var wm workloadModel
 		diags.Append(m.Workload.As(ctx, &wm, objectAsOptions)...)
-		w = &analysis.Workload{Parameters: wm.Parameters.ValueFloat64(), GradientBytesPerParam: 2, GPUs: int(wm.GPUs.ValueInt64())}
+		req.Workload = &analysis.Workload{Parameters: wm.Parameters.ValueFloat64(), GradientBytesPerParam: 2, GPUs: int(wm.GPUs.ValueInt64())}
 		if b := floatPtr(wm.GradientBytesPerParam); b != nil {
-			w.GradientBytesPerParam = *b
-		}
-		if w.Parameters == 0 {
-			diags.AddAttributeError(path.Root("workload").AtName("parameters"), "Missing workload parameters",
-				"workload.parameters is required to estimate the all-reduce time, e.g. parameters = 70e9.")
-			return analysis.Result{}, nil, diags
-		}
-		w.NodeGPUs = analysis.NodeGPUs(g.Spec, cat)
-		var we *analysis.WorkloadError
-		if err := analysis.CheckWorkload(g, w); errors.As(err, &we) {
-			diags.AddAttributeError(path.Root("workload").AtName(we.Attribute), "Workload larger than the fabric", we.Reason)
-			return analysis.Result{}, nil, diags
+			req.Workload.GradientBytesPerParam = *b
 		}
 	}
-	result := analysis.Analyze(g, w)
-	effectiveBisection(g, m.SubnetManager, &result)
-
-	// GPUs from the node models, not one per endpoint: nodes that share an HCA between GPUs
-	// would otherwise pass RoCEv2's GPU limit with twice the GPUs.
-	p := policy.Policy{Transport: m.Transport.ValueString(), PFC: m.PFC.ValueBool(),
-		GPUs: analysis.FabricGPUs(g, analysis.NodeGPUs(g.Spec, cat))}
 	if !m.Policy.IsNull() && !m.Policy.IsUnknown() {
 		var pm policyModel
 		diags.Append(m.Policy.As(ctx, &pm, objectAsOptions)...)
+		p := &req.Policy
 		p.Preset = pm.Preset.ValueString()
 		p.MaxOversubscription = floatPtr(pm.MaxOversubscription)
 		p.MinBisectionRatio = floatPtr(pm.MinBisectionRatio)
@@ -90,34 +70,22 @@ func judgeFabric(ctx context.Context, g *fabric.Graph, m *fabricModel, cat *cata
 			diags.Append(pm.TierLimits.ElementsAs(ctx, &p.TierLimits, false)...)
 		}
 	}
-
-	var files []string
 	if !m.PolicyFiles.IsNull() {
-		diags.Append(m.PolicyFiles.ElementsAs(ctx, &files, false)...)
+		diags.Append(m.PolicyFiles.ElementsAs(ctx, &req.RuleFiles, false)...)
 	}
-	rules, ferrs := policy.LoadRules(files)
-	for _, fe := range ferrs {
-		diags.AddAttributeError(path.Root("policy_files").AtListIndex(fe.Index), "Invalid policy file", fe.Err.Error())
+	if m.SubnetManager.IsUnknown() {
+		return req, diags
 	}
-	if diags.HasError() {
-		return result, nil, diags
+	req.Managed = !m.SubnetManager.IsNull()
+	if !req.Managed {
+		req.OpenSM = &plan.OpenSMSettings{}
+		return req, diags
 	}
-
-	var lines []string
-	for _, v := range policy.Evaluate(g, result, p, rules) {
-		switch v.Severity {
-		case policy.Error:
-			if v.Rule == policy.RuleEmptyFabric { // the whole fabric is missing, not a policy value
-				diags.AddError("Empty fabric", v.Message)
-				break
-			}
-			diags.AddAttributeError(path.Root("policy"), "Policy violation: "+v.Rule, v.Message)
-		case policy.Warning:
-			diags.AddAttributeWarning(path.Root("policy"), "Policy advice: "+v.Rule, v.Message)
-		default:
-			diags.AddAttributeWarning(path.Root("policy_files"), "Policy rule deferred to apply: "+v.Rule, v.Message)
-		}
-		lines = append(lines, string(v.Severity)+": "+v.Message)
+	sm, known := readSubnetManager(ctx, m.SubnetManager, &diags)
+	if !known {
+		return req, diags
 	}
-	return result, lines, diags
+	checkSSH(data, &sm, &diags)
+	req.OpenSM = &sm.render
+	return req, diags
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // rewireOverride swaps the leaf ports of gpu001's first two HCAs in examples/clusters/small: a
@@ -32,7 +34,7 @@ func TestAccFabricRewireSmall(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join(moduleRoot(), "examples", "clusters", "small"), dir)
 	tf.run(dir, "apply", "-auto-approve", "-input=false")
-	if out := tf.run(dir, "plan", "-input=false", "-detailed-exitcode", "-no-color"); !strings.Contains(out, "No changes") || strings.Contains(out, summaryTitle) {
+	if out := tf.run(dir, "plan", "-input=false", "-detailed-exitcode", "-no-color"); !strings.Contains(out, "No changes") || strings.Contains(out, plan.SummaryTitle) {
 		t.Fatalf("the applied example plans changes, or the fabric says something of a no-op plan:\n%s", out)
 	}
 
@@ -48,7 +50,7 @@ func TestAccFabricRewireSmall(t *testing.T) {
 				Severity, Summary, Detail string
 			} `json:"diagnostic"`
 		}
-		if json.Unmarshal([]byte(line), &msg) == nil && msg.Type == "diagnostic" && strings.HasPrefix(msg.Diagnostic.Summary, summaryTitle) {
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Type == "diagnostic" && strings.HasPrefix(msg.Diagnostic.Summary, plan.SummaryTitle) {
 			if summary != "" {
 				t.Errorf("more than one plan summary")
 			}

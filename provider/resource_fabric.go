@@ -17,9 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 var (
@@ -122,66 +121,66 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	// The lists come from Wrap's stash (the framework got them null; see bypass.go).
-	out, diags := planFabric(ctx, r.data, withStashedLists(ctx, fromProposed, &m, &resp.Diagnostics))
-	osm, _, _, d := planOpenSM(ctx, r.data, &m, out.graph)
-	if out.graph != nil {
+	fp, diags := planFabric(ctx, r.data, withStashedLists(ctx, fromProposed, &m, &resp.Diagnostics))
+	if fp.out != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.
-		r.summarize(ctx, req.State, &m, &out, osm, &resp.Diagnostics)
+		r.summarize(ctx, req.State, &m, fp.out, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("analysis"), out.analysis)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bom"), out.bomObj)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("opensm"), osm)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("analysis"), fp.analysis)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bom"), fp.bom)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("opensm"), fp.opensm)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), m.Name)...)
 }
 
-// fabricPlan is what planFabric computes for the plan.
+// fabricPlan is the plan pipeline's outcome (nil while the plan depends on unknown values or the
+// inputs hold errors) and the computed attributes it gives: unknown while it is nil.
 type fabricPlan struct {
-	analysis   types.Object
-	bomObj     types.Object
-	bom        *bom.BOM      // nil while the plan depends on unknown values
-	graph      *fabric.Graph // nil while the plan depends on unknown values
-	violations []string      // "error: ...", "warning: ..." as in analysis.violations
+	out      *plan.Outcome
+	analysis types.Object
+	bom      types.Object
+	opensm   types.Map
 }
 
-// planFabric builds, analyses and judges the fabric. While a value it depends on is unknown the
-// computed outputs stay unknown and the checks run again at apply.
+// planFabric decodes the fabric's inputs and settings and runs the plan pipeline: build,
+// analyse, judge, price and render. While a value it depends on is unknown the computed outputs
+// stay unknown and the checks run again at apply.
 func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	out := fabricPlan{
+	fp := fabricPlan{
 		analysis: types.ObjectUnknown(analysisAttrTypes),
-		bomObj:   types.ObjectUnknown(bomAttrTypes),
+		bom:      types.ObjectUnknown(bomAttrTypes),
+		opensm:   types.MapUnknown(digestType),
 	}
 	began := time.Now()
-	g, diags := buildFabric(ctx, data, m)
-	if g == nil {
-		return out, diags
+	cat := inventoryCatalog(data)
+	f, _, diags := readFabric(ctx, cat, &m.fabricInputsModel, true)
+	if f == nil {
+		return fp, diags
 	}
-	built := time.Since(began)
-	out.graph = g
-	a, violations, d := judgeFabric(ctx, g, m, data.Catalog)
+	req, d := fabricRequest(ctx, data, m)
 	diags.Append(d...)
-	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %.0f-%.0f Gb/s of %.0f (ratio %g); %d violations; built in %s, judged in %s",
+	if diags.HasError() {
+		return fp, diags
+	}
+	out := plan.Run(cat, f, req)
+	addPlanProblems(&diags, out.Problems)
+	a := out.Analysis
+	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %.0f-%.0f Gb/s of %.0f (ratio %g); %d violations; planned in %s",
 		m.Name.ValueString(), a.Endpoints, a.Switches, a.Links, a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps, a.BisectionRatio,
-		len(violations), built.Round(time.Millisecond), (time.Since(began) - built).Round(time.Millisecond))
-	out.analysis, out.violations = analysisValue(a, violations), violations
-	b := bom.FromGraph(g, data.Catalog)
-	out.bom, out.bomObj = &b, bomValue(b)
-	return out, diags
-}
-
-// buildFabric reads the inputs and builds the graph; nil while a value is unknown or when the
-// inputs have errors (reported in diags).
-func buildFabric(ctx context.Context, data *Data, m *fabricModel) (*fabric.Graph, diag.Diagnostics) {
-	g, _, diags := readFabricGraph(ctx, inventoryCatalog(data), &m.fabricInputsModel)
-	return g, diags
+		len(out.Violations), time.Since(began).Round(time.Millisecond))
+	fp.out = out
+	fp.analysis = analysisValue(a, plan.Lines(out.Violations))
+	fp.bom = bomValue(out.BOM)
+	switch {
+	case out.OpenSM != nil:
+		fp.opensm = openSMValue(out.OpenSM.Files)
+	case req.OpenSM != nil && !req.Managed:
+		fp.opensm = types.MapNull(digestType) // not rendered, nothing pushed: the warning says why
+	}
+	return fp, diags
 }
 
 func (r *fabricResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -235,39 +234,55 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
 	// it goes back through State.Set (Wrap restores the planned lists in the response).
 	planned := withStashedLists(ctx, fromPlanned, m, diags)
-	var g *fabric.Graph
-	if m.Analysis.IsUnknown() {
-		out, d := planFabric(ctx, r.data, planned)
-		diags.Append(d...)
-		m.Analysis, m.BOM, g = out.analysis, out.bomObj, out.graph
-	} else {
-		var d diag.Diagnostics
-		g, d = buildFabric(ctx, r.data, planned)
-		diags.Append(d...)
-	}
-	if diags.HasError() {
+	rendered, ok := r.finalRender(ctx, m, planned, diags)
+	if !ok {
 		return nil, opensm.Expect{}
-	}
-	osm, files, expect, d := planOpenSM(ctx, r.data, m, g)
-	diags.Append(d...)
-	if diags.HasError() {
-		return nil, opensm.Expect{}
-	}
-	if m.OpenSM.IsUnknown() {
-		m.OpenSM = osm
-	} else if files != nil {
-		if bad := opensm.Mismatch(files, openSMDigests(m.OpenSM)); len(bad) > 0 {
-			diags.AddAttributeError(path.Root("opensm"), "OpenSM files differ from the plan",
-				"The files rendered at apply from the planned inputs do not have the digests the plan showed ("+
-					strings.Join(bad, ", ")+"), so nothing is pushed. This is a bug in the provider: the rendering "+
-					"must depend on the planned inputs only. Run the plan again and report it if it persists.")
-			return nil, opensm.Expect{}
-		}
 	}
 	if m.OpenSM.IsUnknown() {
 		diags.AddError("Fabric still unknown at apply", "The fabric's inputs hold values that are still unknown at apply; this is a bug in the provider or in Terraform.")
+		return nil, opensm.Expect{}
 	}
-	return files, expect
+	if rendered == nil {
+		return nil, opensm.Expect{}
+	}
+	if bad := opensm.Mismatch(rendered.Files, openSMDigests(m.OpenSM)); len(bad) > 0 {
+		diags.AddAttributeError(path.Root("opensm"), "OpenSM files differ from the plan",
+			"The files rendered at apply from the planned inputs do not have the digests the plan showed ("+
+				strings.Join(bad, ", ")+"), so nothing is pushed. This is a bug in the provider: the rendering "+
+				"must depend on the planned inputs only. Run the plan again and report it if it persists.")
+		return nil, opensm.Expect{}
+	}
+	return rendered.Files, rendered.Expect
+}
+
+// finalRender renders the planned files for the push. Outputs the plan left unknown are
+// computed by the whole pipeline; when the plan knew them, only the files are rendered again
+// (the analysis of a large fabric is the expensive part and its result is already planned).
+func (r *fabricResource) finalRender(ctx context.Context, m, planned *fabricModel, diags *diag.Diagnostics) (*plan.Rendered, bool) {
+	if m.Analysis.IsUnknown() || m.OpenSM.IsUnknown() {
+		fp, d := planFabric(ctx, r.data, planned)
+		diags.Append(d...)
+		if diags.HasError() || fp.out == nil {
+			return nil, false
+		}
+		if m.Analysis.IsUnknown() {
+			m.Analysis, m.BOM = fp.analysis, fp.bom
+		}
+		if m.OpenSM.IsUnknown() {
+			m.OpenSM = fp.opensm
+		}
+		return fp.out.OpenSM, true
+	}
+	f, _, d := readFabric(ctx, inventoryCatalog(r.data), &planned.fabricInputsModel, false)
+	diags.Append(d...)
+	req, d := fabricRequest(ctx, r.data, planned)
+	diags.Append(d...)
+	if diags.HasError() || f == nil || req.OpenSM == nil {
+		return nil, false
+	}
+	rendered, ps := plan.Render(f, *req.OpenSM)
+	addPlanProblems(diags, ps)
+	return rendered, !diags.HasError()
 }
 
 func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -617,59 +616,6 @@ func TestAccFabricSubnetManagerPlanErrors(t *testing.T) {
 // TestOpenSMErrorPath: the fields of opensm.FieldError land on the attribute at fault: an
 // inventory element by its key in the map (its index in the Spec is no attribute path), a
 // generated one on the design argument behind it, the settings on subnet_manager.
-func TestOpenSMErrorPath(t *testing.T) {
-	spec := &fabric.Spec{}
-	for i := 0; i < 4; i++ {
-		spec.Switches = append(spec.Switches, fabric.Switch{Ref: fabric.Ref{Key: fmt.Sprintf("sw%d", i)}, Name: fmt.Sprintf("switch%d", i)})
-	}
-	for i := 0; i < 8; i++ {
-		spec.HCAs = append(spec.HCAs, fabric.HCA{Name: fmt.Sprintf("gpu%03d/mlx5_0", i+1)}) // no key: the name stands in
-	}
-	spec.HCAs[7].Ref = fabric.Ref{Origin: "scalable_units"} // generated
-	for i := 0; i < 3; i++ {
-		spec.Partitions = append(spec.Partitions, fabric.Partition{Ref: fabric.Ref{Key: fmt.Sprintf("p%d", i)}, Name: fmt.Sprintf("part%d", i)})
-	}
-	n := func(name string) fabric.Step { return fabric.Step{Name: name} }
-	ix := func(i int) fabric.Step { return fabric.Step{Index: i} }
-	el := func(m string, i int, steps ...fabric.Step) opensm.Loc {
-		return opensm.Loc{Map: m, Index: i, Steps: steps}
-	}
-	set := func(steps ...fabric.Step) opensm.Loc { return opensm.Loc{Index: -1, Steps: steps} }
-	cases := []struct {
-		at   opensm.Loc
-		want path.Path
-	}{
-		{set(n("lmc")), path.Root("subnet_manager").AtName("lmc")},
-		{set(n("routing_engine")), path.Root("subnet_manager").AtName("routing_engine")},
-		{set(n("options"), n("torus_config")), path.Root("subnet_manager").AtName("options").AtMapKey("torus_config")},
-		{set(n("roots"), ix(1)), path.Root("subnet_manager").AtName("roots").AtListIndex(1)},
-		{set(n("roots")), path.Root("subnet_manager").AtName("roots")},
-		{set(n("log_file")), path.Root("subnet_manager").AtName("log_file")},
-		{el(fabric.MapSwitches, 3, n("guid")), path.Root("switches").AtMapKey("sw3").AtName("guid")},
-		{el(fabric.MapHCAs, 6, n("port_guid")), path.Root("hcas").AtMapKey("gpu007/mlx5_0").AtName("port_guid")},
-		{el(fabric.MapHCAs, 7, n("port_guid")), path.Root("design").AtName("hca_guid_base")},
-		{el(fabric.MapHCAs, 9, n("port_guid")), path.Root("hcas")}, // beyond the Spec: the map as a whole
-		{el(fabric.MapPartitions, -1), path.Root("partitions")},    // partitions.conf:N, no one element
-		{el(fabric.MapPartitions, 2, n("pkey")), path.Root("partitions").AtMapKey("p2").AtName("pkey")},
-		{el(fabric.MapPartitions, 2, n("members"), ix(5), n("guid")), path.Root("partitions").AtMapKey("p2").AtName("members").AtListIndex(5).AtName("guid")},
-		{set(n("compute_nodes"), ix(4)), path.Root("hcas")},
-		{set(n("node_names"), ix(0)), path.Root("hcas")},
-		{opensm.Loc{}, path.Root("subnet_manager")},
-		{el(fabric.MapPartitions, 0, n("members"), ix(12), n("hca")), path.Root("partitions").AtMapKey("p0").AtName("members").AtListIndex(12).AtName("hca")},
-		{set(n("options"), n("qos")), path.Root("subnet_manager").AtName("options").AtMapKey("qos")},
-		{set(n("default_membership")), path.Root("subnet_manager").AtName("default_membership")},
-		{set(n("config_dir")), path.Root("subnet_manager").AtName("config_dir")},
-	}
-	for _, c := range cases {
-		if got := openSMErrorPath(c.at, spec); !got.Equal(c.want) {
-			t.Errorf("openSMErrorPath(%s) = %s, want %s", c.at, got, c.want)
-		}
-	}
-	if got := openSMErrorPath(el(fabric.MapSwitches, 3, n("guid")), nil); !got.Equal(path.Root("switches")) {
-		t.Errorf("without a spec: %s", got)
-	}
-}
-
 func lastOpenSMRun(log string) string {
 	if i := strings.LastIndex(log, "-> OpenSM 3.3"); i >= 0 {
 		return log[i:]

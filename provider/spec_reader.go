@@ -7,8 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // specReader converts the fabric's inputs into a fabric.Spec (fabric_inputs.go). It records
@@ -83,42 +81,6 @@ func listItems[T any](ctx context.Context, r *specReader, l types.List) []T {
 	var out []T
 	r.diags.Append(l.ElementsAs(ctx, &out, true)...)
 	return out
-}
-
-// problemPath turns a fabric.Path into the attribute path of the fabric resource: the element of
-// an inventory map by key, or, for an element generated from `design`, the design attribute that
-// produced it.
-func problemPath(p fabric.Path) path.Path {
-	if p.Design != "" {
-		if len(p.Attrs) > 0 {
-			if a, ok := designAttrOf[p.Map+"."+p.Attrs[0].Name]; ok {
-				return path.Root("design").AtName(a)
-			}
-		}
-		return path.Root("design").AtName(p.Design)
-	}
-	if p.Map == "" {
-		return path.Empty()
-	}
-	out := path.Root(p.Map).AtMapKey(p.Key)
-	for _, s := range p.Attrs {
-		if s.Name == "" {
-			out = out.AtListIndex(s.Index)
-		} else {
-			out = out.AtName(s.Name)
-		}
-	}
-	return out
-}
-
-// designAttrOf names the design argument behind an attribute of a generated element, where one
-// argument sets it for every element; other problems go to the element's Origin (the size).
-var designAttrOf = map[string]string{
-	"switches.model": "switch_model", "nodes.model": "node_model", "cables.kind": "cable_kind",
-	"racks.power_kw": "rack_power_kw", "racks.units": "rack_units", "switches.guid": "switch_guid_base",
-	"hcas.port_guid": "hca_guid_base",
-	// generated names are a prefix and a number: a name the fabric refuses comes from its prefix
-	"racks.name": "prefixes", "switches.name": "prefixes", "nodes.name": "prefixes", "hcas.name": "prefixes",
 }
 
 // The models a switch and a node get when the element leaves `model` unset, as the resources and

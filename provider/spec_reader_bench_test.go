@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
@@ -32,13 +31,12 @@ func BenchmarkSpecReader(b *testing.B) {
 				"cables": tftypes.NewValue(tftypes.Map{ElementType: tfCableObj}, cables),
 				"hcas":   tftypes.NewValue(tftypes.Map{ElementType: tfHCAObj}, hcas),
 			})
-			cat := catalog.Default()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				spec, _, diags := readFabricSpec(ctx, cat, &fabricInputsModel{})
-				if spec == nil || len(spec.Cables) != 3*n || diags.HasError() {
-					b.Fatalf("spec %v, diags %v", spec != nil, diags)
+				in, _, diags := decodeInputs(ctx, &fabricInputsModel{})
+				if len(in.Explicit.Cables) != 3*n || diags.HasError() {
+					b.Fatalf("%d cables, diags %v", len(in.Explicit.Cables), diags)
 				}
 			}
 		})

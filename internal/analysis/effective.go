@@ -44,9 +44,11 @@ const DefaultSeed = 0x6770_6375_6c75_7374
 
 // Routing is the subnet manager's configuration, as far as the routes depend on it.
 type Routing struct {
-	// Engine is routing_engine as opensm.conf says it: one engine or a comma list tried in
-	// order, optionally with no_fallback; "" is OpenSM's default, minhop.
-	Engine string
+	// Engines is routing_engine as OpenSM reads it (opensm.ParseEnginesFor parses it, once):
+	// the engines tried in order; empty is OpenSM's default, minhop. NoFallback is the list's
+	// no_fallback: without it OpenSM falls back to minhop when every engine fails.
+	Engines    []string
+	NoFallback bool
 	// GUIDs holds switch node GUIDs by device index (HCA entries are not read). The engines
 	// order switches by GUID, so the routes depend on them.
 	GUIDs []uint64
@@ -105,8 +107,8 @@ type Hop struct {
 // modelled (torus-2QoS, dfsssp, lash, dor, ...), and an error for a configuration of a modelled
 // engine that is not (ftree without roots).
 func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
-	engines, noFallback := parseEngineList(r.Engine)
-	if !noFallback {
+	engines := append([]string(nil), r.Engines...)
+	if !r.NoFallback {
 		engines = append(engines, "minhop")
 	}
 	n, err := newRnet(g, r.GUIDs)
@@ -159,23 +161,6 @@ type notModelled struct{ why string }
 
 func (e notModelled) Error() string { return e.why }
 
-// parseEngineList splits routing_engine into engines, as OpenSM does (comma separated,
-// "no_fallback" anywhere turns the fallback to minhop off).
-func parseEngineList(s string) ([]string, bool) {
-	var out []string
-	noFallback := false
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		switch f {
-		case "":
-		case "no_fallback":
-			noFallback = true
-		default:
-			out = append(out, f)
-		}
-	}
-	return out, noFallback
-}
 
 // Endpoints lists the endpoints in the order Path indexes them.
 func (rt *Routes) Endpoints() []RouteEndpoint {

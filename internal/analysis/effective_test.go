@@ -29,7 +29,7 @@ func designGraph(t testing.TB, p topogen.Params) *fabric.Graph {
 // routingOf is what the provider passes: the declared switch GUIDs and the top tier as roots.
 func routingOf(t testing.TB, g *fabric.Graph, engine string) Routing {
 	t.Helper()
-	r := Routing{Engine: engine, GUIDs: make([]uint64, len(g.Devices))}
+	r := Routing{Engines: engineList(engine), GUIDs: make([]uint64, len(g.Devices))}
 	top := 0
 	for i := range g.Devices {
 		d := &g.Devices[i]
@@ -192,7 +192,7 @@ func TestEffectiveBisection512(t *testing.T) {
 	if res["ftree"].RatioMean < res["minhop"].RatioMean {
 		t.Errorf("ftree (%v) below minhop (%v)", res["ftree"].RatioMean, res["minhop"].RatioMean)
 	}
-	other, err := EffectiveBisection(g, Routing{Engine: "ftree", GUIDs: routingOf(t, g, "").GUIDs, Roots: routingOf(t, g, "").Roots, Seed: 7})
+	other, err := EffectiveBisection(g, Routing{Engines: []string{"ftree"}, GUIDs: routingOf(t, g, "").GUIDs, Roots: routingOf(t, g, "").Roots, Seed: 7})
 	if err != nil || other.RatioMean == res["ftree"].RatioMean {
 		t.Errorf("another seed gives the same mean %v (%v)", other.RatioMean, err)
 	}
@@ -218,7 +218,7 @@ func TestEffectiveNotModelled(t *testing.T) {
 	if err != nil || rt.Engine != "minhop" || len(rt.Fallbacks) != 1 || rt.Fallbacks[0] != "ftree: fewer than two leaf switches" {
 		t.Fatalf("ftree on one leaf: %+v, %v; want a fallback to minhop", rt, err)
 	}
-	r.Engine = "ftree,no_fallback"
+	r.Engines, r.NoFallback = []string{"ftree"}, true
 	if _, err := ComputeRoutes(one, r); err == nil || !strings.Contains(err.Error(), "no routing engine can route") {
 		t.Fatalf("ftree,no_fallback on one leaf: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestPatternArithmetic(t *testing.T) {
 	if fabric.HasErrors(problems) {
 		t.Fatal(problems)
 	}
-	r := Routing{Engine: "ftree", GUIDs: make([]uint64, len(g.Devices))}
+	r := Routing{Engines: []string{"ftree"}, GUIDs: make([]uint64, len(g.Devices))}
 	for i := range g.Devices {
 		r.GUIDs[i] = uint64(0x1000 + i)
 		if g.Devices[i].Kind == fabric.KindSwitch && g.Devices[i].Level == 2 {
@@ -288,7 +288,7 @@ func TestEffectiveDependsOnCabling(t *testing.T) {
 			t.Fatal(problems)
 		}
 		for _, engine := range []string{"ftree", "minhop"} {
-			r := Routing{Engine: engine, GUIDs: make([]uint64, len(g.Devices))}
+			r := Routing{Engines: engineList(engine), GUIDs: make([]uint64, len(g.Devices))}
 			for i := range g.Devices {
 				r.GUIDs[i] = uint64(0x1000 + i)
 				if g.Devices[i].Kind == fabric.KindSwitch && g.Devices[i].Level == 2 {
@@ -345,7 +345,7 @@ func TestEffectiveNeverPanics(t *testing.T) {
 			}
 		}
 		for _, engine := range []string{"ftree", "updn", "minhop"} {
-			r.Engine = engine
+			r.Engines = engineList(engine)
 			e, err := EffectiveBisection(g, r)
 			if err == nil && e != nil {
 				modelled++
@@ -355,7 +355,7 @@ func TestEffectiveNeverPanics(t *testing.T) {
 				}
 			}
 		}
-		r.Engine = "minhop"
+		r.Engines = []string{"minhop"}
 		rt, err := ComputeRoutes(g, r)
 		if err != nil {
 			continue
@@ -396,4 +396,12 @@ func TestEffectiveNeverPanics(t *testing.T) {
 	if modelled < 500 {
 		t.Fatalf("only %d engine runs gave a number; the generator no longer exercises the model", modelled)
 	}
+}
+
+// engineList is one engine as a routing list; "" is OpenSM's default (an empty list).
+func engineList(engine string) []string {
+	if engine == "" {
+		return nil
+	}
+	return []string{engine}
 }

@@ -462,8 +462,8 @@ func TestRenderings(t *testing.T) {
 		t.Errorf("mdEscape %q", got)
 	}
 	for v, want := range map[float64]string{0: "0.00", 999.5: "999.50", 1234567.891: "1,234,567.89", -85000: "-85,000.00"} {
-		if got := money(v); got != want {
-			t.Errorf("money(%v) = %q, want %q", v, got, want)
+		if got := Money(v); got != want {
+			t.Errorf("Money(%v) = %q, want %q", v, got, want)
 		}
 	}
 	// Deterministic bytes.

@@ -100,14 +100,14 @@ func (b BOM) Markdown() string {
 	for _, it := range b.Items {
 		price, cost := "unpriced", "unpriced"
 		if it.UnitPrice != nil {
-			price = money(*it.UnitPrice)
+			price = Money(*it.UnitPrice)
 		}
 		if it.Cost != nil {
-			cost = money(*it.Cost)
+			cost = Money(*it.Cost)
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s | %d | %s | %s |\n", it.Category, mdEscape(it.SKU), mdEscape(it.Description), it.Quantity, price, cost)
 	}
-	fmt.Fprintf(&s, "\n**Total of priced items:** USD %s\n", money(b.TotalCost))
+	fmt.Fprintf(&s, "\n**Total of priced items:** USD %s\n", Money(b.TotalCost))
 	if len(b.Unpriced) > 0 {
 		q := make([]string, len(b.Unpriced))
 		for i, u := range b.Unpriced {
@@ -131,8 +131,8 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// money formats USD with thousands separators and cents: 4,080,000.00, -85,000.00.
-func money(v float64) string {
+// Money formats USD with thousands separators and cents: 4,080,000.00, -85,000.00.
+func Money(v float64) string {
 	neg := v < 0
 	if neg {
 		v = -v

@@ -32,21 +32,10 @@ func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 	return testrig.Generate(t, p)
 }
 
-// NodeGroups of a design: node -> its group (su01, pod01).
-func nodeGroups(d *topogen.Design) map[string]string {
-	out := map[string]string{}
-	for _, g := range d.Groups {
-		for n := range g.Nodes {
-			out[n] = g.Name
-		}
-	}
-	return out
-}
-
 func diagramOf(t testing.TB, name string, d *topogen.Design, g *fabric.Graph) *Diagram {
 	t.Helper()
 	r := analysis.Analyze(g, nil)
-	dg, err := Build(g, Options{Title: name, NodeGroups: nodeGroups(d), Highlights: FromAnalysis(r, 1)})
+	dg, err := Build(g, Options{Title: name, NodeGroups: g.Spec.Groups, Highlights: FromAnalysis(r, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,9 +233,9 @@ func TestSVGInChromium(t *testing.T) {
 // An access-link witness (every switch on one side, some HCAs moved across, as the analysis
 // returns for the SuperPOD) marks exactly the node-leaf bundles that carry a moved HCA's link.
 func TestAccessLinkCutHighlighted(t *testing.T) {
-	d, g := generate(t, fabrics[2].p)
+	_, g := generate(t, fabrics[2].p)
 	moved := []string{"gpu001/mlx5_0", "gpu001/mlx5_1", "gpu040/mlx5_7"} // rails 0 and 1 of SU 1, rail 7 of SU 2
-	dg, err := Build(g, Options{NodeGroups: nodeGroups(d), Highlights: &Highlights{CutEndpoints: moved, CutLabel: "witness cut: test"}})
+	dg, err := Build(g, Options{NodeGroups: g.Spec.Groups, Highlights: &Highlights{CutEndpoints: moved, CutLabel: "witness cut: test"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,10 @@ const examplePicture = "../../examples/clusters/superpod-4su/superpod-4su.svg"
 //
 //	GPUCLUSTER_UPDATE_PICTURES=1 go test ./internal/diagram -run TestExamplePicture
 func TestExamplePicture(t *testing.T) {
-	d, g := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 4, ReservedNodeSlots: 1, CableKind: catalog.KindFiberMM})
+	_, g := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 4, ReservedNodeSlots: 1, CableKind: catalog.KindFiberMM})
 	dg, err := Build(g, Options{
 		Title:      "DGX SuperPOD, 4 scalable units (RA-11333-001)",
-		NodeGroups: nodeGroups(d),
+		NodeGroups: g.Spec.Groups,
 		Highlights: FromAnalysis(analysis.Analyze(g, nil), 0),
 	})
 	if err != nil {

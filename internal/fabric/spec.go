@@ -18,6 +18,10 @@ type Spec struct {
 	// sits at each coordinate, what torus-2QoS needs for its torus description. nil otherwise:
 	// a declared fabric gives no coordinates.
 	Torus *TorusLayout
+	// Groups names the generator's group (su01, pod01, group01, ...) of each switch and node
+	// of a generated fabric, by name: what the scheduler's blocks and the diagram fold by. nil
+	// for a declared fabric.
+	Groups map[string]string
 }
 
 // TorusLayout places the switches of a generated 3D torus: Dims are the sides along x, y and z,

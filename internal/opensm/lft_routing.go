@@ -41,7 +41,14 @@ func ModelRouting(g *fabric.Graph, cfg Config, topTierRoots bool) (analysis.Rout
 		return analysis.Routing{}, fmt.Errorf("options %s change the routes and are not modelled", strings.Join(set, ", "))
 	}
 	nguid := nodeGUIDs(g)
-	r := analysis.Routing{Engine: cfg.RoutingEngine, GUIDs: make([]uint64, len(g.Devices))}
+	r := analysis.Routing{GUIDs: make([]uint64, len(g.Devices))}
+	if cfg.RoutingEngine != "" {
+		engines, noFallback, err := ParseEnginesFor(cfg.Flavor, cfg.RoutingEngine)
+		if err != nil {
+			return analysis.Routing{}, err
+		}
+		r.Engines, r.NoFallback = engines, noFallback
+	}
 	bySwitchGUID := map[GUID]int32{}
 	for i := range g.Devices {
 		if g.Devices[i].Kind == fabric.KindSwitch {
@@ -49,7 +56,7 @@ func ModelRouting(g *fabric.Graph, cfg Config, topTierRoots bool) (analysis.Rout
 			bySwitchGUID[nguid[i]] = int32(i)
 		}
 	}
-	if !hasEngine(cfg.engines(), "ftree", "updn", "dnup") {
+	if !hasEngine(r.Engines, "ftree", "updn", "dnup") {
 		return r, nil
 	}
 	if topTierRoots {

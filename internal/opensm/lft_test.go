@@ -129,7 +129,7 @@ func TestModelRoutingRefusesUnmodelledSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := ModelRouting(g, cfg, false)
-	if err != nil || r.Engine != "ftree" || len(r.Roots) != 2 {
+	if err != nil || len(r.Engines) != 1 || r.Engines[0] != "ftree" || len(r.Roots) != 2 {
 		t.Fatalf("ModelRouting = %+v, %v", r, err)
 	}
 	top, _ := ModelRouting(g, cfg, true)

@@ -27,7 +27,7 @@ func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 
 func mustBuild(t testing.TB, d *topogen.Design, g *fabric.Graph) *Topology {
 	t.Helper()
-	top, err := Build(g, Options{Groups: DesignGroups(d)})
+	top, err := Build(g, Options{Groups: g.Spec.Groups})
 	if err != nil {
 		t.Fatal(err)
 	}

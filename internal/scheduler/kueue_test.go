@@ -139,8 +139,8 @@ func TestNodeLabels(t *testing.T) {
 }
 
 func TestLabelKeysOverride(t *testing.T) {
-	d, g := generate(t, fabrics[2].p)
-	top, err := Build(g, Options{Groups: DesignGroups(d), LabelKeys: []string{"example.com/su", "example.com/spine"}, TopologyName: "pod", NoHostnameLevel: true})
+	_, g := generate(t, fabrics[2].p)
+	top, err := Build(g, Options{Groups: g.Spec.Groups, LabelKeys: []string{"example.com/su", "example.com/spine"}, TopologyName: "pod", NoHostnameLevel: true})
 	if err != nil {
 		t.Fatal(err)
 	}

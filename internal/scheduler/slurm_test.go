@@ -80,7 +80,7 @@ func TestSlurmctldAcceptsTreeConf(t *testing.T) {
 			for leaf := range leaves {
 				u := leaf
 				if f.p.Kind == "rail-optimized" {
-					u = DesignGroups(d)[leaf] // the SU, RA-11333-001
+					u = g.Spec.Groups[leaf] // the SU, RA-11333-001
 				}
 				unitOf[leaf] = u
 				units[u] = append(units[u], leaf)

@@ -600,13 +600,23 @@ func (d *Design) SizeAttribute() string {
 	return "node_count"
 }
 
-// FabricSpec is the design as a fabric.Spec whose elements carry their map key (the name; a
+// FabricSpec is the design as a fabric.Spec, with the group of each switch and node (Spec.Groups),
+// whose elements carry their map key (the name; a
 // cable its key) and, as Origin, the design attribute that produced them (SizeAttribute), so a
 // problem found in a generated element is reported on the design.
 func (d *Design) FabricSpec() *fabric.Spec {
 	s := d.Spec()
 	s.Plan = &fabric.Plan{Nodes: d.Summary.Nodes, PlannedNodes: d.Summary.PlannedNodes}
 	s.Torus = d.TorusLayout()
+	s.Groups = map[string]string{}
+	for _, g := range d.Groups {
+		for name := range g.Switches {
+			s.Groups[name] = g.Name
+		}
+		for name := range g.Nodes {
+			s.Groups[name] = g.Name
+		}
+	}
 	origin := d.SizeAttribute()
 	for i := range s.Racks {
 		s.Racks[i].Ref = fabric.Ref{Key: s.Racks[i].Name, Origin: origin}

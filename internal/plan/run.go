@@ -1,0 +1,162 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
+)
+
+// Request is how a built fabric is to be judged and rendered: the settings of the fabric beside
+// its inventory.
+type Request struct {
+	// Policy is the `policy` attribute with the fabric's transport and PFC; its GPUs are filled
+	// here from the node models (a node that shares an HCA between GPUs counts its GPUs).
+	Policy policy.Policy
+	// RuleFiles are the HCL files of custom rules (`policy_files`), in order.
+	RuleFiles []string
+	// Workload asks for the all-reduce estimate; nil for none. Its NodeGPUs are filled here.
+	Workload *analysis.Workload
+	// OpenSM holds the subnet manager's settings; nil while they are not known (a plan with
+	// unknown values): the effective bisection then waits for apply and no file is rendered.
+	OpenSM *OpenSMSettings
+	// Managed says the files are pushed (`subnet_manager` is set): a fabric that cannot be
+	// rendered is then an error on the attribute at fault; otherwise one warning says why the
+	// files are missing.
+	Managed bool
+}
+
+// Outcome is a fabric judged and rendered: what a plan shows.
+type Outcome struct {
+	*Fabric
+	Analysis   analysis.Result
+	Violations []policy.Violation // in policy.Evaluate's order; errors fail the plan
+	BOM        bom.BOM
+	OpenSM     *Rendered // nil when the files are not rendered (unknown settings, or they cannot be)
+	Problems   Problems  // the policy's verdict and the rendering's problems, on their attributes
+}
+
+// Run analyses, judges, prices and renders a built fabric. It never fails: what cannot be done
+// is said in the Outcome's Problems. The OpenSM configuration is derived once and serves both
+// the route model of the effective bisection and the files.
+func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
+	out := &Outcome{Fabric: f}
+	g := f.Graph
+	nodeGPUs := analysis.NodeGPUs(g.Spec, cat)
+	w := req.Workload
+	if w != nil {
+		wc := *w
+		w = &wc
+		w.NodeGPUs = nodeGPUs
+		if w.Parameters == 0 {
+			out.Problems.add(Error, Attr(AttrWorkload, "parameters"), "Missing workload parameters",
+				"workload.parameters is required to estimate the all-reduce time, e.g. parameters = 70e9.")
+			return out
+		}
+		var we *analysis.WorkloadError
+		if err := analysis.CheckWorkload(g, w); errors.As(err, &we) {
+			out.Problems.add(Error, Attr(AttrWorkload, we.Attribute), "Workload larger than the fabric", we.Reason)
+			return out
+		}
+	}
+	out.Analysis = analysis.Analyze(g, w)
+
+	var osm *configured
+	if req.OpenSM == nil {
+		out.Analysis.EffectivePending, out.Analysis.EffectiveWhyNot = true, "the subnet_manager's routing settings are not known until apply"
+	} else {
+		osm = configure(f, *req.OpenSM)
+		effective(f, osm, &out.Analysis)
+	}
+
+	p := req.Policy
+	p.GPUs = analysis.FabricGPUs(g, nodeGPUs)
+	rules, ferrs := policy.LoadRules(req.RuleFiles)
+	for _, fe := range ferrs {
+		out.Problems.add(Error, Attr(AttrPolicyFiles).Index(fe.Index), "Invalid policy file", fe.Err.Error())
+	}
+	if !out.Problems.HasErrors() {
+		out.Violations = policy.Evaluate(g, out.Analysis, p, rules)
+		out.Problems = append(out.Problems, violationProblems(out.Violations)...)
+	}
+	out.BOM = Price(cat, f)
+	if osm != nil {
+		var ps Problems
+		out.OpenSM, ps = osm.render(req.Managed)
+		out.Problems = append(out.Problems, ps...)
+	}
+	return out
+}
+
+// violationProblems reports each violation: errors on `policy` (an empty fabric on the fabric as
+// a whole: nothing of the policy is at fault), warnings as advice, rules whose inputs are not
+// known yet as deferred to apply.
+func violationProblems(vs []policy.Violation) Problems {
+	var ps Problems
+	for _, v := range vs {
+		switch v.Severity {
+		case policy.Error:
+			if v.Rule == policy.RuleEmptyFabric {
+				ps.add(Error, Loc{}, "Empty fabric", v.Message)
+				break
+			}
+			ps.add(Error, Attr(AttrPolicy), "Policy violation: "+v.Rule, v.Message)
+		case policy.Warning:
+			ps.add(Warning, Attr(AttrPolicy), "Policy advice: "+v.Rule, v.Message)
+		default:
+			ps.add(Warning, Attr(AttrPolicyFiles), "Policy rule deferred to apply: "+v.Rule, v.Message)
+		}
+	}
+	return ps
+}
+
+// Lines are the violations as `analysis.violations` lists them: "error: <message>".
+func Lines(vs []policy.Violation) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v.Severity) + ": " + v.Message
+	}
+	return out
+}
+
+// effective fills r.Effective: the bandwidth of random bisection patterns under the routes
+// OpenSM will compute from the configuration the files are rendered from.
+func effective(f *Fabric, c *configured, r *analysis.Result) {
+	g := f.Graph
+	routing, err := opensm.ModelRouting(g, c.cfg, len(c.settings.Graph.Roots) == 0)
+	if err != nil {
+		r.EffectiveWhyNot = err.Error()
+		return
+	}
+	e, err := analysis.EffectiveBisection(g, routing)
+	switch {
+	case err != nil:
+		r.EffectiveWhyNot = err.Error()
+	case e == nil && r.Endpoints < 2:
+		r.EffectiveWhyNot = "the fabric has fewer than two endpoints"
+	case e == nil:
+		r.EffectiveWhyNot = fmt.Sprintf("the routes of routing_engine %q are not modelled (ftree, updn and minhop are)", c.cfg.RoutingEngine)
+	}
+	r.Effective = e
+}
+
+// Problem titles of the rendering.
+const (
+	summaryInvalidOpenSM = "Invalid OpenSM configuration"
+	summaryNotRendered   = "OpenSM files not rendered"
+)
+
+// notRendered is the one warning of a fabric whose files are not pushed and cannot be rendered.
+func notRendered(msgs []string) Problem {
+	total := len(msgs)
+	if total > 5 {
+		msgs = append(msgs[:5:5], fmt.Sprintf("and %d more", total-5))
+	}
+	return Problem{Severity: Warning, Summary: summaryNotRendered, Detail: "`opensm` is null because the fabric cannot be " +
+		"rendered into OpenSM files (nothing is pushed without subnet_manager): " + strings.Join(msgs, "; ")}
+}

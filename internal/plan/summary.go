@@ -1,0 +1,285 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
+)
+
+// The plan summary: what a change of a fabric adds, removes and rewires per tier, what to buy,
+// how each OpenSM file changes, and the policy verdict. It says what changes in counts
+// (fabric.Compare, bom.Order) and bounded diffs, so it stays a few screens long at any fabric
+// size, and its lines have a fixed form that examples/ci/plan-gate.sh reads:
+//
+//	Devices: +64 node, +512 hca, +16 leaf
+//	Links node-leaf: 512 added, 0 removed, 0 rewired
+//	  e.g. added gpu064/mlx5_0:1 - leaf17:1
+//	Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00
+//	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
+//	OpenSM files: partitions.conf
+//	  --- partitions.conf (applied)
+//	  +++ partitions.conf (planned)
+//	  @@ -2,0 +3 @@
+//	  +fast=0x0002, rate=7 : 0x0002c90300a10001=full ;
+//	Policy: pass | Policy: FAIL, 2 violations (oversubscription, bisection)
+
+// SummaryTitle starts the title of the summary; the CI script selects on it.
+const SummaryTitle = "Fabric plan summary"
+
+// Prior is the fabric as the prior state left it. Its graph, BOM and files are rebuilt from the
+// prior state's own inputs (not read back from its outputs), so the comparison is exact down to
+// each port and each line; Digests and Lines are what the state holds.
+type Prior struct {
+	Graph *fabric.Graph // nil when the prior inputs no longer build: everything counts as added
+	BOM   bom.BOM
+	// Files are the prior inputs rendered; nil when they were not. A file whose digest here
+	// differs from Digests was changed on the host by hand (refresh read its digest there).
+	Files opensm.Files
+	// Digests are the state's `opensm`; DigestsKnown is false when they are unknown.
+	Digests      map[string]opensm.Digest
+	DigestsKnown bool
+	Lines        []string // the state's analysis.violations
+}
+
+// MaxDiffLines bounds each file's diff in the summary; the rest is counted.
+const MaxDiffLines = 24
+
+// Summarize writes the summary of the change from prior (nil: the fabric is created) to next. It
+// returns "" when the plan changes nothing the summary speaks of, so a plan Terraform calls
+// "No changes" prints nothing.
+func Summarize(prior *Prior, next *Outcome) string {
+	create := prior == nil
+	if create {
+		prior = &Prior{}
+	}
+	d := fabric.Compare(prior.Graph, next.Graph)
+	lines, total := bom.Order(prior.BOM, next.BOM)
+	var files []string
+	var diffs []string
+	if !create && prior.DigestsKnown && next.OpenSM != nil {
+		files, diffs = fileChanges(prior, next.OpenSM.Files)
+	}
+	// The verdict by its lines, not the whole analysis: numbers read back from state need not
+	// compare equal bit for bit.
+	verdictChanged := !create && !equalLines(prior.Lines, Lines(next.Violations))
+	if !create && d.Empty() && len(lines) == 0 && len(files) == 0 && !verdictChanged {
+		return ""
+	}
+	var b strings.Builder
+	if create {
+		b.WriteString("New fabric, totals:\n")
+	}
+	writeDevices(&b, d)
+	writeLinks(&b, d, create)
+	writeOrder(&b, lines, total, create)
+	if len(files) > 0 {
+		b.WriteString("OpenSM files: " + strings.Join(files, ", ") + "\n")
+		for _, df := range diffs {
+			b.WriteString(df)
+		}
+	}
+	b.WriteString(Verdict(next.Violations))
+	return b.String()
+}
+
+func writeDevices(b *strings.Builder, d fabric.Diff) {
+	if len(d.Devices) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(d.Devices))
+	for _, c := range d.Devices {
+		if c.Added > 0 {
+			parts = append(parts, fmt.Sprintf("+%s %s", Count(c.Added), c.Role))
+		}
+		if c.Removed > 0 {
+			parts = append(parts, fmt.Sprintf("-%s %s", Count(c.Removed), c.Role))
+		}
+	}
+	b.WriteString("Devices: " + strings.Join(parts, ", ") + "\n")
+}
+
+func writeLinks(b *strings.Builder, d fabric.Diff, create bool) {
+	for _, t := range d.Links {
+		fmt.Fprintf(b, "Links %s: %s added, %s removed, %s rewired\n", t.Tier, Count(t.Added), Count(t.Removed), Count(t.Rewired))
+		var eg []string // one per line, so Terraform does not wrap them
+		for _, e := range t.RewiredExamples {
+			eg = append(eg, "rewired "+e)
+		}
+		for _, e := range t.RemovedExamples {
+			eg = append(eg, "removed "+e)
+		}
+		if len(t.AddedExamples) > 0 && !create {
+			eg = append(eg, "added "+t.AddedExamples[0])
+		}
+		for _, e := range eg {
+			b.WriteString("  e.g. " + e + "\n")
+		}
+	}
+}
+
+func writeOrder(b *strings.Builder, order []bom.Line, total float64, create bool) {
+	unpriced := 0
+	for _, l := range order {
+		verb := "Buy"
+		if l.Delta() < 0 {
+			verb = "Free"
+		}
+		cost := "unpriced"
+		if l.Cost != nil {
+			cost = USD(*l.Cost)
+		} else {
+			unpriced++
+		}
+		// The category, not the description: Terraform wraps diagnostics at 78 columns, and the
+		// descriptions of one product line differ only at their end (the length of a fiber).
+		if create {
+			fmt.Fprintf(b, "%s: %s %s %s %s\n", verb, Count(l.After), l.Category, l.SKU, cost)
+			continue
+		}
+		delta := "+" + Count(l.Delta())
+		if l.Delta() < 0 {
+			delta = Count(l.Delta())
+		}
+		fmt.Fprintf(b, "%s: %s %s %s (%s -> %s) %s\n", verb, delta, l.Category, l.SKU, Count(l.Before), Count(l.After), cost)
+	}
+	if len(order) > 0 {
+		fmt.Fprintf(b, "Order total (priced SKUs): %s", USD(total))
+		if unpriced > 0 {
+			fmt.Fprintf(b, "; %d SKU%s unpriced", unpriced, plural(unpriced))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// fileChanges lists, in push order, the OpenSM files whose digest the plan changes (settings or
+// inventory that change the files, or drift on the host) and a bounded unified diff of each.
+func fileChanges(prior *Prior, next opensm.Files) (names, diffs []string) {
+	nextDigests := opensm.Digests(next)
+	for _, n := range opensm.FileNames {
+		was, had := prior.Digests[n]
+		now, has := nextDigests[n]
+		if had == has && was == now {
+			continue
+		}
+		names = append(names, n)
+		text, rendered := prior.Files[n]
+		switch {
+		case had && (!rendered || opensm.DigestOf(text) != was):
+			diffs = append(diffs, fmt.Sprintf("  %s: changed on the host since the last apply (its text is not in state); the apply writes the planned file back\n", n))
+		default:
+			diffs = append(diffs, boundedDiff(n, text, next[n]))
+		}
+	}
+	return names, diffs
+}
+
+// boundedDiff is the unified diff of one file (one line of context), indented under the
+// "OpenSM files" line, cut at MaxDiffLines with a count of the lines left out.
+func boundedDiff(name, before, after string) string {
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: splitLines(before), B: splitLines(after),
+		FromFile: name + " (applied)", ToFile: name + " (planned)", Context: 1,
+	})
+	if err != nil || text == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var b strings.Builder
+	shown := lines
+	if len(lines) > MaxDiffLines {
+		shown = lines[:MaxDiffLines]
+	}
+	for _, l := range shown {
+		b.WriteString("  " + strings.TrimRight(l, "\r") + "\n")
+	}
+	if left := len(lines) - len(shown); left > 0 {
+		fmt.Fprintf(&b, "  ... %d more line%s of this diff not shown (gpucluster_opensm_files has the whole file)\n", left, plural(left))
+	}
+	return b.String()
+}
+
+// splitLines cuts text into lines that keep their newline, as the diff wants them; a last line
+// without one gets it, and an empty file has no line.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] += "\n"
+	}
+	return lines
+}
+
+// Verdict is the policy line: pass, or FAIL with the number of violations and their rules.
+func Verdict(vs []policy.Violation) string {
+	var rules []string
+	seen := map[string]bool{}
+	errs, others := 0, 0
+	for _, v := range vs {
+		if v.Severity != policy.Error {
+			others++
+			continue
+		}
+		errs++
+		if !seen[v.Rule] {
+			seen[v.Rule] = true
+			rules = append(rules, v.Rule)
+		}
+	}
+	var s string
+	if errs == 0 {
+		s = "Policy: pass"
+	} else {
+		sort.Strings(rules)
+		if len(rules) > 4 {
+			rules = append(rules[:4], "...")
+		}
+		s = fmt.Sprintf("Policy: FAIL, %d violation%s (%s)", errs, plural(errs), strings.Join(rules, ", "))
+	}
+	if others > 0 {
+		s += fmt.Sprintf(", %d warning%s", others, plural(others))
+	}
+	return s
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Count writes n with thousands separators.
+func Count(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// USD writes an amount as the summary and the BOM's Markdown do: "USD 1,360,000.00",
+// "-USD 170,000.50" (bom.Money writes the number).
+func USD(v float64) string {
+	if v < 0 {
+		return "-USD " + bom.Money(-v)
+	}
+	return "USD " + bom.Money(v)
+}

@@ -1,0 +1,52 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+)
+
+// The one mapping of the plan pipeline's problems to diagnostics: each on the attribute of its
+// cause (plan.Loc: map elements by key), at most plan.MaxPerCause of one cause with a count of
+// the rest.
+
+// addPlanProblems adds ps as diagnostics. Terraform shows the source line of a top-level
+// attribute and of one map element, but looks no deeper, so a diagnostic points at that part
+// (shownPath) and its detail starts with the whole path where that is deeper (withPath).
+func addPlanProblems(diags *diag.Diagnostics, ps plan.Problems) {
+	for _, p := range ps.Capped(plan.MaxPerCause) {
+		if len(p.At.Steps) == 0 {
+			if p.Severity == plan.Warning {
+				diags.AddWarning(p.Summary, p.Detail)
+			} else {
+				diags.AddError(p.Summary, p.Detail)
+			}
+			continue
+		}
+		full := diagPath(p.At)
+		if p.Severity == plan.Warning {
+			diags.AddAttributeWarning(shownPath(full), p.Summary, withPath(full, p.Detail))
+		} else {
+			diags.AddAttributeError(shownPath(full), p.Summary, withPath(full, p.Detail))
+		}
+	}
+}
+
+// diagPath is a plan.Loc as a framework path.
+func diagPath(l plan.Loc) path.Path {
+	p := path.Empty()
+	for i, s := range l.Steps {
+		switch {
+		case s.IsKey:
+			p = p.AtMapKey(s.Key)
+		case s.Name == "":
+			p = p.AtListIndex(s.Index)
+		case i == 0:
+			p = path.Root(s.Name)
+		default:
+			p = p.AtName(s.Name)
+		}
+	}
+	return p
+}
