@@ -161,7 +161,6 @@ type notModelled struct{ why string }
 
 func (e notModelled) Error() string { return e.why }
 
-
 // Endpoints lists the endpoints in the order Path indexes them.
 func (rt *Routes) Endpoints() []RouteEndpoint {
 	out := make([]RouteEndpoint, len(rt.n.eps))
