@@ -76,6 +76,10 @@ type Cut struct {
 	// MovedEndpoints are the endpoints placed on the other side from their switch (each such
 	// endpoint's access link crosses the cut); every other endpoint is on its switch's side.
 	MovedEndpoints []string
+	// MovedToA counts the MovedEndpoints whose switch is on side B (placed on side A); the rest
+	// are side A's, placed on side B. So side A holds EndpointsA - MovedToA endpoints behind its
+	// own switches, which is what a person counts on those switches.
+	MovedToA int
 }
 
 // Workload describes a data-parallel training job for the all-reduce estimate.

@@ -90,6 +90,9 @@ func upperBound(t *topo) Cut {
 	c.MovedEndpoints = make([]string, len(best.moved))
 	for i, e := range best.moved {
 		c.MovedEndpoints[i] = t.epName(e)
+		if bestSide[t.eps[e].sw] == sideB {
+			c.MovedToA++
+		}
 	}
 	return c
 }

@@ -242,13 +242,31 @@ func (c *checker) oversubscription() {
 	}
 }
 
-// side describes one side of a cut: "128 endpoints behind 8 switches (leaf01, ...)".
-func side(endpoints int, switches []string) string {
+// side describes one side of a cut: "128 endpoints behind 8 switches (leaf01, ...)". Where the
+// cut balances its sides by placing endpoints apart from their switch (each such endpoint's
+// access link crosses the cut), it says how many of a side's endpoints are behind its own
+// switches and how many come from the other side: "48 endpoints: all 32 behind 1 switch (leaf03)
+// and 16 from the other side's switches", "48 endpoints: 48 of the 64 behind 3 switches
+// (spine01, leaf01, leaf02)". A person checks these counts on the switches' ports.
+func side(endpoints, movedIn, movedOut int, switches []string) string {
 	s := plural(endpoints, "endpoint", "endpoints")
 	if len(switches) == 0 {
 		return s
 	}
-	return fmt.Sprintf("%s behind %s (%s)", s, plural(len(switches), "switch", "switches"), names(switches))
+	sw := fmt.Sprintf("%s (%s)", plural(len(switches), "switch", "switches"), names(switches))
+	if movedIn == 0 && movedOut == 0 {
+		return s + " behind " + sw
+	}
+	kept := endpoints - movedIn
+	if movedOut == 0 {
+		s += fmt.Sprintf(": all %d behind %s", kept, sw)
+	} else {
+		s += fmt.Sprintf(": %d of the %d behind %s", kept, kept+movedOut, sw)
+	}
+	if movedIn > 0 {
+		s += fmt.Sprintf(" and %d from the other side's switches", movedIn)
+	}
+	return s
 }
 
 // bisection: the policy asks for a proved ratio. When even the witness cut is below the limit the
@@ -264,19 +282,24 @@ func (c *checker) bisection() {
 		return
 	}
 	cut := c.r.Cut
+	movedToB := len(cut.MovedEndpoints) - cut.MovedToA
 	method := ""
 	if cut.Method != "" {
 		method = " (" + cut.Method + ")"
 	}
 	cutDesc := fmt.Sprintf("balanced cut%s of %s across %s, between %s and %s", method, gbps(cut.CapacityGbps),
-		plural(cut.CrossingLinks, "link", "links"), side(cut.EndpointsA, cut.SwitchesA), side(cut.EndpointsB, cut.SwitchesB))
+		plural(cut.CrossingLinks, "link", "links"), side(cut.EndpointsA, cut.MovedToA, movedToB, cut.SwitchesA),
+		side(cut.EndpointsB, movedToB, cut.MovedToA, cut.SwitchesB))
 	witness := fmt.Sprintf("cut%s: %d endpoints / %d switches (%s) | %d endpoints / %d switches (%s), %d links, %s",
 		method, cut.EndpointsA, len(cut.SwitchesA), names(cut.SwitchesA), cut.EndpointsB, len(cut.SwitchesB), names(cut.SwitchesB),
 		cut.CrossingLinks, gbps(cut.CapacityGbps))
-	m := num(c.r.BisectionRatio, 3)
+	// The ratio is a proved minimum: printed exactly (analysis rounds it down to 6 decimals, or
+	// 4), never rounded up past what is proved (12,400 of 12,800 is 0.96875, not 0.969). The
+	// witness's ratio is an upper bound: rounded up.
+	m := num(c.r.BisectionRatio, 6)
 	req := "at least " + num(lim.Value, 3)
 	need := gbps(lim.Value * full)
-	upper := c.r.BisectionUpperGbps / full
+	upper := roundUp(c.r.BisectionUpperGbps/full, 6)
 	if below(upper, lim.Value) {
 		c.add(RuleBisection, Error, m, req, witness,
 			"ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s",
@@ -285,7 +308,7 @@ func (c *checker) bisection() {
 	}
 	c.add(RuleBisection, Error, m, req, witness,
 		"a ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s",
-		num(lim.Value, 3), m, gbps(c.r.BisectionLowerGbps), gbps(full), num(upper, 3), gbps(c.r.BisectionUpperGbps),
+		num(lim.Value, 3), m, gbps(c.r.BisectionLowerGbps), gbps(full), num(upper, 6), gbps(c.r.BisectionUpperGbps),
 		lim.Source, num(lim.Value, 3), need, cutDesc)
 }
 

@@ -28,6 +28,13 @@ func num(x float64, prec int) string {
 	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 }
 
+// roundUp rounds x up to prec decimals: for an upper bound, which may be overstated, never
+// understated.
+func roundUp(x float64, prec int) float64 {
+	p := math.Pow(10, float64(prec))
+	return math.Ceil(x*p-1e-9) / p
+}
+
 // ratio prints a down:up ratio ("1.33:1"). Two decimals are enough unless rounding would make a
 // failing value print like its limit ("1:1 ... allows at most 1:1"): then it takes more.
 func ratio(m, limit float64) string {
