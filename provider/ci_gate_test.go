@@ -44,6 +44,10 @@ func TestAccCIPlanGate(t *testing.T) {
 		"### Links per tier\n",
 		"| `gpucluster_fabric.gate` | node-leaf | 8 | 0 | 0 |",
 		"| `gpucluster_fabric.gate` | leaf-spine | 8 | 0 | 0 |",
+		// The OpenSM files the new node changes, as diffs: its first HCA port's GUID is added.
+		"### OpenSM files\n",
+		"```diff\n",
+		"\n+0x0002c90300100010",
 		"Policy: pass",
 	} {
 		if !strings.Contains(md, want) {
@@ -71,7 +75,9 @@ func TestAccCIPlanGate(t *testing.T) {
 		"| policy | oversubscription | gpucluster_fabric.gate |",
 		"1.5:1",
 		"leaf01",
-		"The plan failed, so there is no plan to read the bill of materials from.",
+		// No plan file, yet the order is there: the summary's lines, with the summary's amounts.
+		"The plan failed, so there is no plan file; this order is the fabric's plan summary.",
+		"| `DGXH-G640F+P2EDI36` | node | 2 | 3 | +1 | unpriced |",
 		"| `gpucluster_fabric.gate` | node-leaf | 8 | 0 | 0 |",
 		"Policy: FAIL, 1 violation (oversubscription)",
 	} {

@@ -8,9 +8,11 @@
 #   - the violations and other errors, from the plan's own diagnostics (`terraform plan -json`),
 #     so they are reported even when the plan fails and there is no plan file,
 #   - the purchase order per SKU of each fabric, from `bom` before and after in `terraform show
-#     -json` (bom.items is keyed by SKU),
-#   - the links added, removed and rewired per tier, from the fabric's plan summary (a warning
-#     diagnostic titled "Fabric plan summary").
+#     -json` (bom.items is keyed by SKU), or, when the plan failed and there is no plan file,
+#     from the Buy/Free lines of the fabric's plan summary (the same numbers),
+#   - the links added, removed and rewired per tier, and the diff of each OpenSM file the plan
+#     changes, from the fabric's plan summary (a warning diagnostic titled "Fabric plan summary").
+# Amounts are written as the summary writes them: USD with thousands separators and cents.
 #
 # Usage: plan-gate.sh [-chdir=DIR] [-summary=FILE] [-- extra terraform plan arguments]
 #   -chdir    the Terraform working directory (default: .)
@@ -43,6 +45,12 @@ rc=$?
 
 # The diagnostics of the plan, one JSON object each.
 diags() { jq -c 'select(.type == "diagnostic") | .diagnostic' "$dir/plan.jsonl"; }
+# summaries prints each fabric's plan summary as "<fabric>\t<line>", one line each.
+summaries() {
+  diags | jq -r 'select(.severity == "warning" and (.summary | startswith("Fabric plan summary")))
+    | (.address // (.summary | sub("^Fabric plan summary ?"; ""))) as $who
+    | .detail | split("\n")[] | "\($who)\t\(.)"'
+}
 nviol=$(diags | jq -s '[.[] | select(.severity == "error" and (.summary | startswith("Policy violation")))] | length')
 nerr=$(diags | jq -s '[.[] | select(.severity == "error")] | length')
 
@@ -88,7 +96,9 @@ fi
   # Purchase order per SKU, from bom before and after in the plan.
   if [ "$rc" -eq 0 ] && "$tf" -chdir="$dir" show -json tfplan >"$dir/plan.json"; then
     orders=$(jq -r '
-      def money: if . == null then "unpriced" else (. * 100 | round / 100 | tostring) end;
+      def commas: if . < 0 then "-" + (- . | commas) else tostring | explode | reverse | [_nwise(3) | reverse | implode] | reverse | join(",") end;
+      def money: if . == null then "unpriced" else (. * 100 | round) as $c | ($c | fabs) as $a
+        | (if $c < 0 then "-" else "" end) + ($a / 100 | floor | commas) + "." + ($a % 100 | tostring | if length < 2 then "0" + . else . end) end;
       .resource_changes[]? | select(.type == "gpucluster_fabric" and (.change.actions | index("delete") | not))
       | . as $rc
       | ($rc.change.before.bom.items // {}) as $b
@@ -103,7 +113,7 @@ fi
             | map(select(.before != .after))) as $lines
           | if ($lines | length) == 0 then empty
             else "#### `\($rc.address)`\n\n| SKU | Description | Before | After | Change | Unit price (USD) | Cost (USD) |\n|---|---|---:|---:|---:|---:|---:|\n"
-              + ($lines | map("| `\(.sku)` | \(.desc) | \(.before) | \(.after) | \(if .after > .before then "+" else "" end)\(.after - .before) | \(.price | money) | \(if .price == null then "unpriced" else ((.after - .before) * .price | money) end) |") | join("\n"))
+              + ($lines | map("| `\(.sku)` | \(.desc) | \(.before | commas) | \(.after | commas) | \(if .after > .before then "+" else "" end)\(.after - .before | commas) | \(.price | money) | \(if .price == null then "unpriced" else ((.after - .before) * .price | money) end) |") | join("\n"))
               + "\n\n**Priced total:** USD " + ([$lines[] | select(.price != null) | (.after - .before) * .price] | add // 0 | money) + "\n"
             end
         end' "$dir/plan.json")
@@ -112,9 +122,24 @@ fi
     if [ -n "$orders" ]; then echo "$orders"; else echo "No SKU changes quantity."; fi
     echo
   elif [ "$rc" -ne 0 ]; then
+    # No plan file: the summary's Buy/Free lines carry the same order (internal/plan/summary.go:
+    # "Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00").
+    orders=$(summaries | awk -F'\t' '
+      $2 ~ /^(Buy|Free): [+-]?[0-9,]+ [^ ]+ [^ ]+ \([0-9,]+ -> [0-9,]+\) / {
+        if (!($1 in seen)) { seen[$1] = 1; printf "#### `%s`\n\n| SKU | Category | Before | After | Change | Cost |\n|---|---|---:|---:|---:|---:|\n", $1 }
+        n = split($2, f, " "); before = substr(f[5], 2); after = substr(f[7], 1, length(f[7]) - 1)
+        cost = f[8]; for (i = 9; i <= n; i++) cost = cost " " f[i]
+        printf "| `%s` | %s | %s | %s | %s | %s |\n", f[4], f[3], before, after, f[2], cost }
+      $2 ~ /^Order total/ && ($1 in seen) { printf "\n**%s**\n\n", $2 }')
     echo "### Purchase order"
     echo
-    echo "The plan failed, so there is no plan to read the bill of materials from."
+    if [ -n "$orders" ]; then
+      echo "The plan failed, so there is no plan file; this order is the fabric's plan summary."
+      echo
+      echo "$orders"
+    else
+      echo "The plan failed, so there is no plan to read the bill of materials from."
+    fi
     echo
   fi
 
@@ -134,6 +159,19 @@ fi
     echo "No link is added, removed or rewired."
   fi
   echo
+  # The OpenSM files each fabric's plan changes, with their diffs (the summary's indented lines
+  # under "OpenSM files:").
+  osm=$(summaries | awk -F'\t' '
+    $2 ~ /^OpenSM files: / { who = $1; printf "#### `%s`: %s\n\n```diff\n", who, substr($2, 15); open = 1; next }
+    open && $1 == who && $2 ~ /^  / { print substr($2, 3); next }
+    open { print "```\n"; open = 0 }
+    END { if (open) print "```\n" }')
+  if [ -n "$osm" ]; then
+    echo "### OpenSM files"
+    echo
+    echo "$osm"
+    echo
+  fi
   diags | jq -r 'select(.severity == "warning" and (.summary | startswith("Fabric plan summary")))
       | "<details><summary>" + .summary + "</summary>\n\n```\n" + .detail + "\n```\n</details>\n"'
 } >>"$summary"
