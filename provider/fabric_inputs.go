@@ -159,6 +159,7 @@ func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool
 // Fabric is nil while a value is unknown (unknown is then true) or when the inputs hold errors.
 func readFabric(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel, withWarnings bool) (*plan.Fabric, bool, diag.Diagnostics) {
 	inputs, unknown, diags := decodeInputs(ctx, in)
+	diags = capDiagnostics(diags, plan.MaxPerCause)
 	if unknown || diags.HasError() {
 		return nil, unknown, diags
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -405,5 +406,48 @@ func TestDiagPath(t *testing.T) {
 		if got := diagPath(c.at); !got.Equal(c.want) || got.String() != c.at.String() {
 			t.Errorf("diagPath(%s) = %s, want %s (and the same text)", c.at, got, c.want)
 		}
+	}
+}
+
+// TestGarbageIsCappedPerCause: 10,000 cables between devices that do not exist (found by the
+// graph builder), and 10,000 without their `b` end (found by the decoder), plan as a handful of
+// diagnostics per cause, each cause counting what it leaves out; before, the first case alone was
+// 20,000 errors, which Terraform renders in quadratic time.
+func TestGarbageIsCappedPerCause(t *testing.T) {
+	cat := catalog.Default()
+	for name, withB := range map[string]bool{"unknown devices": true, "no b end": false} {
+		t.Run(name, func(t *testing.T) {
+			end := func(dev string) tftypes.Value {
+				return tftypes.NewValue(tfEndObj, map[string]tftypes.Value{"device": tftypes.NewValue(tftypes.String, dev), "port": tftypes.NewValue(tftypes.Number, 1)})
+			}
+			cables := map[string]tftypes.Value{}
+			for i := 0; i < 10000; i++ {
+				c := map[string]tftypes.Value{"a": end(fmt.Sprintf("nowhere%05d", i))}
+				if withB {
+					c["b"] = end(fmt.Sprintf("elsewhere%05d", i))
+				}
+				for k, a := range tfCableObj.AttributeTypes {
+					if _, ok := c[k]; !ok {
+						c[k] = tftypes.NewValue(a, nil)
+					}
+				}
+				cables[fmt.Sprintf("c%05d", i)] = tftypes.NewValue(tfCableObj, c)
+			}
+			_, diags := buildSpec(stashCtx(map[string]tftypes.Value{"cables": tftypes.NewValue(tftypes.Map{ElementType: tfCableObj}, cables)}), cat)
+			if !diags.HasError() {
+				t.Fatal("garbage planned clean")
+			}
+			causes := map[string]int{}
+			for _, d := range diags {
+				causes[d.Summary()]++
+			}
+			if len(diags) > 4*(plan.MaxPerCause+1) {
+				t.Errorf("%d diagnostics for %d causes: %v", len(diags), len(causes), causes)
+			}
+			last := diags[len(diags)-1]
+			if !strings.Contains(last.Detail(), "more problems of this kind are not shown, at cables[") {
+				t.Errorf("the last diagnostic does not count what was cut: %s: %s", last.Summary(), last.Detail())
+			}
+		})
 	}
 }
