@@ -273,7 +273,9 @@ func (c *checker) bisection() {
 	witness := fmt.Sprintf("cut%s: %d endpoints / %d switches (%s) | %d endpoints / %d switches (%s), %d links, %s",
 		method, cut.EndpointsA, len(cut.SwitchesA), names(cut.SwitchesA), cut.EndpointsB, len(cut.SwitchesB), names(cut.SwitchesB),
 		cut.CrossingLinks, gbps(cut.CapacityGbps))
-	m := num(c.r.BisectionRatio, 3)
+	// The analysis' ratio is exact or rounded down already (a proved minimum): printed as it is,
+	// never rounded again to nearest (31/32 = 0.96875 is not "0.969").
+	m := asIs(c.r.BisectionRatio)
 	req := "at least " + num(lim.Value, 3)
 	need := gbps(lim.Value * full)
 	upper := c.r.BisectionUpperGbps / full
