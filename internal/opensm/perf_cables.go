@@ -16,7 +16,8 @@ type CablePort struct {
 	Name   string // the end's label: "leaf01:40", "gpu001/mlx5_0:1"
 	Port   int
 	Switch bool
-	LID    int // the device's LID (a switch's port 0, a CA port's own); 0: not found on the fabric
+	LID    int  // the device's LID (a switch's port 0, a CA port's own); 0: not found on the fabric
+	GUID   GUID // the switch's node GUID or the CA port's GUID as discovered; 0: not found
 }
 
 // FabricCable is a cable with both ends located.
@@ -51,8 +52,9 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 			}
 		}
 	}
-	// Every discovered port that is a declared device's: its LID.
+	// Every discovered port that is a declared device's: its LID and GUID.
 	lid := map[devPort]int{}
+	guid := map[devPort]GUID{}
 	resolve := func(ref PortRef) (devPort, bool) {
 		n := &disc.Nodes[ref.Node]
 		if n.Kind == NodeSwitch {
@@ -79,6 +81,7 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 		}{{a, okA, l.A}, {b, okB, l.B}} {
 			if e.ok && disc.Nodes[e.ref.Node].LID > 0 {
 				lid[e.dp] = disc.Nodes[e.ref.Node].LID
+				guid[e.dp] = disc.PortGUID(e.ref)
 			}
 		}
 		if okA && okB {
@@ -86,17 +89,18 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 		}
 	}
 	// A switch answers on every port at its one LID, wherever its links go.
-	switchLID := map[int32]int{}
+	switchLID, switchGUID := map[int32]int{}, map[int32]GUID{}
 	for dp, l := range lid {
 		if g.Devices[dp.dev].Kind == fabric.KindSwitch {
-			switchLID[dp.dev] = l
+			switchLID[dp.dev], switchGUID[dp.dev] = l, guid[dp]
 		}
 	}
 	port := func(d int32, p int) CablePort {
 		dev := &g.Devices[d]
-		c := CablePort{Name: dev.Name + ":" + strconv.Itoa(p), Port: p, Switch: dev.Kind == fabric.KindSwitch, LID: lid[devPort{d, p}]}
+		c := CablePort{Name: dev.Name + ":" + strconv.Itoa(p), Port: p, Switch: dev.Kind == fabric.KindSwitch,
+			LID: lid[devPort{d, p}], GUID: guid[devPort{d, p}]}
 		if c.Switch {
-			c.LID = switchLID[d]
+			c.LID, c.GUID = switchLID[d], switchGUID[d]
 		}
 		return c
 	}
@@ -123,7 +127,7 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 func DiscoveredCables(disc *Discovered) []FabricCable {
 	name := func(ref PortRef) CablePort {
 		n := &disc.Nodes[ref.Node]
-		c := CablePort{Port: ref.Port, Switch: n.Kind == NodeSwitch, LID: n.LID}
+		c := CablePort{Port: ref.Port, Switch: n.Kind == NodeSwitch, LID: n.LID, GUID: disc.PortGUID(ref)}
 		if c.Switch {
 			c.Name = switchName(n.Desc) + ":" + strconv.Itoa(ref.Port)
 		} else {
@@ -168,13 +172,13 @@ func CableQueries(cables []FabricCable, extended bool) []PerfQuery {
 			}
 			seen[[2]int{e.LID, e.Port}] = true
 			if !e.Switch {
-				cas = append(cas, PerfQuery{Name: e.Name, Args: append(perfFlags(extended), strconv.Itoa(e.LID), strconv.Itoa(e.Port))})
+				cas = append(cas, PerfQuery{Name: e.Name, GUID: guidText(e.GUID), Args: append(perfFlags(extended), strconv.Itoa(e.LID), strconv.Itoa(e.Port))})
 				continue
 			}
 			q := switches[e.LID]
 			if q == nil {
 				dev, _, _ := strings.Cut(e.Name, ":")
-				q = &PerfQuery{Name: dev, Linked: map[int]bool{}, Args: append(perfFlags(extended), "-l", strconv.Itoa(e.LID), "255")}
+				q = &PerfQuery{Name: dev, GUID: guidText(e.GUID), Linked: map[int]bool{}, Args: append(perfFlags(extended), "-l", strconv.Itoa(e.LID), "255")}
 				switches[e.LID] = q
 				order = append(order, e.LID)
 			}
@@ -186,6 +190,13 @@ func CableQueries(cables []FabricCable, extended bool) []PerfQuery {
 		out = append(out, *switches[l])
 	}
 	return append(out, cas...)
+}
+
+func guidText(g GUID) string {
+	if g == 0 {
+		return ""
+	}
+	return g.String()
 }
 
 // EndKey is how a perfquery block is matched to a cable end: its LID and port.

@@ -51,7 +51,7 @@ func TestLocateCables(t *testing.T) {
 		}
 		for _, e := range []CablePort{c.A, c.B} {
 			dev, _, _ := strings.Cut(e.Name, ":")
-			if e.LID != lidOf[dev] || e.Switch == strings.Contains(dev, "/") {
+			if e.LID != lidOf[dev] || e.Switch == strings.Contains(dev, "/") || e.GUID == 0 {
 				t.Errorf("%s: LID %d (want %d), switch %v", e.Name, e.LID, lidOf[dev], e.Switch)
 			}
 		}
