@@ -253,8 +253,10 @@ func okPhrase(r Report, lim Limits) string {
 		switch {
 		case !e.Answered:
 			parts = append(parts, e.Name+" does not answer")
-		case e.Window <= 0 || !has:
+		case e.Window <= 0:
 			parts = append(parts, e.Name+" read once (no rate: set sample_seconds or previous)")
+		case !has:
+			parts = append(parts, e.Name+" has no SymbolErrorCounter (PortCountersExtended lacks it)")
 		case sym.Delta == 0:
 			parts = append(parts, fmt.Sprintf("%s no symbol error in %s", e.Name, secs(e.Window)))
 		default:
