@@ -39,7 +39,7 @@ var (
 	bypassResources   = map[string]bool{"gpucluster_fabric": true}
 	bypassDataSources = map[string]bool{
 		"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true,
-		"gpucluster_scheduler_topology": true, "gpucluster_diagram": true,
+		"gpucluster_scheduler_topology": true, "gpucluster_diagram": true, "gpucluster_port_counters": true,
 	}
 )
 

@@ -2,12 +2,19 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 // TestAccPortCounters sets counters in the simulator (ibsim's PerformanceSet) and reads them back
@@ -36,6 +43,7 @@ data "gpucluster_port_counters" "c" {
   port              = %d
   ssh_private_key   = file(%q)
   perfquery_command = "%s perfquery"
+  sample_seconds    = 0
   %s
 }
 `, r.sshd.Port, r.keyFile, r.simrun, body)
@@ -74,10 +82,16 @@ data "gpucluster_port_counters" "c" {
 				),
 			},
 			{
-				// Every cabled switch port: 4 leaves x 32 and 2 spines x 32.
+				// Both ends of every cable ibnetdiscover finds: 4 leaves x 32 and 2 spines x 32 switch
+				// ports, and the 64 HCA ports; the links joined from descriptions.
 				Config: config(fmt.Sprintf(`ibnetdiscover_command = "%s ibnetdiscover"`, r.simrun)),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(c, "counters.#", "192"),
+					resource.TestCheckResourceAttr(c, "counters.#", "256"),
+					resource.TestCheckResourceAttr(c, "links.%", "128"),
+					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.verdict", "ok"),
+					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.reason", "ok: leaf01:17 read once (no rate: set sample_seconds or previous); spine01:1 read once (no rate: set sample_seconds or previous)"),
+					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.rate_gbps", "200"),
+					resource.TestCheckNoResourceAttr(c, "links.leaf01:17 <-> spine01:1.where"),
 					resource.TestCheckTypeSetElemNestedAttrs(c, "counters.*", map[string]string{
 						"name": "leaf01", "guid": leaf01, "port": "2", "values.SymbolErrorCounter": "7",
 					}),
@@ -99,4 +113,174 @@ data "gpucluster_port_counters" "c" {
 			},
 		},
 	})
+}
+
+// TestAccPortCountersLinks reads the simulated cluster's fabric (a generated 8-node design on
+// ibsim, OpenSM running) through the fabric's own inputs, and follows one cable through a day 2:
+// symbol errors climbing between the two reads (ibsim's PerformanceSet), the cable judged suspect
+// with its BER and the technician's line (rack, unit, cage and split at both ends, the part, the
+// link on the same twin-port cable); then, from a previous snapshot, a single read that still
+// gives the rate; unplugged (ibsim's Unlink), down with its evidence kept; replaced (ReLink,
+// counters cleared with perfquery -R), ok and off the suspect list.
+func TestAccPortCountersLinks(t *testing.T) {
+	requireAcc(t)
+	testrig.RequirePeers(t)
+	_, g := testrig.Generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 8, Tiers: 2})
+	r := startSMRigFor(t, g)
+	r.startOpenSM(t)
+	const label = "leaf01:40 <-> spine01:8"
+	const c = "data.gpucluster_port_counters.c"
+	snapFile := filepath.Join(t.TempDir(), "snapshot.json")
+	set := func(cmd string) {
+		if reply := r.sim.Console(t, cmd); !strings.Contains(reply, "has been set to") {
+			t.Fatalf("%s: %q", cmd, reply)
+		}
+	}
+	// Climbing: +50 every 100 ms while the first step reads.
+	stop := make(chan struct{})
+	climbed := make(chan struct{})
+	climb := func() {
+		defer close(climbed)
+		for v := 100; ; v += 50 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			r.sim.Console(t, fmt.Sprintf(`PerformanceSet "leaf01"[40] PortCounters.SymbolErrorCounter=%d`, v))
+		}
+	}
+	config := func(body string) string {
+		return r.providerHCL() + fmt.Sprintf(`
+data "gpucluster_topology" "demo" {
+  kind       = "fat-tree"
+  node_count = 8
+  tiers      = 2
+  items      = false
+}
+data "gpucluster_port_counters" "c" {
+  host                  = "127.0.0.1"
+  port                  = %d
+  ssh_private_key       = file(%q)
+  perfquery_command     = "%s perfquery"
+  ibnetdiscover_command = "%s ibnetdiscover"
+  design                = data.gpucluster_topology.demo.design
+  %s
+}
+`, r.sshd.Port, r.keyFile, r.simrun, r.simrun, body)
+	}
+	keep := resource.TestCheckResourceAttrWith(c, "snapshot", func(v string) error { return os.WriteFile(snapFile, []byte(v), 0o600) })
+	link := func(attr string) string { return "links." + label + "." + attr }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { go climb() },
+				Config:    config(`sample_seconds = 2`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error { close(stop); <-climbed; return nil },
+					resource.TestCheckResourceAttr(c, "links.%", "128"),
+					resource.TestCheckResourceAttr(c, link("verdict"), "suspect"),
+					resource.TestMatchResourceAttr(c, link("reason"), regexp.MustCompile(`^suspect: leaf01:40: \d+ symbol errors in [\d.]+ s \([\d.]+/s\), BER [\d.]+e-\d+ at 400 Gb/s, above 1e-14$`)),
+					resource.TestCheckResourceAttr(c, link("up"), "true"),
+					resource.TestCheckResourceAttr(c, link("rate_gbps"), "400"),
+					resource.TestCheckResourceAttr(c, link("a.port"), "leaf01:40"),
+					resource.TestCheckResourceAttr(c, link("b.port"), "spine01:8"),
+					resource.TestCheckResourceAttr(c, link("b.rates.SymbolErrorCounter"), "0"),
+					resource.TestCheckResourceAttrWith(c, link("a.rates.SymbolErrorCounter"), positive),
+					resource.TestCheckResourceAttr(c, link("where"),
+						"leaf01:40 <-> spine01:8: rack06 U42 leaf01 cage 20 split 2 (port 40) <-> rack01 U42 spine01 cage 4 split 2 (port 8); "+
+							"acc 4 m cable MCA4J80-N004; replacing it also takes down leaf01:39 <-> spine01:7 (same twin-port cable MCA4J80-N004)"),
+					resource.TestCheckResourceAttr(c, link("shares_with.#"), "1"),
+					resource.TestCheckResourceAttr(c, link("shares_with.0"), "leaf01:39 <-> spine01:7"),
+					resource.TestCheckResourceAttr(c, "suspect_cables.#", "1"),
+					resource.TestCheckResourceAttr(c, "suspect_cables.0", label),
+					resource.TestCheckResourceAttr(c, "links.gpu001/mlx5_0:1 <-> leaf01:1.verdict", "ok"),
+					resource.TestMatchResourceAttr(c, "links.gpu001/mlx5_0:1 <-> leaf01:1.reason", regexp.MustCompile(`^ok: gpu001/mlx5_0:1 no symbol error in [\d.]+ s; leaf01:1 no symbol error in [\d.]+ s$`)),
+					resource.TestCheckResourceAttrWith(c, link("window_seconds"), func(v string) error {
+						// The window is measured from read to read: the 2 s between them and the first read's own time.
+						if f, err := strconv.ParseFloat(v, 64); err != nil || f < 2 {
+							return fmt.Errorf("window %q under sample_seconds", v)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttr(c, "links.gpu001/mlx5_0:1 <-> leaf01:1.a.answered", "true"),
+					resource.TestCheckNoResourceAttr(c, "links.gpu001/mlx5_0:1 <-> leaf01:1.where"),
+					keep,
+				),
+			},
+			{
+				// One read, rates from the snapshot of the last: +1,400 since.
+				PreConfig: func() { set(`PerformanceSet "leaf01"[40] PortCounters.SymbolErrorCounter=3000`) },
+				Config: config(fmt.Sprintf(`sample_seconds = 0
+  previous       = file(%q)`, snapFile)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(c, link("verdict"), "suspect"),
+					resource.TestCheckResourceAttrWith(c, link("reason"), func(v string) error {
+						if !strings.HasPrefix(v, "suspect: leaf01:40: ") || !strings.Contains(v, " symbol errors in ") {
+							return fmt.Errorf("reason %q", v)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttr(c, "links.gpu001/mlx5_0:1 <-> leaf01:1.verdict", "ok"),
+					keep,
+				),
+			},
+			{
+				// Unplugged: the switch ends still answer; the leaf counted the link going down.
+				PreConfig: func() {
+					r.sim.Console(t, `Unlink "leaf01"[40]`)
+					set(`PerformanceSet "leaf01"[40] PortCounters.LinkDownedCounter=1`)
+				},
+				Config: config(fmt.Sprintf(`sample_seconds = 0
+  previous       = file(%q)`, snapFile)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(c, link("verdict"), "down"),
+					resource.TestCheckResourceAttr(c, link("up"), "false"),
+					resource.TestCheckResourceAttr(c, link("a.answered"), "true"),
+					resource.TestCheckResourceAttr(c, link("a.counters.LinkDownedCounter"), "1"),
+					resource.TestMatchResourceAttr(c, link("reason"), regexp.MustCompile(
+						`^down: the fabric does not show this cable; leaf01:40 LinkDownedCounter 1 \(\+1 since [0-9T:Z-]+\), SymbolErrorCounter 3000; `+
+							`spine01:8 LinkDownedCounter 0 \(\+0 since [0-9T:Z-]+\), SymbolErrorCounter 0; last read up at [0-9T:Z-]+: leaf01:40 [\d.]+ symbol errors/s; spine01:8 0 symbol errors/s \(BER [\d.e-]+\), judged suspect$`)),
+					resource.TestCheckResourceAttr(c, "suspect_cables.#", "1"),
+					resource.TestCheckResourceAttr(c, "suspect_cables.0", label),
+					resource.TestCheckResourceAttrSet(c, link("where")),
+					keep,
+				),
+			},
+			{
+				// Replaced: link up, counters cleared.
+				PreConfig: func() {
+					r.sim.Console(t, `ReLink "leaf01"[40]`)
+					if res, err := r.sim.Run(t, simSMHost, 20*time.Second, "perfquery", "-R", strconv.Itoa(r.lid(t, "0x0002c90000100001")), "40"); err != nil {
+						t.Fatalf("perfquery -R: %v %s", err, res.Stderr)
+					}
+				},
+				Config: config(fmt.Sprintf(`sample_seconds = 1
+  previous       = file(%q)`, snapFile)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(c, link("verdict"), "ok"),
+					resource.TestCheckResourceAttr(c, link("up"), "true"),
+					resource.TestCheckResourceAttr(c, link("a.counters.SymbolErrorCounter"), "0"),
+					resource.TestCheckResourceAttr(c, "suspect_cables.#", "0"),
+				),
+			},
+			{
+				Config:      config(`ports = [{ lid = 1 }]`),
+				ExpectError: re("ports with a declared fabric"),
+			},
+			{
+				Config:      config(`previous = "{"`),
+				ExpectError: re("Not a snapshot"),
+			},
+		},
+	})
+}
+
+func positive(v string) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 {
+		return fmt.Errorf("%q is not a positive number", v)
+	}
+	return nil
 }

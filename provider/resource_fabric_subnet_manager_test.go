@@ -126,11 +126,17 @@ type smRig struct {
 
 func startSMRig(t *testing.T) *smRig {
 	t.Helper()
-	began := time.Now()
 	g, problems := fabric.Build(simFabricSpec(), catalog.Default())
 	if fabric.HasErrors(problems) {
 		t.Fatalf("fabric.Build: %v", problems)
 	}
+	return startSMRigFor(t, g)
+}
+
+// startSMRigFor is startSMRig with ibsim running the fabric g.
+func startSMRigFor(t *testing.T, g *fabric.Graph) *smRig {
+	t.Helper()
+	began := time.Now()
 	r := &smRig{g: g, sim: testrig.StartIBSim(t, opensm.ExpectedTopology(g))}
 	r.sshd = testrig.StartSSHD(t, testrig.SSHDOptions{})
 	r.confDir = filepath.Join(r.sshd.Dir, "etc-opensm")

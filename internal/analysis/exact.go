@@ -105,6 +105,11 @@ func snapCut(x, g float64) float64 {
 // ratioDown is p/q as exact rationals, rounded down to ratioPlaces decimals.
 func ratioDown(p, q float64) float64 { return ratioPlacesOf(p, q, false) }
 
+// RatioDown is p/q by the rule of bisection_ratio (a proved minimum): exact when its decimal
+// expansion ends within 6 places (12400/12800 = 0.96875), otherwise rounded down to 4; for
+// callers that report a ratio of the analysis' numbers (the degraded fabric's, policy.DegradedRatio).
+func RatioDown(p, q float64) float64 { return ratioDown(p, q) }
+
 // ratioUp is p/q as exact rationals, rounded up to ratioPlaces decimals.
 func ratioUp(p, q float64) float64 { return ratioPlacesOf(p, q, true) }
 

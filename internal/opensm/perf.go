@@ -5,16 +5,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
 )
 
 // Counter names perfquery prints (PortCounters attribute, IBA 16.1.3.5) that a fabric check
-// usually watches.
+// usually watches; internal/counters holds them with their widths and judges them.
 const (
-	SymbolErrorCounter = "SymbolErrorCounter"
-	LinkDownedCounter  = "LinkDownedCounter"
-	PortRcvErrors      = "PortRcvErrors"
-	PortXmitDiscards   = "PortXmitDiscards"
-	PortXmitWait       = "PortXmitWait"
+	SymbolErrorCounter = counters.SymbolErrorCounter
+	LinkDownedCounter  = counters.LinkDownedCounter
+	PortRcvErrors      = counters.PortRcvErrors
+	PortXmitDiscards   = counters.PortXmitDiscards
+	PortXmitWait       = counters.PortXmitWait
 )
 
 // PortCounters is one block of perfquery output: the counters of one port.

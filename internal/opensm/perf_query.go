@@ -126,14 +126,42 @@ func RunPerfQueries(ctx context.Context, h Runner, perf string, queries []PerfQu
 	if len(queries) == 0 {
 		return nil, nil
 	}
-	stdout, stderr, exit, err := h.Run(ctx, PerfBatch(perf, queries))
+	stdout, err := runBatch(ctx, h, perf, queries)
 	if err != nil {
 		return nil, err
 	}
-	if exit != 0 {
-		return nil, fmt.Errorf("running perfquery on %s: exit status %d: %s", h.Addr(), exit, strings.TrimSpace(stderr))
-	}
 	return ParsePerfBatch(stdout, perf, queries)
+}
+
+// PerfResult is one query's outcome in RunEachPerfQuery: its stdout, or why it failed.
+type PerfResult struct {
+	Out string
+	Err error
+}
+
+// RunEachPerfQuery is RunPerfQueries for reads where some ports may not answer (a device behind a
+// failed cable): a query that exits non-zero fails alone, with its stderr in its Err; the error
+// returned is the session's (no connection, the batch itself failed).
+func RunEachPerfQuery(ctx context.Context, h Runner, perf string, queries []PerfQuery) ([]PerfResult, error) {
+	if len(queries) == 0 {
+		return nil, nil
+	}
+	stdout, err := runBatch(ctx, h, perf, queries)
+	if err != nil {
+		return nil, err
+	}
+	return parseEach(stdout, perf, queries)
+}
+
+func runBatch(ctx context.Context, h Runner, perf string, queries []PerfQuery) (string, error) {
+	stdout, stderr, exit, err := h.Run(ctx, PerfBatch(perf, queries))
+	if err != nil {
+		return "", err
+	}
+	if exit != 0 {
+		return "", fmt.Errorf("running perfquery on %s: exit status %d: %s", h.Addr(), exit, strings.TrimSpace(stderr))
+	}
+	return stdout, nil
 }
 
 // PerfBatch is the sh script that runs every query in turn, each framed by "gpc-query N", its
@@ -151,8 +179,26 @@ func PerfBatch(perf string, queries []PerfQuery) string {
 // ParsePerfBatch splits the output of PerfBatch into each query's stdout. A query that exited
 // non-zero is an error naming it, with its stderr.
 func ParsePerfBatch(stdout, perf string, queries []PerfQuery) ([]string, error) {
-	outs := make([]string, len(queries))
+	res, err := parseEach(stdout, perf, queries)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]string, len(res))
+	for i, r := range res {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		outs[i] = r.Out
+	}
+	return outs, nil
+}
+
+// parseEach splits the output of PerfBatch into each query's result. A query the output does
+// not frame at all (the batch stopped early) is an error of its own.
+func parseEach(stdout, perf string, queries []PerfQuery) ([]PerfResult, error) {
+	out := make([]PerfResult, len(queries))
 	cur, rc := -1, make([]int, len(queries))
+	framed := make([]bool, len(queries))
 	errs := make([][]string, len(queries))
 	body := make([]strings.Builder, len(queries))
 	for _, line := range strings.Split(stdout, "\n") {
@@ -163,6 +209,7 @@ func ParsePerfBatch(stdout, perf string, queries []PerfQuery) ([]string, error) 
 				return nil, fmt.Errorf("unexpected perfquery output line %q", line)
 			}
 			cur = n
+			framed[n] = true
 		case cur < 0:
 		case strings.HasPrefix(line, "gpc-rc "):
 			rc[cur], _ = strconv.Atoi(strings.TrimPrefix(line, "gpc-rc "))
@@ -173,10 +220,14 @@ func ParsePerfBatch(stdout, perf string, queries []PerfQuery) ([]string, error) 
 		}
 	}
 	for i, q := range queries {
-		if rc[i] != 0 {
-			return nil, fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.Args...), q.Name, rc[i], truncate(strings.Join(errs[i], "\n"), 2000))
+		switch {
+		case !framed[i]:
+			out[i].Err = fmt.Errorf("%s %s (%s) did not run: the batch stopped before it", perf, remote.Command(q.Args...), q.Name)
+		case rc[i] != 0:
+			out[i].Err = fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.Args...), q.Name, rc[i], truncate(strings.Join(errs[i], "\n"), 2000))
+		default:
+			out[i].Out = body[i].String()
 		}
-		outs[i] = body[i].String()
 	}
-	return outs, nil
+	return out, nil
 }

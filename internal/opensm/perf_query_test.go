@@ -137,3 +137,24 @@ func TestParsePerfBatchRefusesForeignFrames(t *testing.T) {
 		t.Errorf("ParsePerfBatch = %q, %v", outs, err)
 	}
 }
+
+// TestRunEachPerfQuery: in a real shell, a query that fails (a port behind a down cable) fails
+// alone with its stderr; the others come back.
+func TestRunEachPerfQuery(t *testing.T) {
+	perf := `sh -c 'if [ "$1" = 99 ]; then echo "ibwarn: no such lid" >&2; exit 3; fi; echo "lid $1"' x`
+	res, err := RunEachPerfQuery(context.Background(), localShell{}, perf, []PerfQuery{{Name: "a", Args: []string{"2"}}, {Name: "b", Args: []string{"99"}}, {Name: "c", Args: []string{"4"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0].Out != "lid 2\n" || res[0].Err != nil || res[2].Err != nil || !strings.HasPrefix(res[2].Out, "lid 4\n") {
+		t.Errorf("results %+v", res)
+	}
+	if res[1].Err == nil || !strings.Contains(res[1].Err.Error(), "(b) exited with status 3: ibwarn: no such lid") {
+		t.Errorf("failing query: %v", res[1].Err)
+	}
+	// A batch that stops early leaves the rest unframed: each says it did not run.
+	out, err := parseEach("gpc-query 0\nx\ngpc-rc 0\n", "perfquery", []PerfQuery{{Name: "a"}, {Name: "b"}})
+	if err != nil || out[0].Err != nil || out[1].Err == nil || !strings.Contains(out[1].Err.Error(), "did not run") {
+		t.Errorf("unframed: %+v %v", out, err)
+	}
+}

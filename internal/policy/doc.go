@@ -27,6 +27,14 @@
 //   - Pure: no I/O and no Terraform imports; the provider reads policy files and hands their
 //     bytes to ParseRules.
 //
+// # Degraded fabrics
+//
+// Evaluate gates the fabric as designed, failed cables included. JudgeDegraded (degraded.go)
+// judges the fabric as it runs, the same graph less its failed links, against policy.degraded:
+// within the thresholds each failed cable is a warning (its reason, age, where it is and the
+// running fabric's numbers) and applies go on; beyond them, or when a switch is cut off or an
+// endpoint cannot reach the others (always), an error.
+//
 // # Messages
 //
 // Every message starts with the rule's name. Built-in rules read

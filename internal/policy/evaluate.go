@@ -242,6 +242,15 @@ func (c *checker) oversubscription() {
 	}
 }
 
+// sideA and sideB describe the two sides of a cut (side).
+func sideA(cut analysis.Cut) string {
+	return side(cut.EndpointsA, cut.MovedToA, len(cut.MovedEndpoints)-cut.MovedToA, cut.SwitchesA)
+}
+
+func sideB(cut analysis.Cut) string {
+	return side(cut.EndpointsB, len(cut.MovedEndpoints)-cut.MovedToA, cut.MovedToA, cut.SwitchesB)
+}
+
 // side describes one side of a cut: "128 endpoints behind 8 switches (leaf01, ...)". Where the
 // cut balances its sides by placing endpoints apart from their switch (each such endpoint's
 // access link crosses the cut), it says how many of a side's endpoints are behind its own
@@ -282,21 +291,19 @@ func (c *checker) bisection() {
 		return
 	}
 	cut := c.r.Cut
-	movedToB := len(cut.MovedEndpoints) - cut.MovedToA
 	method := ""
 	if cut.Method != "" {
 		method = " (" + cut.Method + ")"
 	}
 	cutDesc := fmt.Sprintf("balanced cut%s of %s across %s, between %s and %s", method, gbps(cut.CapacityGbps),
-		plural(cut.CrossingLinks, "link", "links"), side(cut.EndpointsA, cut.MovedToA, movedToB, cut.SwitchesA),
-		side(cut.EndpointsB, movedToB, cut.MovedToA, cut.SwitchesB))
+		plural(cut.CrossingLinks, "link", "links"), sideA(cut), sideB(cut))
 	witness := fmt.Sprintf("cut%s: %d endpoints / %d switches (%s) | %d endpoints / %d switches (%s), %d links, %s",
 		method, cut.EndpointsA, len(cut.SwitchesA), names(cut.SwitchesA), cut.EndpointsB, len(cut.SwitchesB), names(cut.SwitchesB),
 		cut.CrossingLinks, gbps(cut.CapacityGbps))
-	// The ratio is a proved minimum: printed exactly (analysis rounds it down to 6 decimals, or
-	// 4), never rounded up past what is proved (12,400 of 12,800 is 0.96875, not 0.969). The
-	// witness's ratio is an upper bound: rounded up.
-	m := num(c.r.BisectionRatio, 6)
+	// The ratio is a proved minimum: the analysis' value is exact or rounded down already, and
+	// is printed as it is, never rounded again to nearest (12,400 of 12,800 is 0.96875, not
+	// 0.969). The witness's ratio is an upper bound: rounded up.
+	m := asIs(c.r.BisectionRatio)
 	req := "at least " + num(lim.Value, 3)
 	need := gbps(lim.Value * full)
 	upper := roundUp(c.r.BisectionUpperGbps/full, 6)

@@ -39,6 +39,10 @@ type Policy struct {
 	// time; it needs the fabric's workload.
 	MaxAllReduceSeconds *float64
 
+	// Degraded (degraded) holds the thresholds for the fabric as it runs with failed cables
+	// (degraded.go); Resolve checks them, JudgeDegraded applies them.
+	Degraded Degraded
+
 	Transport string // transport: "" or "infiniband" (the default), or "roce"
 	PFC       bool   // pfc: priority flow control on the RoCE fabric
 	GPUs      int    // GPUs on the fabric; 0: one per endpoint (a DGX H100 has one HCA per GPU)
@@ -262,6 +266,9 @@ func (p Policy) resolve() (Resolved, []error) {
 		} else {
 			r.MaxAllReduceSeconds = &Limit{*v, "policy.max_allreduce_seconds"}
 		}
+	}
+	if err := p.Degraded.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch p.Transport {
 	case "", TransportInfiniBand:

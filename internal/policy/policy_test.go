@@ -49,6 +49,17 @@ func TestTrainingLarge(t *testing.T) {
 		}
 	})
 
+	t.Run("a proved ratio is printed as the analysis has it, never rounded up", func(t *testing.T) {
+		r := twoTier(2, 1, 32, 32)
+		r.BisectionLowerGbps, r.BisectionUpperGbps, r.Cut.CapacityGbps = 12400, 12400, 12400
+		r.BisectionRatio = 0.96875 // 31/32: 12,400 of 12,800 Gb/s
+		v := only(t, Evaluate(nil, r, p, nil), "bisection/error", "spine-headroom/warning")[0]
+		contains(t, v.Message, "ratio is 0.96875 (12400 Gb/s of 12800 Gb/s full bisection)")
+		if v.Measured != "0.96875" {
+			t.Errorf("measured %q", v.Measured)
+		}
+	})
+
 	t.Run("bisection not proved is still a violation", func(t *testing.T) {
 		r := twoTier(8, 8, 32, 32)
 		r.BisectionLowerGbps = 0.9 * r.FullBisectionGbps

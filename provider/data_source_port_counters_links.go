@@ -1,0 +1,193 @@
+package provider
+
+// gpucluster_port_counters' cables: the reads joined into cables (internal/counters judges them)
+// and mapped to `links` and `suspect_cables`, with the technician's line of each bad cable
+// (internal/bom's cage mates).
+
+import (
+	"context"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+)
+
+// fabricCables are the cables a read covers: the declared fabric's (graph set) or those
+// ibnetdiscover found; none when `ports` chose the ports.
+type fabricCables struct {
+	graph  *fabric.Graph
+	cables []opensm.FabricCable
+}
+
+var linkEndAttrTypes = map[string]attr.Type{
+	"port": types.StringType, "lid": types.Int64Type, "answered": types.BoolType,
+	"counters": types.MapType{ElemType: types.NumberType}, "rates": types.MapType{ElemType: types.Float64Type},
+	"symbol_ber": types.Float64Type,
+}
+
+var linkAttrTypes = map[string]attr.Type{
+	"a": types.ObjectType{AttrTypes: linkEndAttrTypes}, "b": types.ObjectType{AttrTypes: linkEndAttrTypes},
+	"rate_gbps": types.Float64Type, "up": types.BoolType, "window_seconds": types.Float64Type, "symbol_ber": types.Float64Type,
+	"verdict": types.StringType, "reason": types.StringType, "where": types.StringType,
+	"shares_with": types.ListType{ElemType: types.StringType},
+}
+
+func portCounterLinksSchema() schema.MapNestedAttribute {
+	end := func(which string) schema.SingleNestedAttribute {
+		return schema.SingleNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "The cable's " + which + " end.",
+			Attributes: map[string]schema.Attribute{
+				"port":     schema.StringAttribute{Computed: true, MarkdownDescription: "The end's label, `leaf01:40` or `gpu001/mlx5_0:1`."},
+				"lid":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Its device's LID; 0 when the fabric does not show the device."},
+				"answered": schema.BoolAttribute{Computed: true, MarkdownDescription: "Its port answered the last read."},
+				"counters": schema.MapAttribute{Computed: true, ElementType: types.NumberType, MarkdownDescription: "Its counters at the last read; null when it did not answer."},
+				"rates": schema.MapAttribute{Computed: true, ElementType: types.Float64Type,
+					MarkdownDescription: "Each counter's change per second over `window_seconds`; null without a window."},
+				"symbol_ber": schema.Float64Attribute{Computed: true,
+					MarkdownDescription: "Symbol errors per bit over the window at `rate_gbps`; null without a window."},
+			},
+		}
+	}
+	return schema.MapNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "Every cable, keyed by its label (`leaf01:40 <-> spine01:8`, as `gpucluster_cable` and `failed_cables` " +
+			"write it): both ends joined, with a verdict. Empty with `ports`.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"a":         end("first (lower-tier)"),
+			"b":         end("second"),
+			"rate_gbps": schema.Float64Attribute{Computed: true, MarkdownDescription: "The link's rate, one direction: the designed one, or the discovered speed's."},
+			"up":        schema.BoolAttribute{Computed: true, MarkdownDescription: "The fabric shows the cable (ibnetdiscover joins its two ends)."},
+			"window_seconds": schema.Float64Attribute{Computed: true,
+				MarkdownDescription: "Seconds the rates cover: `sample_seconds`, or the time since `previous`; 0 without rates."},
+			"symbol_ber": schema.Float64Attribute{Computed: true, MarkdownDescription: "The worse end's symbol error rate per bit; null without a window."},
+			"verdict": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "`ok`; `suspect` (symbol BER above `max_symbol_ber` with at least `min_symbol_errors` errors at " +
+					"an end, a saturated SymbolErrorCounter, or the link went down at both ends); `down` (designed, but the " +
+					"fabric does not show it)."},
+			"reason": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "Why, with the numbers: errors, window, rate per second and BER for a suspect end; for a down cable " +
+					"the LinkDownedCounter of each end that still answers and the rates last read while it was up (with `previous`)."},
+			"where": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "For a suspect or down cable of a declared fabric, the technician's line: both ends' rack, unit, " +
+					"box, cage and split, the cable and transceiver parts, and the links that go down with it during the swap. " +
+					"Null otherwise."},
+			"shares_with": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "For a suspect or down cable of a declared fabric, the cables that share its twin-port cable or a " +
+					"transceiver (they go down too while it is worked on). Null otherwise."},
+		}},
+	}
+}
+
+// judge joins the reads into cables and judges each.
+func (f *fabricCables) judge(first, last []portRead, seenAt time.Time, prev *counters.Snapshot, lim counters.Limits) []counters.Report {
+	index := func(reads []portRead) map[[2]int]*counters.Read {
+		m := make(map[[2]int]*counters.Read, len(reads))
+		for i := range reads {
+			m[opensm.EndKey(reads[i].block.LID, reads[i].block.Port)] = &reads[i].read
+		}
+		return m
+	}
+	r1, r2 := index(first), index(last)
+	end := func(p opensm.CablePort) counters.End {
+		e := counters.End{Name: p.Name}
+		if p.LID == 0 {
+			return e
+		}
+		k := opensm.EndKey(p.LID, p.Port)
+		e.First, e.Last = r1[k], r2[k]
+		if e.Last == nil {
+			e.First = nil
+		}
+		return e
+	}
+	out := make([]counters.Report, len(f.cables))
+	for i, c := range f.cables {
+		out[i] = counters.Judge(counters.Link{Label: c.Label, A: end(c.A), B: end(c.B), RateGbps: c.RateGbps, Up: c.Up, SeenAt: seenAt}, prev, lim)
+	}
+	return out
+}
+
+// values maps the reports to `links` and `suspect_cables`.
+func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports []counters.Report, _ *diag.Diagnostics) (types.Map, types.List) {
+	var mates *bom.CageMates
+	lidOf := map[string]int{}
+	for _, c := range f.cables {
+		lidOf[c.A.Name], lidOf[c.B.Name] = c.A.LID, c.B.LID
+	}
+	links := make(map[string]attr.Value, len(reports))
+	var suspect []string
+	for _, r := range reports {
+		where, shares := types.StringNull(), types.ListNull(types.StringType)
+		if r.Verdict != counters.OK {
+			suspect = append(suspect, r.Label)
+			if f.graph != nil {
+				if mates == nil {
+					mates = bom.NewCageMates(bom.Cabling(f.graph, cat, bom.Options{}))
+				}
+				if row, ok := mates.Find(r.Label); ok {
+					ms := mates.Mates(r.Label)
+					where = types.StringValue(bom.TechnicianLine(row, ms))
+					labels := make([]string, len(ms))
+					for i, mt := range ms {
+						labels[i] = mt.Cable
+					}
+					shares = textList(labels)
+				}
+			}
+		}
+		window := 0.0
+		for _, e := range []counters.EndReport{r.A, r.B} {
+			window = max(window, e.Window)
+		}
+		links[r.Label] = types.ObjectValueMust(linkAttrTypes, map[string]attr.Value{
+			"a": endValue(r.A, lidOf[r.A.Name]), "b": endValue(r.B, lidOf[r.B.Name]),
+			"rate_gbps": types.Float64Value(r.RateGbps), "up": types.BoolValue(r.Up), "window_seconds": types.Float64Value(window),
+			"symbol_ber": float64Ptr(r.SymbolBER), "verdict": types.StringValue(string(r.Verdict)), "reason": types.StringValue(r.Reason),
+			"where": where, "shares_with": shares,
+		})
+	}
+	sort.Strings(suspect)
+	if suspect == nil {
+		suspect = []string{}
+	}
+	return types.MapValueMust(types.ObjectType{AttrTypes: linkAttrTypes}, links), textList(suspect)
+}
+
+func endValue(e counters.EndReport, lid int) attr.Value {
+	vals := types.MapNull(types.NumberType)
+	if e.Answered {
+		m := make(map[string]attr.Value, len(e.Counters))
+		for k, v := range e.Counters {
+			m[k] = types.NumberValue(newBigUint(v))
+		}
+		vals = types.MapValueMust(types.NumberType, m)
+	}
+	rates := types.MapNull(types.Float64Type)
+	if e.Rates != nil {
+		rates = float64Map(e.Rates)
+	}
+	return types.ObjectValueMust(linkEndAttrTypes, map[string]attr.Value{
+		"port": types.StringValue(e.Name), "lid": types.Int64Value(int64(lid)), "answered": types.BoolValue(e.Answered),
+		"counters": vals, "rates": rates, "symbol_ber": float64Ptr(e.SymbolBER),
+	})
+}
+
+func float64Ptr(v *float64) types.Float64 {
+	if v == nil {
+		return types.Float64Null()
+	}
+	return types.Float64Value(*v)
+}
+
+func newBigUint(v uint64) *big.Float { return new(big.Float).SetUint64(v) }
