@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
 // The computed `analysis` object has the fixed shape of the design guide (docs/guides/design.md), "Fixed shapes".
@@ -29,7 +30,18 @@ var analysisAttrTypes = map[string]attr.Type{
 	"max_switch_hops":      types.Int64Type,
 	"allreduce_seconds":    types.ObjectType{AttrTypes: allreduceAttrTypes},
 	"effective_bisection":  types.ObjectType{AttrTypes: effectiveAttrTypes},
+	"degraded":             types.ObjectType{AttrTypes: degradedAttrTypes},
 	"violations":           types.ListType{ElemType: types.StringType},
+}
+
+// degradedAttrTypes is analysis.degraded: the fabric as it runs with its failed cables.
+var degradedAttrTypes = map[string]attr.Type{
+	"failed_links":         types.Int64Type,
+	"bisection_lower_gbps": types.Float64Type,
+	"bisection_upper_gbps": types.Float64Type,
+	"bisection_ratio":      types.Float64Type,
+	"max_oversubscription": types.Float64Type,
+	"effective_bisection":  types.ObjectType{AttrTypes: effectiveAttrTypes},
 }
 
 func analysisSchema() schema.SingleNestedAttribute {
@@ -66,6 +78,20 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"max_oversubscription": num("Worst ratio over all tiers."),
 			"max_switch_hops":      count("Switch-to-switch links on the worst shortest endpoint path (2-tier fat tree: 2)."),
 			"effective_bisection":  effectiveSchema(),
+			"degraded": schema.SingleNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "The fabric as it runs: the same graph less its `failed_cables`, judged against " +
+					"`policy.degraded` (the numbers above are the fabric as designed, which the policy gates). `null` when no " +
+					"cable failed. Its `bisection_ratio` is of the designed full bisection, a proved minimum like `bisection_ratio`.",
+				Attributes: map[string]schema.Attribute{
+					"failed_links":         count("Links of the design that are down (`failed_cables`)."),
+					"bisection_lower_gbps": num("Proved lower bound on the running fabric's bisection bandwidth."),
+					"bisection_upper_gbps": num("Capacity of a balanced cut of the running fabric that exists (the witness)."),
+					"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps` (the designed full bisection): exact within 6 decimals, else rounded down to 4."),
+					"max_oversubscription": num("Worst down:up ratio over the running fabric's tiers; `null` where no tier has uplinks."),
+					"effective_bisection":  effectiveSchema(),
+				},
+			},
 			"allreduce_seconds": schema.SingleNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "Estimated gradient all-reduce time, `null` without `workload`.",
@@ -82,7 +108,7 @@ func analysisSchema() schema.SingleNestedAttribute {
 	}
 }
 
-func analysisValue(r analysis.Result, violations []string) types.Object {
+func analysisValue(r analysis.Result, degraded *analysis.Result, violations []string) types.Object {
 	over := map[string]attr.Value{}
 	for k, v := range r.Oversubscription {
 		over[k] = types.Float64Value(v)
@@ -112,7 +138,23 @@ func analysisValue(r analysis.Result, violations []string) types.Object {
 		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
 		"allreduce_seconds":    ar,
 		"effective_bisection":  effectiveValue(r),
+		"degraded":             degradedValue(r, degraded),
 		"violations":           types.ListValueMust(types.StringType, vs),
+	})
+}
+
+// degradedValue is analysis.degraded: null when no cable failed.
+func degradedValue(designed analysis.Result, d *analysis.Result) types.Object {
+	if d == nil {
+		return types.ObjectNull(degradedAttrTypes)
+	}
+	return types.ObjectValueMust(degradedAttrTypes, map[string]attr.Value{
+		"failed_links":         types.Int64Value(int64(designed.Links - d.Links)),
+		"bisection_lower_gbps": types.Float64Value(d.BisectionLowerGbps),
+		"bisection_upper_gbps": types.Float64Value(d.BisectionUpperGbps),
+		"bisection_ratio":      finite(policy.DegradedRatio(designed, *d)),
+		"max_oversubscription": maxOversubscription(*d),
+		"effective_bisection":  effectiveValue(*d),
 	})
 }
 

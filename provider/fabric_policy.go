@@ -21,6 +21,35 @@ type policyModel struct {
 	SpineHeadroom         types.Float64 `tfsdk:"spine_headroom"`
 	SpineHeadroomIsError  types.Bool    `tfsdk:"spine_headroom_is_error"`
 	MaxAllReduceSeconds   types.Float64 `tfsdk:"max_allreduce_seconds"`
+	Degraded              types.Object  `tfsdk:"degraded"`
+}
+
+type degradedPolicyModel struct {
+	MinBisectionRatio   types.Float64 `tfsdk:"min_bisection_ratio"`
+	MaxOversubscription types.Float64 `tfsdk:"max_oversubscription"`
+}
+
+type failedCableModel struct {
+	Cable  types.String `tfsdk:"cable"`
+	Reason types.String `tfsdk:"reason"`
+	Since  types.String `tfsdk:"since"`
+}
+
+// failedCables reads `failed_cables`; known is false while an entry is unknown.
+func failedCables(ctx context.Context, l types.List) ([]plan.Failed, bool, diag.Diagnostics) {
+	if l.IsNull() || l.IsUnknown() {
+		return nil, !l.IsUnknown(), nil
+	}
+	var ms []failedCableModel
+	diags := l.ElementsAs(ctx, &ms, true)
+	out := make([]plan.Failed, 0, len(ms))
+	for _, m := range ms {
+		if m.Cable.IsUnknown() || m.Reason.IsUnknown() || m.Since.IsUnknown() {
+			return nil, false, diags
+		}
+		out = append(out, plan.Failed{Cable: m.Cable.ValueString(), Reason: m.Reason.ValueString(), Since: m.Since.ValueString()})
+	}
+	return out, true, diags
 }
 
 type workloadModel struct {
@@ -68,6 +97,11 @@ func fabricRequest(ctx context.Context, data *Data, m *fabricModel) (plan.Reques
 		}
 		if !pm.TierLimits.IsNull() {
 			diags.Append(pm.TierLimits.ElementsAs(ctx, &p.TierLimits, false)...)
+		}
+		if !pm.Degraded.IsNull() && !pm.Degraded.IsUnknown() {
+			var dm degradedPolicyModel
+			diags.Append(pm.Degraded.As(ctx, &dm, objectAsOptions)...)
+			p.Degraded = policy.Degraded{MinBisectionRatio: floatPtr(dm.MinBisectionRatio), MaxOversubscription: floatPtr(dm.MaxOversubscription)}
 		}
 	}
 	if !m.PolicyFiles.IsNull() {

@@ -1,9 +1,6 @@
 package provider
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -54,49 +51,24 @@ func diagPath(l plan.Loc) path.Path {
 	return p
 }
 
-// capDiagnostics keeps the first n diagnostics of each cause (severity and summary) and adds one
-// that counts the rest and names where the first of them are, as plan.Problems.Capped does for
-// the pipeline's problems: the decoder reports every malformed item, and 10,000 of them would
-// otherwise be 10,000 diagnostics, which Terraform renders in time quadratic in their number.
+// capDiagnostics keeps the first n diagnostics of each cause (severity and summary) and counts
+// the rest, as the pipeline caps its problems (plan.CapEach): the decoder reports every malformed
+// item, and 10,000 of them would otherwise be 10,000 diagnostics, which Terraform renders in
+// time quadratic in their number.
 func capDiagnostics(diags diag.Diagnostics, n int) diag.Diagnostics {
-	type cause struct {
-		sev     diag.Severity
-		summary string
-	}
-	total := map[cause]int{}
-	for _, d := range diags {
-		total[cause{d.Severity(), d.Summary()}]++
-	}
-	out := make(diag.Diagnostics, 0, len(diags))
-	seen := map[cause]int{}
-	where := map[cause][]string{}
-	for _, d := range diags {
-		c := cause{d.Severity(), d.Summary()}
-		seen[c]++
-		if seen[c] <= n {
-			out = append(out, d)
-			continue
-		}
-		if wp, ok := d.(diag.DiagnosticWithPath); ok && len(where[c]) < 5 {
-			where[c] = append(where[c], wp.Path().String())
-		}
-		if seen[c] < total[c] {
-			continue
-		}
-		more := total[c] - n
-		detail := fmt.Sprintf("%d more problem%s of this kind are not shown", more, map[bool]string{true: "", false: "s"}[more == 1])
-		if len(where[c]) > 0 {
-			detail += ", at " + strings.Join(where[c], ", ")
-			if more > len(where[c]) {
-				detail += ", ..."
+	return plan.CapEach(diags, n,
+		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + d.Summary() },
+		func(d diag.Diagnostic) string {
+			if wp, ok := d.(diag.DiagnosticWithPath); ok {
+				return wp.Path().String()
 			}
-		}
-		detail += ". Fix the ones shown and plan again."
-		if c.sev == diag.SeverityWarning {
-			out.AddWarning(c.summary, detail)
-		} else {
-			out.AddError(c.summary, detail)
-		}
-	}
-	return out
+			return ""
+		},
+		func(first diag.Diagnostic, more int, places []string) diag.Diagnostic {
+			detail := plan.MoreDetail(more, places, first.Severity() == diag.SeverityError)
+			if first.Severity() == diag.SeverityWarning {
+				return diag.NewWarningDiagnostic(first.Summary(), detail)
+			}
+			return diag.NewErrorDiagnostic(first.Summary(), detail)
+		})
 }

@@ -39,6 +39,8 @@ type fabricModel struct {
 
 	fabricInputsModel // design, absent_cables and the inventory maps (fabric_inputs.go)
 
+	FailedCables types.List `tfsdk:"failed_cables"`
+
 	Transport   types.String `tfsdk:"transport"`
 	PFC         types.Bool   `tfsdk:"pfc"`
 	Policy      types.Object `tfsdk:"policy"`
@@ -71,6 +73,7 @@ func (r *fabricResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		Validators:    []validator.String{nameValidator()},
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
+	attrs["failed_cables"] = failedCablesSchema()
 	attrs["transport"] = transportSchema()
 	attrs["pfc"] = schema.BoolAttribute{Optional: true, MarkdownDescription: "Priority flow control is configured end to end (RoCE only)."}
 	attrs["policy"] = policySchema()
@@ -156,7 +159,16 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	}
 	began := time.Now()
 	cat := inventoryCatalog(data)
-	f, _, diags := readFabric(ctx, cat, &m.fabricInputsModel, true)
+	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
+	diags = capDiagnostics(diags, plan.MaxPerCause)
+	failed, known, d := failedCables(ctx, m.FailedCables)
+	diags.Append(d...)
+	if unknown || !known || diags.HasError() {
+		return fp, diags
+	}
+	inputs.Failed = failed
+	f, ps := plan.Build(cat, inputs)
+	addPlanProblems(&diags, ps)
 	if f == nil {
 		return fp, diags
 	}
@@ -172,7 +184,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 		m.Name.ValueString(), a.Endpoints, a.Switches, a.Links, a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps, a.BisectionRatio,
 		len(out.Violations), time.Since(began).Round(time.Millisecond))
 	fp.out = out
-	fp.analysis = analysisValue(a, plan.Lines(out.Violations))
+	fp.analysis = analysisValue(a, out.Degraded, plan.Lines(out.Violations))
 	fp.bom = bomValue(out.BOM)
 	switch {
 	case out.OpenSM != nil:

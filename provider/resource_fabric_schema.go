@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"regexp"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -62,9 +64,57 @@ func policySchema() schema.SingleNestedAttribute {
 				Optional: true, MarkdownDescription: "Cap on the estimated ring all-reduce time of `workload`.",
 				Validators: []validator.Float64{float64validator.AtLeast(0)},
 			},
+			"degraded": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Thresholds for the fabric as it runs with its `failed_cables` (`analysis.degraded`). The rules " +
+					"above gate the fabric as designed, failed cables included; these judge the running fabric: within them each " +
+					"failed cable is a warning and applies go on, beyond them the plan fails. Always, whatever they say: no switch " +
+					"cut off from the fabric and no endpoint that cannot reach the others.",
+				Attributes: map[string]schema.Attribute{
+					"min_bisection_ratio": schema.Float64Attribute{
+						Optional: true,
+						MarkdownDescription: "Least proved bisection of the running fabric, as a share of the designed full bisection " +
+							"(default: 0.9 x the designed `bisection_ratio`).",
+						Validators: []validator.Float64{float64validator.Between(0, 1)},
+					},
+					"max_oversubscription": schema.Float64Attribute{
+						Optional:            true,
+						MarkdownDescription: "Largest down:up ratio allowed on any switch of the running fabric (default: no limit).",
+						Validators:          []validator.Float64{float64validator.AtLeast(1)},
+					},
+				},
+			},
 		},
 	}
 }
+
+// failedCablesSchema is `failed_cables`: cables designed and cabled that are down.
+func failedCablesSchema() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Cables of the fabric that are cabled and down (a failed link, a cable out for replacement), by a " +
+			"cable end label (`leaf01:40`) or a full label (`leaf01:40 <-> spine01:8`, either order). Unlike `absent_cables` " +
+			"(not cabled yet: part of the design's state), a failed cable stays in the fabric as designed, which the policy " +
+			"gates as before; the fabric as it runs without it is `analysis.degraded`, judged against `policy.degraded`. " +
+			"Within those thresholds each failed cable is one warning that names it, its age and where to go (both ends' rack, " +
+			"unit, cage and split, the part, and any link that shares its transceiver or twin-port cable), and applies go on; " +
+			"beyond them, an error. `gpucluster_port_counters.suspect_cables` lists labels ready to paste here.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"cable": schema.StringAttribute{
+				Required: true, MarkdownDescription: "The cable: an end label or a full label.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"reason": schema.StringAttribute{Optional: true, MarkdownDescription: "Why it is down, for the warning (`symbol errors`, `ticket 4711`)."},
+			"since": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "Since when, `YYYY-MM-DD`: the warning gives the cable's age.",
+				Validators: []validator.String{stringvalidator.RegexMatches(sinceRe, "must be a date YYYY-MM-DD, e.g. \"2026-11-30\"")},
+			},
+		}},
+	}
+}
+
+// sinceRe is the form of a failed cable's date; plan.Build also parses it as a date.
+var sinceRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 func workloadSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{

@@ -53,33 +53,22 @@ func (s *Spec) RemoveCables(labels []string) []UnknownCable {
 	if len(labels) == 0 {
 		return nil
 	}
-	byEnd := make(map[string]int, 2*len(s.Cables))
-	byLabel := make(map[string]int, len(s.Cables))
-	for i := range s.Cables {
-		c := &s.Cables[i]
-		byEnd[c.A.String()], byEnd[c.B.String()] = i, i
-		byLabel[c.A.String()+" <-> "+c.B.String()], byLabel[c.B.String()+" <-> "+c.A.String()] = i, i
-	}
+	x := s.cableIndex()
 	var unknown []UnknownCable
 	drop := make([]bool, len(s.Cables))
 	for k, entry := range labels {
-		if left, right, full := strings.Cut(entry, "<->"); full {
-			a, b := strings.TrimSpace(left), strings.TrimSpace(right)
-			i, ok := byLabel[a+" <-> "+b]
-			if !ok {
-				unknown = append(unknown, UnknownCable{k, fmt.Sprintf("%q is not a cable of the design. %s", entry, s.nearbyCables(a, b))})
-				continue
-			}
+		i, ok := x.find(entry)
+		if ok {
 			drop[i] = true
 			continue
 		}
-		e := strings.TrimSpace(entry)
-		i, ok := byEnd[e]
-		if !ok {
-			unknown = append(unknown, UnknownCable{k, fmt.Sprintf("no cable of the design ends at %q. %s", entry, s.nearbyCables(e))})
+		if left, right, full := strings.Cut(entry, "<->"); full {
+			a, b := strings.TrimSpace(left), strings.TrimSpace(right)
+			unknown = append(unknown, UnknownCable{k, fmt.Sprintf("%q is not a cable of the design. %s", entry, s.nearbyCables(a, b))})
 			continue
 		}
-		drop[i] = true
+		e := strings.TrimSpace(entry)
+		unknown = append(unknown, UnknownCable{k, fmt.Sprintf("no cable of the design ends at %q. %s", entry, s.nearbyCables(e))})
 	}
 	kept := s.Cables[:0]
 	for i, c := range s.Cables {
@@ -89,6 +78,32 @@ func (s *Spec) RemoveCables(labels []string) []UnknownCable {
 	}
 	s.Cables = kept
 	return unknown
+}
+
+// FindCable returns the index of the cable an entry names: a cable end label ("leaf01:33") or a
+// full label ("a:1 <-> b:2", either order), as RemoveCables reads them.
+func (s *Spec) FindCable(entry string) (int, bool) { return s.cableIndex().find(entry) }
+
+// cableIndex finds cables by their end labels and their full labels, both orders.
+type cableIndex struct{ byEnd, byLabel map[string]int }
+
+func (s *Spec) cableIndex() cableIndex {
+	x := cableIndex{byEnd: make(map[string]int, 2*len(s.Cables)), byLabel: make(map[string]int, 2*len(s.Cables))}
+	for i := range s.Cables {
+		c := &s.Cables[i]
+		x.byEnd[c.A.String()], x.byEnd[c.B.String()] = i, i
+		x.byLabel[c.Label()], x.byLabel[c.B.String()+" <-> "+c.A.String()] = i, i
+	}
+	return x
+}
+
+func (x cableIndex) find(entry string) (int, bool) {
+	if left, right, full := strings.Cut(entry, "<->"); full {
+		i, ok := x.byLabel[strings.TrimSpace(left)+" <-> "+strings.TrimSpace(right)]
+		return i, ok
+	}
+	i, ok := x.byEnd[strings.TrimSpace(entry)]
+	return i, ok
 }
 
 // nearbyCables names the cables closest to the ends asked for: those of the same device on the

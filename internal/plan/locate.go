@@ -17,6 +17,7 @@ const (
 	AttrPolicyFiles   = "policy_files"
 	AttrWorkload      = "workload"
 	AttrSubnetManager = "subnet_manager"
+	AttrFailedCables  = "failed_cables"
 )
 
 // designAttrOf names the design argument behind an attribute of a generated element, where one

@@ -113,41 +113,58 @@ const MaxPerCause = 5
 // last of a cause it cut, one problem that counts what it left out and names the first few of
 // their places, so no cause is hidden and no plan prints more than a few screens.
 func (ps Problems) Capped(n int) Problems {
-	type cause struct {
-		sev     Severity
-		summary string
+	return CapEach(ps, n,
+		func(p Problem) string { return fmt.Sprint(p.Severity) + "\x00" + p.Summary },
+		func(p Problem) string { return p.At.String() },
+		func(first Problem, more int, places []string) Problem {
+			return Problem{Severity: first.Severity, Summary: first.Summary, Detail: MoreDetail(more, places, first.Severity == Error)}
+		})
+}
+
+// CapEach keeps the first n items of each cause, in order, and puts after the last item of a cause
+// it cut the item that more makes of the first of them, the number cut and their first places
+// (distinct, at most five). The provider caps its decoder's diagnostics with it, the pipeline its
+// Problems (Capped), so both say what they leave out the same way.
+func CapEach[T any](items []T, n int, cause func(T) string, place func(T) string, more func(first T, count int, places []string) T) []T {
+	total := map[string]int{}
+	for _, it := range items {
+		total[cause(it)]++
 	}
-	total := map[cause]int{}
-	for _, p := range ps {
-		total[cause{p.Severity, p.Summary}]++
-	}
-	out := make(Problems, 0, len(ps))
-	seen := map[cause]int{}
-	left := map[cause][]string{}
-	for _, p := range ps {
-		c := cause{p.Severity, p.Summary}
+	out := make([]T, 0, len(items))
+	seen := map[string]int{}
+	places := map[string][]string{}
+	for _, it := range items {
+		c := cause(it)
 		seen[c]++
-		switch {
-		case seen[c] <= n:
-			out = append(out, p)
-		default:
-			if len(left[c]) < 5 && len(p.At.Steps) > 0 {
-				left[c] = append(left[c], p.At.String())
-			}
-			if seen[c] == total[c] {
-				more := total[c] - n
-				detail := fmt.Sprintf("%d more problem%s of this kind are not shown", more, plural(more))
-				if len(left[c]) > 0 {
-					detail += ", at " + strings.Join(left[c], ", ")
-					if more > len(left[c]) {
-						detail += ", ..."
-					}
-				}
-				out = append(out, Problem{Severity: c.sev, Summary: c.summary, Detail: detail + ". Fix the ones shown and plan again."})
-			}
+		if seen[c] <= n {
+			out = append(out, it)
+			continue
+		}
+		ps := places[c]
+		if at := place(it); at != "" && len(ps) < 5 && (len(ps) == 0 || ps[len(ps)-1] != at) {
+			places[c] = append(ps, at)
+		}
+		if seen[c] == total[c] {
+			out = append(out, more(it, total[c]-n, places[c]))
 		}
 	}
 	return out
+}
+
+// MoreDetail says how many problems of one kind a plan does not show, and where the first are.
+func MoreDetail(count int, places []string, isError bool) string {
+	d := fmt.Sprintf("%d more problem%s of this kind are not shown", count, plural(count))
+	if len(places) > 0 {
+		d += ", at " + strings.Join(places, ", ")
+		if count > len(places) {
+			d += ", ..."
+		}
+	}
+	d += "."
+	if isError {
+		d += " Fix the ones shown and plan again."
+	}
+	return d
 }
 
 func plural(n int) string {

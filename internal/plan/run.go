@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
@@ -29,13 +31,19 @@ type Request struct {
 	// rendered is then an error on the attribute at fault; otherwise one warning says why the
 	// files are missing.
 	Managed bool
+	// Now dates the failed cables' ages; zero: the time of the run.
+	Now time.Time
 }
 
 // Outcome is a fabric judged and rendered: what a plan shows.
 type Outcome struct {
 	*Fabric
-	Analysis   analysis.Result
-	Violations []policy.Violation // in policy.Evaluate's order; errors fail the plan
+	Analysis analysis.Result
+	// Degraded is the analysis of the fabric as it runs (Fabric.Running), nil when no cable
+	// failed. The policy gates the fabric as designed (Analysis); this is judged against
+	// policy.degraded.
+	Degraded   *analysis.Result
+	Violations []policy.Violation // policy.Evaluate's, then policy.JudgeDegraded's; errors fail the plan
 	BOM        bom.BOM
 	OpenSM     *Rendered // nil when the files are not rendered (unknown settings, or they cannot be)
 	Problems   Problems  // the policy's verdict and the rendering's problems, on their attributes
@@ -84,6 +92,9 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 		out.Violations = policy.Evaluate(g, out.Analysis, p, rules)
 		out.Problems = append(out.Problems, violationProblems(out.Violations)...)
 	}
+	if f.Running != nil {
+		out.degrade(cat, osm, req)
+	}
 	out.BOM = Price(cat, f)
 	if osm != nil {
 		var ps Problems
@@ -115,19 +126,68 @@ func violationProblems(vs []policy.Violation) Problems {
 	return ps
 }
 
-// Lines are the violations as `analysis.violations` lists them: "error: <message>".
+// Lines are the violations as `analysis.violations` lists them: "error: <message>". A failed
+// cable's warning is left out: it gives the cable's age, which changes every day, and a state
+// that changes every day is a plan that is never "No changes"; the warning is shown by every
+// plan, and analysis.degraded holds the numbers.
 func Lines(vs []policy.Violation) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v.Severity) + ": " + v.Message
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if v.Rule == policy.RuleDegraded && v.Severity == policy.Warning {
+			continue
+		}
+		out = append(out, string(v.Severity)+": "+v.Message)
 	}
 	return out
 }
 
+// degrade analyses the fabric as it runs (the graph less its failed cables) and judges it against
+// policy.degraded: within the thresholds each failed cable is a warning that says where it is
+// (bom.TechnicianLine: both ends, the part, what goes down with it); beyond them, an error.
+func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) {
+	f := out.Fabric
+	d := analysis.Analyze(f.Running, nil)
+	if osm != nil {
+		effectiveOn(f.Running, osm, &d)
+	}
+	out.Degraded = &d
+	mates := bom.NewCageMates(bom.Cabling(f.Graph, cat, bom.Options{}))
+	failed := make([]policy.FailedCable, len(f.Failed))
+	for i, fc := range f.Failed {
+		failed[i] = policy.FailedCable{Cable: fc.Cable, Reason: fc.Reason, Since: fc.Since}
+		if row, ok := mates.Find(fc.Label); ok {
+			failed[i].Where = bom.TechnicianLine(row, mates.Mates(fc.Label))
+		}
+	}
+	vs := policy.JudgeDegraded(policy.DegradedInput{
+		Designed: out.Analysis, Degraded: d, DesignedGraph: f.Graph, DegradedGraph: f.Running,
+		Failed: failed, Policy: req.Policy.Degraded, Now: req.Now,
+	})
+	out.Violations = append(out.Violations, vs...)
+	entry := map[string]int{} // a per-cable warning's witness is its entry as written
+	for i := len(f.Failed) - 1; i >= 0; i-- {
+		entry[f.Failed[i].Cable] = i
+	}
+	for _, v := range vs {
+		at := Attr(AttrFailedCables)
+		if i, ok := entry[v.Witness]; ok && v.Severity != policy.Error {
+			at = at.Index(i)
+		}
+		if v.Severity == policy.Error {
+			out.Problems.add(Error, at, "Degraded beyond policy: "+v.Rule, v.Message)
+		} else {
+			out.Problems.add(Warning, at, "Fabric degraded: "+v.Rule, v.Message)
+		}
+	}
+}
+
 // effective fills r.Effective: the bandwidth of random bisection patterns under the routes
 // OpenSM will compute from the configuration the files are rendered from.
-func effective(f *Fabric, c *configured, r *analysis.Result) {
-	g := f.Graph
+func effective(f *Fabric, c *configured, r *analysis.Result) { effectiveOn(f.Graph, c, r) }
+
+// effectiveOn is effective on g, the fabric's graph or the fabric as it runs: the files are the
+// same, and OpenSM routes what it finds.
+func effectiveOn(g *fabric.Graph, c *configured, r *analysis.Result) {
 	routing, err := opensm.ModelRouting(g, c.cfg, len(c.settings.Graph.Roots) == 0)
 	if err != nil {
 		r.EffectiveWhyNot = err.Error()
