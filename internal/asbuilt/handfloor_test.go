@@ -61,7 +61,6 @@ func (h handFloor) net() string {
 	var b strings.Builder
 	b.WriteString("# A hand-built rail-optimized fabric: see handFloor in internal/asbuilt.\n")
 	m := h.m()
-	type line struct{ port, text string }
 	up := func(su, rail, s, k int) bool { // is the uplink alive?
 		return !h.dead[fmt.Sprintf("%s:%d", h.leaf(su, rail), (s-1)*m+k)]
 	}

@@ -238,8 +238,7 @@ func (r *reader) build() *Floor {
 	var routers []string
 
 	type host struct {
-		hcas  []int // discovered node indexes
-		model string
+		hcas []int // discovered node indexes
 	}
 	hosts := map[string]*host{}
 	for i := range d.Nodes {
@@ -338,7 +337,7 @@ func (r *reader) build() *Floor {
 		}
 		cables = append(cables, cable{c, lk})
 	}
-	sort.Slice(cables, func(i, j int) bool { return cables[i].c.Ref.Key < cables[j].c.Ref.Key })
+	sort.Slice(cables, func(i, j int) bool { return cables[i].c.Key < cables[j].c.Key })
 	for _, c := range cables {
 		spec.Cables = append(spec.Cables, c.c)
 		f.Links = append(f.Links, c.l)

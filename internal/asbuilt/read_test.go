@@ -40,7 +40,7 @@ func TestReadHandBuiltFloor(t *testing.T) {
 	sw := map[string]fabric.Switch{}
 	for _, x := range s.Switches {
 		sw[x.Name] = x
-		if x.Model != "QM9700" || x.Rack != "" || x.Role != "" || x.Ref.Key != x.Name {
+		if x.Model != "QM9700" || x.Rack != "" || x.Role != "" || x.Key != x.Name {
 			t.Errorf("switch %+v: want model QM9700 (named by its description), no rack, no role, keyed by name", x)
 		}
 	}
@@ -79,9 +79,9 @@ func TestReadHandBuiltFloor(t *testing.T) {
 	// Cables: keyed by the lower-tier end; an HCA's cable on port 32+j of its rail's leaf.
 	byKey := map[string]fabric.Cable{}
 	for i, c := range s.Cables {
-		byKey[c.Ref.Key] = c
-		if c.Ref.Key != c.A.String() {
-			t.Errorf("cable %s keyed %q", c.Label(), c.Ref.Key)
+		byKey[c.Key] = c
+		if c.Key != c.A.String() {
+			t.Errorf("cable %s keyed %q", c.Label(), c.Key)
 		}
 		if l := f.Links[i]; l.Width != "4x" || l.Speed != "NDR" {
 			t.Errorf("cable %s at %s%s; ibsim's 4xHDR should read as 4xNDR", c.Label(), l.Width, l.Speed)

@@ -1,0 +1,173 @@
+package asbuilt
+
+import (
+	"sort"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// nb is a neighbour of a device with the number of links between them.
+type nb struct {
+	d int32
+	n int32
+}
+
+// fgraph is a fabric as the fitter sees it: the fabric.Graph with each device's level (HCAs 0,
+// leaves 1, spines 2, cores 3), each HCA's node and device name, the nodes, and the links
+// grouped by device pair.
+type fgraph struct {
+	g       *fabric.Graph
+	level   []int8
+	node    []int32  // HCA: index into nodes; switch: -1
+	devName []string // HCA: its device name ("mlx5_0")
+	nodes   []fnode
+	nbrs    [][]nb // sorted by device
+	maxLvl  int8
+}
+
+type fnode struct {
+	name string
+	spec int     // index into Spec.Nodes
+	hcas []int32 // device indexes, in Spec order
+}
+
+// newFGraph derives the fitter's view of a built graph. Levels are the declared roles where a
+// switch has one (a generated design: leaf, spine, core), else the graph's level (the distance
+// from the nearest HCA; a switch no HCA reaches gets -1 and is fitted to nothing).
+func newFGraph(g *fabric.Graph) *fgraph {
+	f := &fgraph{
+		g: g, level: make([]int8, len(g.Devices)), node: make([]int32, len(g.Devices)),
+		devName: make([]string, len(g.Devices)), nbrs: make([][]nb, len(g.Devices)),
+	}
+	nodeIdx := map[string]int32{}
+	for i := range g.Spec.Nodes {
+		nodeIdx[g.Spec.Nodes[i].Name] = int32(len(f.nodes))
+		f.nodes = append(f.nodes, fnode{name: g.Spec.Nodes[i].Name, spec: i})
+	}
+	for i := range g.Devices {
+		d := &g.Devices[i]
+		f.node[i] = -1
+		if d.Kind == fabric.KindHCA {
+			f.level[i] = 0
+			n := nodeIdx[d.Node]
+			f.node[i] = n
+			f.nodes[n].hcas = append(f.nodes[n].hcas, int32(i))
+			f.devName[i] = g.Spec.HCAs[d.Spec].Device
+			continue
+		}
+		lv := d.Level
+		if d.Declared {
+			switch d.Role {
+			case fabric.RoleLeaf:
+				lv = 1
+			case fabric.RoleSpine:
+				lv = 2
+			case fabric.RoleCore:
+				lv = 3
+			}
+		}
+		if lv > 100 {
+			lv = 100
+		}
+		f.level[i] = int8(lv)
+		f.maxLvl = max(f.maxLvl, int8(lv))
+	}
+	for i := range g.Devices {
+		links := g.LinksOf(int32(i))
+		ns := make([]nb, 0, len(links))
+		for _, li := range links {
+			ns = append(ns, nb{d: g.Links[li].Other(int32(i)), n: 1})
+		}
+		sort.Slice(ns, func(a, b int) bool { return ns[a].d < ns[b].d })
+		out := ns[:0]
+		for _, x := range ns {
+			if len(out) > 0 && out[len(out)-1].d == x.d {
+				out[len(out)-1].n++
+				continue
+			}
+			out = append(out, x)
+		}
+		f.nbrs[i] = out
+	}
+	return f
+}
+
+// mult is the number of links between devices a and b.
+func (f *fgraph) mult(a, b int32) int32 {
+	ns := f.nbrs[a]
+	k := sort.Search(len(ns), func(i int) bool { return ns[i].d >= b })
+	if k < len(ns) && ns[k].d == b {
+		return ns[k].n
+	}
+	return 0
+}
+
+func (f *fgraph) name(d int32) string { return f.g.Devices[d].Name }
+
+func (f *fgraph) isSwitch(d int32) bool { return f.g.Devices[d].Kind == fabric.KindSwitch }
+
+// atLevel lists the switches of a level, in device order.
+func (f *fgraph) atLevel(lv int8) []int32 {
+	var out []int32
+	for i := range f.level {
+		if f.level[i] == lv && f.isSwitch(int32(i)) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// profile is the sorted (descending) multiset of link counts from d to devices of level lv.
+func (f *fgraph) profile(d int32, lv int8) []int32 {
+	var out []int32
+	for _, x := range f.nbrs[d] {
+		if f.level[x.d] == lv {
+			out = append(out, x.n)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] > out[b] })
+	return out
+}
+
+// sortedMin is the most links two devices with these (descending) multisets of per-neighbour
+// link counts can have in common under any pairing of their neighbours: pairing largest with
+// largest maximises a sum of minima (for a <= a' and b <= b', min(a,b) + min(a',b') >=
+// min(a,b') + min(a',b), by cases).
+func sortedMin(a, b []int32) int64 {
+	var s int64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		s += int64(min(a[i], b[i]))
+	}
+	return s
+}
+
+// unionFind is a disjoint-set forest with path halving.
+type unionFind []int32
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = int32(i)
+	}
+	return u
+}
+
+func (u unionFind) find(x int32) int32 {
+	for u[x] != x {
+		u[x] = u[u[x]]
+		x = u[x]
+	}
+	return x
+}
+
+func (u unionFind) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
+	if ra == rb {
+		return
+	}
+	if ra < rb {
+		u[rb] = ra
+	} else {
+		u[ra] = rb
+	}
+}
