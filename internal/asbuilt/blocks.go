@@ -24,39 +24,80 @@ type podInfo struct {
 	upCap   int64 // leaf-to-level-2 links
 }
 
-// structureOf finds blocks and pods. Two leaves are in one block when more than half of the
-// nodes of either one (the smaller) reach both through cables that can be kept (good): a node
-// cabled across two scalable units by mistake does not merge them, and a rail swap, whose
-// cables are not good, does not either.
-func structureOf(g *fgraph, good func(h, l int32) bool) *structure {
+// structureOf finds blocks and pods. On a rail-optimized design (rail says which rail a leaf
+// serves; nil otherwise) a block is the leaves one set of nodes reaches, one per rail: leaves
+// are joined pair by pair, the pairs that share the most nodes (through cables that can be kept)
+// first, and never so that a block would hold two leaves of one rail, so a node cabled across
+// two scalable units by mistake cannot merge them, a rail swap (whose cables are not good) adds
+// nothing, and a damaged unit still holds together. Elsewhere a block is one leaf: the nodes of
+// a fat-tree, dragonfly+ or torus switch sit on it alone.
+func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) string) *structure {
 	n := len(g.level)
 	s := &structure{blockOf: make([]int32, n), podOf: make([]int32, n), nodeLinks: make([]int64, n), upLinks: make([]int64, n)}
 	leaves := g.atLevel(1)
-	nodesOn := make([]int32, n)
-	pairs := map[[2]int32]int32{}
-	var mine []int32
-	for ni := range g.nodes {
-		mine = mine[:0]
-		for _, h := range g.nodes[ni].hcas {
-			for _, x := range g.nbrs[h] {
-				if g.level[x.d] == 1 && good(h, x.d) {
-					mine = append(mine, x.d)
+	uf := newUnionFind(n)
+	if rail != nil {
+		pairs := map[[2]int32]int32{}
+		var mine []int32
+		for ni := range g.nodes {
+			mine = mine[:0]
+			for _, h := range g.nodes[ni].hcas {
+				for _, x := range g.nbrs[h] {
+					if g.level[x.d] == 1 && good(h, x.d) {
+						mine = append(mine, x.d)
+					}
+				}
+			}
+			sort.Slice(mine, func(a, b int) bool { return mine[a] < mine[b] })
+			mine = dedup(mine)
+			for a := range mine {
+				for b := a + 1; b < len(mine); b++ {
+					pairs[[2]int32{mine[a], mine[b]}]++
 				}
 			}
 		}
-		sort.Slice(mine, func(a, b int) bool { return mine[a] < mine[b] })
-		mine = dedup(mine)
-		for a := range mine {
-			nodesOn[mine[a]]++
-			for b := a + 1; b < len(mine); b++ {
-				pairs[[2]int32{mine[a], mine[b]}]++
-			}
+		type pc struct {
+			p [2]int32
+			c int32
 		}
-	}
-	uf := newUnionFind(n)
-	for p, c := range pairs {
-		if 2*c > min(nodesOn[p[0]], nodesOn[p[1]]) {
-			uf.union(p[0], p[1])
+		order := make([]pc, 0, len(pairs))
+		for p, c := range pairs {
+			order = append(order, pc{p, c})
+		}
+		sort.Slice(order, func(a, b int) bool {
+			if order[a].c != order[b].c {
+				return order[a].c > order[b].c
+			}
+			return order[a].p[0] < order[b].p[0] || order[a].p[0] == order[b].p[0] && order[a].p[1] < order[b].p[1]
+		})
+		rails := map[int32]map[string]bool{}
+		for _, l := range leaves {
+			rails[l] = map[string]bool{rail(l): true}
+		}
+		for _, x := range order {
+			ra, rb := uf.find(x.p[0]), uf.find(x.p[1])
+			if ra == rb {
+				continue
+			}
+			clash := false
+			for r := range rails[rb] {
+				if rails[ra][r] {
+					clash = true
+					break
+				}
+			}
+			if clash {
+				continue
+			}
+			uf.union(ra, rb)
+			root := uf.find(ra)
+			merged := rails[ra]
+			for r := range rails[rb] {
+				merged[r] = true
+			}
+			delete(rails, ra)
+			delete(rails, rb)
+			rails[root] = merged
 		}
 	}
 	for i := range s.blockOf {

@@ -31,9 +31,17 @@ type fnode struct {
 	hcas []int32 // device indexes, in Spec order
 }
 
+// shape is what the fitter knows of the design's tiers, to read the floor's by: the highest
+// level, and the levels whose switches are cabled to each other.
+type shape struct {
+	maxLevel   int8
+	sameLevel1 bool // torus
+	sameLevel2 bool // dragonfly+ global links
+}
+
 // newFGraph derives the fitter's view of a built graph. Levels are the declared roles where a
-// switch has one (a generated design: leaf, spine, core), else the graph's level (the distance
-// from the nearest HCA; a switch no HCA reaches gets -1 and is fitted to nothing).
+// switch has one (a generated design: leaf, spine, core); a floor declares none, and floorLevels
+// reads them from the cabling and the design's shape.
 func newFGraph(g *fabric.Graph) *fgraph {
 	f := &fgraph{
 		g: g, level: make([]int8, len(g.Devices)), node: make([]int32, len(g.Devices)),
@@ -170,4 +178,92 @@ func (u unionFind) union(a, b int32) {
 	} else {
 		u[ra] = rb
 	}
+}
+
+// floorLevels sets the levels of a floor's switches, which declare no role. The graph's level
+// (the distance from the nearest HCA) is wrong for a switch without nodes: an empty leaf of a
+// 2-tier tree is 3 links from an HCA, the spines of a dragonfly+ group without nodes 3 and its
+// leaves 4. So: a switch with HCAs is a leaf (1), and on a torus every cabled switch is; a switch
+// cabled to a leaf is a spine (2); then, on a 3-tier design, a switch cabled to spines is a core
+// (3); otherwise, outwards from the spines, a switch cabled to spines only is a leaf without
+// nodes and one cabled to spines and to switches not yet placed is a spine of a group without
+// nodes (its leaves, and the global links of further groups). A switch none of this reaches is
+// fitted to nothing (-1). A leaf without nodes on a 3-tier floor reads as a core.
+func (f *fgraph) floorLevels(sh shape) {
+	lv := f.level
+	sw := func(d int32) bool { return f.isSwitch(d) }
+	hasHCA := func(d int32) bool {
+		for _, x := range f.nbrs[d] {
+			if !sw(x.d) {
+				return true
+			}
+		}
+		return false
+	}
+	adjTo := func(d int32, l int8) bool {
+		for _, x := range f.nbrs[d] {
+			if sw(x.d) && lv[x.d] == l {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range lv {
+		if d := int32(i); sw(d) {
+			lv[i] = -1
+			if hasHCA(d) || sh.sameLevel1 && len(f.nbrs[d]) > 0 {
+				lv[i] = 1
+			}
+		}
+	}
+	if sh.maxLevel >= 2 {
+		for i := range lv {
+			if d := int32(i); sw(d) && lv[i] < 0 && adjTo(d, 1) {
+				lv[i] = 2
+			}
+		}
+	}
+	for {
+		var next []int32
+		for i := range lv {
+			if d := int32(i); sw(d) && lv[i] < 0 && adjTo(d, 2) {
+				next = append(next, d)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		for _, d := range next {
+			switch {
+			case sh.maxLevel >= 3:
+				lv[d] = 3
+			case f.onlyTo(d, 2):
+				lv[d] = 1
+			default:
+				lv[d] = 2
+			}
+		}
+		if sh.maxLevel >= 3 {
+			break
+		}
+	}
+	f.maxLvl = 0
+	for i := range lv {
+		f.maxLvl = max(f.maxLvl, lv[i])
+	}
+}
+
+// onlyTo says whether every switch neighbour of d is at level l.
+func (f *fgraph) onlyTo(d int32, l int8) bool {
+	for _, x := range f.nbrs[d] {
+		if f.isSwitch(x.d) && f.level[x.d] != l {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeOf reads the shape of a design's graph.
+func shapeOf(f *fgraph) shape {
+	return shape{maxLevel: f.maxLvl, sameLevel1: f.hasSameLevel(1), sameLevel2: f.hasSameLevel(2)}
 }

@@ -22,6 +22,10 @@ type Fitted struct {
 	// Ref.Origin OriginAsBuilt.
 	Spec   *fabric.Spec
 	Report Report
+	// Appliances are the design's appliance links (UFM in reserved node slots), which are not
+	// graph devices, on the fitted leaves: the design's leaf port where the cables that stay
+	// leave it free, else the lowest free one.
+	Appliances []topogen.ApplianceLink
 
 	floor   *fabric.Spec
 	changes []change
@@ -146,6 +150,7 @@ func Fit(design *topogen.Design, floor *fabric.Spec, cat *catalog.Catalog) (*Fit
 		return nil, err
 	}
 	fl, de := newFGraph(fg), newFGraph(dg)
+	fl.floorLevels(shapeOf(de))
 	m := newMatcher(fl, de)
 	m.run()
 	f := &Fitted{floor: floor}

@@ -58,8 +58,12 @@ func (m *matcher) pair(f, d int32) {
 
 func (m *matcher) run() {
 	m.rails()
-	m.ds = structureOf(m.de, func(int32, int32) bool { return true })
-	m.fs = structureOf(m.fl, m.goodHCA)
+	var dRail, fRail func(int32) string
+	if m.railSensitive {
+		dRail, fRail = m.designRail, m.railOf
+	}
+	m.ds = structureOf(m.de, func(int32, int32) bool { return true }, dRail)
+	m.fs = structureOf(m.fl, m.goodHCA, fRail)
 	m.mapPods()
 	m.mapBlocks()
 	if m.de.hasSameLevel(1) {

@@ -82,19 +82,33 @@ func (m *matcher) propagate(lv int8) {
 		return out
 	}
 
+	common := func(g *fgraph, a, b int32) int {
+		n := 0
+		for _, x := range same(g, a) {
+			if x.d != b && g.mult(x.d, b) > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	sig := func(g *fgraph, d int32) string { return profileKey(g.profile(d, lv)) }
+
 	items := fl.atLevel(lv)
 	sort.SliceStable(items, func(a, b int) bool { return len(same(fl, items[a])) > len(same(fl, items[b])) })
-	visited := make(map[int32]bool, len(items))
+	placedNbrs := map[int32]int{}
+	done := make(map[int32]bool, len(items))
 	place := func(u int32) {
 		c := floorCls[u]
 		if c < 0 {
 			return
 		}
 		placed := map[int32]int32{} // design neighbour -> links to it
+		var from []int32            // floor neighbours placed
 		var cands []int32
 		for _, x := range same(fl, u) {
 			if d := m.fwd[x.d]; d >= 0 {
 				placed[d] += x.n
+				from = append(from, x.d)
 				for _, y := range same(de, d) {
 					if designCls[y.d] == c && m.rev[y.d] < 0 {
 						cands = append(cands, y.d)
@@ -112,6 +126,7 @@ func (m *matcher) propagate(lv int8) {
 		} else {
 			fProf = profile(u)
 		}
+		fSig := sig(fl, u)
 		best, bestW := int32(-1), int64(-1)
 		seen := map[int32]bool{}
 		for _, y := range cands {
@@ -122,6 +137,18 @@ func (m *matcher) propagate(lv int8) {
 			var kept int64
 			for d, n := range placed {
 				kept += int64(min(n, de.mult(y, d)))
+			}
+			// Local invariants: the same multiset of link counts, and as many common
+			// neighbours with each placed neighbour (on a torus, what tells an axis of 3
+			// switches, whose neighbours close a triangle, from one of 4 or more).
+			var inv int64
+			if sig(de, y) == fSig {
+				inv++
+			}
+			for _, v := range from {
+				if common(fl, u, v) == common(de, y, m.fwd[v]) {
+					inv++
+				}
 			}
 			var tie int64
 			if lv == 1 {
@@ -136,7 +163,7 @@ func (m *matcher) propagate(lv int8) {
 					tie += min(n, fProf[q])
 				}
 			}
-			w := kept*scaleKept + tie*scaleAff + m.nameBonus(u, y)
+			w := kept*scaleKept + inv*(scaleKept/64) + tie*scaleAff + m.nameBonus(u, y)
 			if w > bestW {
 				best, bestW = y, w
 			}
@@ -145,20 +172,20 @@ func (m *matcher) propagate(lv int8) {
 			m.pair(u, best)
 		}
 	}
-	for _, start := range items {
-		if visited[start] {
-			continue
+	// Most-constrained first: the next switch is the one with the most placed neighbours (a
+	// seed, the first by degree, when none has any).
+	for range items {
+		next, most := int32(-1), -1
+		for _, u := range items {
+			if !done[u] && placedNbrs[u] > most {
+				next, most = u, placedNbrs[u]
+			}
 		}
-		queue := []int32{start}
-		visited[start] = true
-		for h := 0; h < len(queue); h++ {
-			u := queue[h]
-			place(u)
-			for _, x := range same(fl, u) {
-				if !visited[x.d] {
-					visited[x.d] = true
-					queue = append(queue, x.d)
-				}
+		done[next] = true
+		place(next)
+		if m.fwd[next] >= 0 {
+			for _, x := range same(fl, next) {
+				placedNbrs[x.d]++
 			}
 		}
 	}

@@ -16,10 +16,11 @@ type specWriter struct {
 	f      *Fitted
 
 	// fitted ports of each design link, by its A and B end
-	portA, portB []int
-	names        []string // design device -> fitted name
-	nodeNames    []string // design node -> fitted name
-	renamed      int
+	portA, portB   []int
+	appliancePorts []int    // fitted leaf port of each design appliance link
+	names          []string // design device -> fitted name
+	nodeNames      []string // design node -> fitted name
+	renamed        int
 }
 
 func newSpecWriter(m *matcher, design *topogen.Design, dspec *fabric.Spec, f *Fitted) *specWriter {
@@ -81,6 +82,32 @@ func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []in
 			}
 		default:
 			todo = append(todo, pending{int32(li), false}, pending{int32(li), true})
+		}
+	}
+	// Appliance links come before new cables: they are the design's, only not graph devices.
+	w.appliancePorts = make([]int, len(w.design.ApplianceList))
+	for i, a := range w.design.ApplianceList {
+		d, ok := dg.Lookup(a.Leaf)
+		switch {
+		case !ok:
+			w.appliancePorts[i] = a.LeafPort
+		case m.rev[d] < 0:
+			w.appliancePorts[i] = a.LeafPort
+			continue
+		default:
+			use(d, -1)
+			u := used[d]
+			q := a.LeafPort
+			if q >= len(u) || u[q] {
+				for q = 1; q < len(u) && u[q]; q++ {
+				}
+			}
+			if q >= len(u) {
+				used[d] = append(u, false)
+				u = used[d]
+			}
+			u[q] = true
+			w.appliancePorts[i] = q
 		}
 	}
 	endOf := func(p pending) (dev int32, port *int, design int) {
@@ -284,6 +311,13 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 			f.changes = append(f.changes, change{act: actAdd, floor: -1, fitted: len(out.Cables)})
 		}
 		out.Cables = append(out.Cables, c)
+	}
+	for i, a := range w.design.ApplianceList {
+		if d, ok := dg.Lookup(a.Leaf); ok {
+			a.Leaf = w.names[d]
+		}
+		a.LeafPort = w.appliancePorts[i]
+		f.Appliances = append(f.Appliances, a)
 	}
 	inGraph := make([]bool, len(floor.Cables))
 	for i := range fg.Links {
