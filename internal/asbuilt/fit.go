@@ -28,6 +28,7 @@ type Fitted struct {
 	Appliances []topogen.ApplianceLink
 
 	floor   *fabric.Spec
+	design  *topogen.Design
 	changes []change
 }
 
@@ -153,7 +154,7 @@ func Fit(design *topogen.Design, floor *fabric.Spec, cat *catalog.Catalog) (*Fit
 	fl.floorLevels(shapeOf(de))
 	m := newMatcher(fl, de)
 	m.run()
-	f := &Fitted{floor: floor}
+	f := &Fitted{floor: floor, design: design}
 	m.classify(f, design, dspec)
 	return f, nil
 }

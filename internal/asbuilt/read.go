@@ -265,7 +265,7 @@ func (r *reader) build() *Floor {
 	for name := range hosts {
 		hostNames = append(hostNames, name)
 	}
-	sort.Strings(hostNames)
+	sort.Slice(hostNames, func(a, b int) bool { return naturalLess(hostNames[a], hostNames[b]) })
 	for _, hn := range hostNames {
 		h := hosts[hn]
 		models := map[string]string{}
@@ -300,8 +300,10 @@ func (r *reader) build() *Floor {
 			})
 		}
 	}
-	sort.Slice(spec.Switches, func(a, b int) bool { return spec.Switches[a].Name < spec.Switches[b].Name })
-	sort.Slice(spec.HCAs, func(a, b int) bool { return spec.HCAs[a].Name < spec.HCAs[b].Name })
+	// Natural order (mlx5_3 before mlx5_10): the BOM puts a node's HCAs two per twin-port cage in
+	// this order, as a DGX H100 pairs its compute HCAs.
+	sort.Slice(spec.Switches, func(a, b int) bool { return naturalLess(spec.Switches[a].Name, spec.Switches[b].Name) })
+	sort.Slice(spec.HCAs, func(a, b int) bool { return naturalLess(spec.HCAs[a].Name, spec.HCAs[b].Name) })
 
 	lv := levels(d)
 	endOf := func(p opensm.PortRef) fabric.End {
