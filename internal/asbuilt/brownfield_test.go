@@ -291,3 +291,40 @@ func TestSimulatedBrownfieldFloor(t *testing.T) {
 		t.Fatalf("the provider configures %s on the grown fabric", cfg.RoutingEngine)
 	}
 }
+
+// The speed case with the real tools: a hand-built floor of 8 SU (2,048 HCAs, 64 leaves, 32
+// spines) loaded in ibsim, read with the real ibnetdiscover, adopted and grown to 16 SU (3
+// tiers). The fit keeps every HCA cable and, of each spine's 64 leaf links, the 32 to the leaves
+// of the pod it is placed in: 2,048 + 32 x 32 (TestFitGrowthPastPlan derives it).
+func TestSimulatedFloor8SU(t *testing.T) {
+	testrig.RequirePeers(t)
+	h := handFloor{sus: 8}
+	began := time.Now()
+	sim := testrig.StartIBSim(t, h.net())
+	loaded := time.Since(began)
+	r, err := sim.Run(t, "hgx-a001 mlx5_0", 3*time.Minute, "ibnetdiscover")
+	if err != nil {
+		t.Fatalf("ibnetdiscover: %v", err)
+	}
+	d, err := opensm.ParseTopology(r.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nm, err := opensm.ParseNodeNameMap(h.nodeNameMap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	began = time.Now()
+	f, err := Read(d, ReadOptions{NodeNameMap: nm, Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Spec.HCAs) != 2048 || len(f.Spec.Switches) != 96 || len(f.Spec.Cables) != 4096 {
+		t.Fatalf("read %d HCAs, %d switches, %d cables", len(f.Spec.HCAs), len(f.Spec.Switches), len(f.Spec.Cables))
+	}
+	fit := mustFit(t, railDesign(t, 16, 16), f.Spec, nil)
+	t.Logf("ibsim %s, ibnetdiscover %s, Read+Fit %s", loaded.Round(time.Millisecond), r.Elapsed.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+	if rep := fit.Report; rep.LinksKept != 2048+32*32 || rep.LinksKeptMax != rep.LinksKept || len(rep.DevicesUnmatched) != 0 {
+		t.Fatalf("kept %d, max %d, unmatched %v", rep.LinksKept, rep.LinksKeptMax, rep.DevicesUnmatched)
+	}
+}

@@ -34,7 +34,7 @@ func (m *matcher) report(f *Fitted) {
 	floor, fitted := f.floor, f.Spec
 
 	// Tiers of floor cables (by the floor's levels) and of fitted cables (by the design's).
-	floorTier := map[int]string{}
+	floorTier := make([]string, len(floor.Cables))
 	for i := range fl.g.Links {
 		l := &fl.g.Links[i]
 		floorTier[l.Cable] = tierName(fl.level[l.A], fl.level[l.B])

@@ -198,7 +198,12 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 		return g
 	}
 
-	out := &fabric.Spec{Plan: w.dspec.Plan}
+	out := &fabric.Spec{
+		Plan: w.dspec.Plan, Racks: make([]fabric.Rack, 0, len(floor.Racks)+len(w.dspec.Racks)),
+		Switches: make([]fabric.Switch, 0, len(w.dspec.Switches)), Nodes: make([]fabric.Node, 0, len(w.dspec.Nodes)),
+		HCAs: make([]fabric.HCA, 0, len(w.dspec.HCAs)), Cables: make([]fabric.Cable, 0, len(w.dspec.Cables)),
+	}
+	f.changes = make([]change, 0, len(w.dspec.Cables)+len(floor.Cables)/8)
 	rackName := map[string]string{}
 	out.Racks = append(out.Racks, floor.Racks...)
 	for _, r := range w.dspec.Racks {
