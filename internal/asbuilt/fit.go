@@ -104,16 +104,21 @@ type change struct {
 // capacity; each switch at most sortedMin of its per-neighbour link counts against its image's;
 // each node likewise; dragonfly+ global links at most min(floor links, design links) per pair of
 // groups). When LinksKept reaches it, the bound is the maximum and the fit is proved optimal on
-// that floor. Why it is reached on the generator's families (a floor that is a design of the
-// same kind, under any names, GUIDs and port conventions, at any size up to the design's, with
-// its upper tiers built for any plan, and with cables swapped, missing or extra):
+// that floor; when it does not, a note says so. Why it is reached on the generator's families (a
+// floor that is a design of the same kind, under any names, GUIDs and port conventions, at any
+// size up to the design's, with its upper tiers built for any plan, and with rail swaps and dead,
+// missing or extra cables and devices), tier by tier (TestFitBruteForce checks the fit against
+// every assignment on small damaged floors, and the bound against the maximum; the one damage
+// the bound does not see is cables swapped between nodes of different units, which the leaf
+// relaxation still counts):
 //
-//   - Node-leaf tier. Each floor block is a scalable unit (or a fat-tree leaf) and goes whole to
-//     a design block of the same shape; each leaf goes to the design leaf of its rail (sigma of
-//     its most common device name), so every HCA of the leaf's device name in a node of the
-//     block is kept, up to the design leaf's capacity: the leaf bound, term by term. The node
-//     assignment is an exact transport over classes of alike slots, so no node loses a cable
-//     another placement would keep.
+//   - Node-leaf tier. Each floor block is a scalable unit (leaves joined by the nodes they share,
+//     strongest pairs first, never two of a rail, so a rail swap or a stray cable cannot split
+//     or merge units) or a fat-tree leaf, and goes whole to a design block of the same shape;
+//     each leaf goes to the design leaf of its rail (sigma of its most common device name), so
+//     every HCA of the leaf's device name in a node of the block is kept, up to the design
+//     leaf's capacity: the leaf bound, term by term. The node assignment is an exact transport
+//     over classes of alike slots, so no node loses a cable another placement would keep.
 //   - Leaf-spine tier. 2 tiers: every design leaf reaches every design spine with m links, so
 //     any placement keeps min(F, m) of each floor pair, the spine bound sortedMin term by term;
 //     the spine transport picks the floor spines with the most. 3 tiers: floor pods (or chunks

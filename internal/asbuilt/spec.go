@@ -2,6 +2,7 @@ package asbuilt
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
@@ -29,13 +30,19 @@ func newSpecWriter(m *matcher, design *topogen.Design, dspec *fabric.Spec, f *Fi
 }
 
 // ports fixes the fitted ports of every design link: a kept link's are the floor cable's; a
-// moved cable's staying end keeps its floor port; every other end on a floor device takes the
-// design's port if the cables that stay leave it free (and the device has it), else the lowest
-// free port; an end on a new device takes the design's port.
+// moved cable's staying end keeps its floor port; an end on a new device takes the design's
+// port; every other end, on a floor device, takes the first free one (free of the cables that
+// stay, and within the device's ports) of: the port the floor's own convention on that device
+// gives the design's port (read off the nearest ends that stay, see predict), the design's
+// port, the lowest free port.
 func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []int8) {
 	m := w.m
 	fg, dg := m.fl.g, m.de.g
 	used := map[int32][]bool{}
+	// The floor's convention, per floor device: the (design port, floor port) pairs of its
+	// ends that stay, by design port.
+	type pair struct{ p, q int }
+	conv := map[int32][]pair{}
 	use := func(d int32, p int) {
 		u := used[d]
 		if u == nil {
@@ -45,6 +52,40 @@ func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []in
 		if p >= 0 && p < len(u) {
 			u[p] = true
 		}
+	}
+	learn := func(d int32, designPort, floorPort int) {
+		conv[d] = append(conv[d], pair{designPort, floorPort})
+	}
+	sorted := map[int32]bool{}
+	// predict reads the floor ports for design port p off the ends that stay nearest to it by
+	// design port, two at a time (the two below it, the two above, one on each side), where
+	// they number ports one for one, up or down (q = p + c, q = c - p): a node's missing HCA
+	// goes next to its siblings, a swapped rail cable where the floor's slot for it is.
+	predict := func(d int32, p int) []int {
+		ps := conv[d]
+		if len(ps) < 2 {
+			return nil
+		}
+		if !sorted[d] {
+			sort.Slice(ps, func(a, b int) bool { return ps[a].p < ps[b].p })
+			sorted[d] = true
+		}
+		k := sort.Search(len(ps), func(i int) bool { return ps[i].p >= p })
+		var out []int
+		for _, ab := range [][2]int{{k - 2, k - 1}, {k, k + 1}, {k - 1, k}} {
+			if ab[0] < 0 || ab[1] >= len(ps) {
+				continue
+			}
+			a, b := ps[ab[0]], ps[ab[1]]
+			dp, dq := b.p-a.p, b.q-a.q
+			switch {
+			case dp != 0 && dq == dp:
+				out = append(out, p+a.q-a.p)
+			case dp != 0 && dq == -dp:
+				out = append(out, a.q+a.p-p)
+			}
+		}
+		return out
 	}
 	type pending struct {
 		link int32
@@ -65,6 +106,8 @@ func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []in
 			}
 			use(l.A, w.portA[li])
 			use(l.B, w.portB[li])
+			learn(l.A, l.PortA, w.portA[li])
+			learn(l.B, l.PortB, w.portB[li])
 		case fli >= 0:
 			f := &fg.Links[fli]
 			sd, sp := f.A, f.PortA
@@ -74,10 +117,12 @@ func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []in
 			if m.fwd[sd] == l.A {
 				w.portA[li] = sp
 				use(l.A, sp)
+				learn(l.A, l.PortA, sp)
 				todo = append(todo, pending{int32(li), true})
 			} else {
 				w.portB[li] = sp
 				use(l.B, sp)
+				learn(l.B, l.PortB, sp)
 				todo = append(todo, pending{int32(li), false})
 			}
 		default:
@@ -125,7 +170,20 @@ func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []in
 			continue
 		}
 		use(d, -1)
-		if u := used[d]; dp < len(u) && !u[dp] {
+		u := used[d]
+		taken := false
+		for _, q := range predict(d, dp) {
+			if q > 0 && q < len(u) && !u[q] {
+				u[q] = true
+				*port = q
+				taken = true
+				break
+			}
+		}
+		if taken {
+			continue
+		}
+		if dp < len(u) && !u[dp] {
 			u[dp] = true
 			*port = dp
 			continue
