@@ -49,7 +49,10 @@ var (
 // ReifyNullCollectionBlocks, SchemaSemanticEquality and the GC they cause
 // (BenchmarkTopologyReadServer, CPU profile). The data source leaves those outputs empty in the
 // state it gives the framework and stashes them (outputStash); Wrap puts them back.
-var bypassOutputs = map[string]bool{"gpucluster_topology": true}
+//
+// gpucluster_discovered_fabric's as_built (every device and cable of the floor) goes the same
+// way; its fabric inputs are stripped as well (ReadDataSource does both).
+var bypassOutputs = map[string]bool{"gpucluster_topology": true, "gpucluster_discovered_fabric": true}
 
 // outputStash carries the outputs a data source left out of its state, by attribute name.
 type outputStash struct {
@@ -387,7 +390,7 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 	if !ok {
 		return s.ProviderServer.ReadDataSource(ctx, req)
 	}
-	if bypassOutputs[req.TypeName] {
+	if !bypassDataSources[req.TypeName] {
 		return s.readOutputs(ctx, typ, req)
 	}
 	r := *req
@@ -395,12 +398,27 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromConfig: &r.Config}); err != nil {
 		return &tfprotov6.ReadDataSourceResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
 	}
-	resp, err := s.ProviderServer.ReadDataSource(context.WithValue(ctx, listStashKey{}, &st), &r)
+	ctx = context.WithValue(ctx, listStashKey{}, &st)
+	var outs outputStash
+	if bypassOutputs[req.TypeName] { // a data source that reads a fabric and has big outputs
+		ctx = context.WithValue(ctx, outputStashKey{}, &outs)
+	}
+	resp, err := s.ProviderServer.ReadDataSource(ctx, &r)
 	if err != nil || resp == nil {
 		return resp, err
 	}
 	// A data source's state repeats its config's input attributes.
-	if resp.State, err = restore(typ, resp.State, st.lists[fromConfig]); err != nil {
+	put := st.lists[fromConfig]
+	if outs.outputs != nil && !hasErrorDiag(resp.Diagnostics) {
+		put = make(map[string]tftypes.Value, len(st.lists[fromConfig])+len(outs.outputs))
+		for k, v := range st.lists[fromConfig] {
+			put[k] = v
+		}
+		for k, v := range outs.outputs {
+			put[k] = v
+		}
+	}
+	if resp.State, err = restore(typ, resp.State, put); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil

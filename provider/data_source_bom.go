@@ -134,9 +134,11 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		"technicians must do to go from one to the other."
 	attrs["prior_design"] = prior
 	attrs["cabling_changes_csv"] = outStr("With `prior_design`: the re-cabling work order, as CSV (RFC 4180) after the header `" +
-		strings.Join(append([]string{"action", "from"}, bom.CablingHeader...), ",") + "`, one row per cable to `add`, `remove` " +
+		strings.Join(bom.ChangesHeader, ",") + "`, one row per cable to `add`, `remove` " +
 		"or `move` (a cable that keeps one end and changes the other; `from` names the end it leaves), each end named as " +
-		"in `cabling_csv` (cage, split, part). An expansion within the planned size only adds. Null without `prior_design`.")
+		"in `cabling_csv` (cage, split, part); `also_takes_down` names the links that go down while it is done (the other " +
+		"split of each twin-port cage it unplugs or plugs, the other link of a twin-port cable). An expansion within the " +
+		"planned size only adds. Null without `prior_design`.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Bill of materials and cabling plan of any set of racks, switches, nodes, HCAs and cables: the same " +
 			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
@@ -31,6 +32,7 @@ type discoveredFabricModel struct {
 	fabricHostModel
 	IBNetDiscoverCommand types.String `tfsdk:"ibnetdiscover_command"`
 	TopologyFile         types.String `tfsdk:"topology_file"`
+	NodeNameMap          types.String `tfsdk:"node_name_map"`
 	Simulated            types.Bool   `tfsdk:"simulated"`
 
 	fabricInputsModel // the declared fabric: design, absent_cables and the inventory maps
@@ -46,6 +48,8 @@ type discoveredFabricModel struct {
 	MissingDevices  types.List   `tfsdk:"missing_devices"`
 	Report          types.List   `tfsdk:"report"`
 	Counts          types.Map    `tfsdk:"counts"`
+	AsBuilt         types.Object `tfsdk:"as_built"`
+	AsBuiltNotes    types.List   `tfsdk:"as_built_notes"`
 }
 
 var discoveredNodeAttrTypes = map[string]attr.Type{
@@ -80,11 +84,20 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 		Optional: true,
 		MarkdownDescription: "The fabric is ibsim running the declared fabric (`expected_topology` of `gpucluster_opensm_files`): " +
 			"400G links are expected as " +
-			"`4xHDR`, the stand-in ibsim can parse, instead of `4xNDR`.",
+			"`4xHDR`, the stand-in ibsim can parse, instead of `4xNDR`; in `as_built` they read as `4xNDR`.",
 	}
+	attrs["node_name_map"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "An OpenSM node name map file (`0x<guid> \"name\"` lines, `#` comments), read as OpenSM reads it. " +
+			"Where it names a switch's node GUID, or a CA's node or port GUID, its name wins over the node description in `as_built`.",
+	}
+
 	strs := func(desc string) schema.ListAttribute {
 		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: desc}
 	}
+	attrs["as_built"] = asBuiltAttribute()
+	attrs["as_built_notes"] = strs("What `as_built` could not know and what it assumed, each said once: unknown locations (so cable " +
+		"reach and rack power are not checked), models taken by default or not in the catalog, simulated speeds, links below 4xNDR.")
 	attrs["topology"] = schema.StringAttribute{Computed: true, MarkdownDescription: "The ibnetdiscover output (or file) as read."}
 	attrs["discovered_nodes"] = schema.ListNestedAttribute{
 		Computed:            true,
@@ -168,6 +181,10 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	if err != nil {
 		resp.Diagnostics.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
 	}
+	floor := readAsBuilt(disc, d.data, &m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	m.Topology = types.StringValue(text)
 	counts := map[string]int{"switches": 0, "cas": 0, "routers": 0, "links": len(disc.Links)}
 	nodes := make([]attr.Value, len(disc.Nodes))
@@ -208,7 +225,23 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		cv[k] = types.Int64Value(int64(v))
 	}
 	m.Counts = types.MapValueMust(types.Int64Type, cv)
+	m.AsBuilt = types.ObjectNull(asBuiltType.AttrTypes)
+	m.AsBuiltNotes = textList(floor.Notes)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// as_built goes into the state as tftypes values made once by the shape encoders: through
+	// the model it would be converted three times over (see data_source_topology.go, outputs),
+	// and through Wrap it skips the framework (bypass.go, bypassOutputs).
+	out := map[string]tftypes.Value{"as_built": asBuiltValue(floor)}
+	stashOutputs(ctx, out, "as_built")
+	state, err := withOutputs(resp.State.Raw, out)
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", "building as_built: "+err.Error()+"; this is a bug in the provider")
+		return
+	}
+	resp.State.Raw = state
 }
 
 // declaredGraph builds the declared fabric from the data source's lists, reporting problems on

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -205,6 +206,12 @@ type Change struct {
 	Action string
 	Row    CableRow // the planned row (add, move) or the prior one (remove)
 	From   string   // move: the end it leaves, "spine01:5 (3/1)"
+	Prior  CableRow // move: the cable as it is now
+	// Also names the links that go down while a technician does this: at every end the change
+	// unplugs or plugs, the other links of the same twin-port cable and of the same twin-port
+	// cage (whose transceiver or twin connector serves both splits), by the end they hold there
+	// ("leaf01:39"; see CageMates).
+	Also []string
 }
 
 func endKey(e CableEnd) string { return e.Endpoint() }
@@ -270,7 +277,7 @@ func CablingChanges(prior, next []CableRow) []Change {
 				}
 				_, from := side(gone[i])
 				usedGone[i], usedAdd[j] = true, true
-				moves = append(moves, Change{Action: ChangeMove, Row: r, From: fmt.Sprintf("%s (%s)", endKey(from), from.PortName())})
+				moves = append(moves, Change{Action: ChangeMove, Row: r, From: MoveFrom(from), Prior: gone[i]})
 				moveAt = append(moveAt, j)
 				break
 			}
@@ -295,19 +302,117 @@ func CablingChanges(prior, next []CableRow) []Change {
 			out = append(out, Change{Action: ChangeAdd, Row: r})
 		}
 	}
+	AttachMates(out, prior, next)
 	return out
 }
 
-// ChangesCSV renders changes as RFC 4180 text: action and from, then the CablingHeader columns of
-// the row.
+// MoveFrom is how a move's From names the end a cable leaves: "spine01:5 (3/1)".
+func MoveFrom(e CableEnd) string { return fmt.Sprintf("%s (%s)", endKey(e), e.PortName()) }
+
+// AttachMates fills each change's Also from the cabling it touches: a removal's two ends in
+// prior, an addition's two ends in next, a move's end it leaves in prior and the end it
+// reaches in next. The end that stays in a move is not touched.
+func AttachMates(changes []Change, prior, next []CableRow) {
+	pm, nm := NewCageMates(prior), NewCageMates(next)
+	for i := range changes {
+		c := &changes[i]
+		var also []string
+		switch c.Action {
+		case ChangeRemove:
+			also = pm.matesAt(c.Row, c.Row.A, c.Row.B)
+		case ChangeAdd:
+			also = nm.matesAt(c.Row, c.Row.A, c.Row.B)
+		case ChangeMove:
+			stay := map[string]bool{c.Row.A.Endpoint(): true, c.Row.B.Endpoint(): true}
+			for _, e := range []CableEnd{c.Prior.A, c.Prior.B} {
+				if !stay[e.Endpoint()] {
+					also = append(also, pm.matesAt(c.Prior, e)...)
+				}
+			}
+			was := map[string]bool{c.Prior.A.Endpoint(): true, c.Prior.B.Endpoint(): true}
+			for _, e := range []CableEnd{c.Row.A, c.Row.B} {
+				if !was[e.Endpoint()] {
+					also = append(also, nm.matesAt(c.Row, e)...)
+				}
+			}
+		}
+		c.Also = dedupStrings(also)
+	}
+}
+
+// matesAt names the links that share a part with row r at the ends given: the other links of
+// its twin-port cable (by their end at the same box, else their label), and the other split of
+// each end's twin-port cage (by its end in that cage).
+func (m *CageMates) matesAt(r CableRow, ends ...CableEnd) []string {
+	self, ok := m.byName[FullLabel(r)]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, e := range ends {
+		if r.Bundle != "" {
+			for _, i := range m.bundle[r.Bundle] {
+				if i == self {
+					continue
+				}
+				o := m.rows[i]
+				switch {
+				case o.A.Device == e.Device:
+					out = append(out, o.A.Endpoint())
+				case o.B.Device == e.Device:
+					out = append(out, o.B.Endpoint())
+				default:
+					out = append(out, o.Label)
+				}
+			}
+		}
+		if e.Split == 0 {
+			continue
+		}
+		for _, i := range m.cage[cageKey{e.Device, e.Cage}] {
+			if i == self {
+				continue
+			}
+			o := m.rows[i]
+			for _, oe := range []CableEnd{o.A, o.B} {
+				if oe.Device == e.Device && oe.Cage == e.Cage && oe.Split > 0 {
+					out = append(out, oe.Endpoint())
+				}
+			}
+		}
+	}
+	return out
+}
+
+func dedupStrings(ss []string) []string {
+	seen := map[string]bool{}
+	out := ss[:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// ChangesHeader is the header of ChangesCSV: action and from, the CablingHeader columns of the
+// row, and also_takes_down (Change.Also, space-separated).
+var ChangesHeader = append(append([]string{"action", "from"}, CablingHeader...), "also_takes_down")
+
+// ChangesCSV renders changes as RFC 4180 text with ChangesHeader.
 func ChangesCSV(changes []Change) (string, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	if err := w.Write(append([]string{"action", "from"}, CablingHeader...)); err != nil {
+	if err := w.Write(ChangesHeader); err != nil {
 		return "", err
 	}
 	for _, c := range changes {
-		if err := w.Write(append([]string{c.Action, c.From}, rowFields(c.Row)...)); err != nil {
+		row := append(append([]string{c.Action, c.From}, rowFields(c.Row)...), strings.Join(c.Also, " "))
+		if err := w.Write(row); err != nil {
 			return "", err
 		}
 	}

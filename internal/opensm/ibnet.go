@@ -145,6 +145,10 @@ type DiscoveredNode struct {
 	Desc  string // NodeDescription ("leaf01", "gpu001 mlx5_0")
 	Ports int    // number of ports
 	LID   int    // switch port 0 LID, or the LID of the CA's first listed port; 0 if unknown
+	// VendorID and DeviceID are the NodeInfo IDs from the vendid=/devid= lines before the node
+	// (0x2c9 and 0xd2f2 for a Quantum-2 switch); 0 when the text has none, and ibsim prints 0.
+	VendorID uint32
+	DeviceID uint32
 	// PortGUIDs of CA and router ports, as listed; switch ports all carry the node GUID.
 	PortGUIDs map[int]GUID
 }
@@ -198,6 +202,7 @@ func ParseTopology(text string) (*Discovered, error) {
 	t := &Discovered{}
 	var errs []string
 	var pending GUID
+	var vendID, devID uint32 // from the vendid=/devid= lines of the node that follows
 	cur := -1
 	type half struct {
 		from   PortRef
@@ -228,7 +233,19 @@ func ParseTopology(text string) (*Discovered, error) {
 			}
 			pending = g
 			continue
-		case strings.HasPrefix(line, "vendid=") || strings.HasPrefix(line, "devid=") || strings.HasPrefix(line, "sysimgguid="):
+		case strings.HasPrefix(line, "vendid=") || strings.HasPrefix(line, "devid="):
+			k, v, _ := strings.Cut(line, "=")
+			id, err := strconv.ParseUint(strings.TrimSpace(v), 0, 32)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("line %d: %s=%q is not a number", n+1, k, v))
+			}
+			if k == "vendid" {
+				vendID = uint32(id)
+			} else {
+				devID = uint32(id)
+			}
+			continue
+		case strings.HasPrefix(line, "sysimgguid="):
 			continue
 		}
 		if m := reHeader.FindStringSubmatch(line); m != nil {
@@ -249,6 +266,8 @@ func ParseTopology(text string) (*Discovered, error) {
 				}
 			}
 			node.GUID = pending
+			node.VendorID, node.DeviceID = vendID, devID
+			vendID, devID = 0, 0
 			if node.GUID == 0 {
 				node.GUID = guidFromID(node.ID)
 			}

@@ -250,6 +250,12 @@ Ca	1 "H-a088c20300445566"		# "gpu002 mlx5_0"
 	if len(d.Links) != 2 || d.Links[0].Speed != "NDR" || d.Links[1].Width != "2x" {
 		t.Fatalf("links %+v", d.Links)
 	}
+	// vendid=/devid= belong to the node after them; a node without them has none.
+	for i, want := range [][2]uint32{{0x2c9, 0xd2f0}, {0x2c9, 0x1021}, {0, 0}} {
+		if n := d.Nodes[i]; n.VendorID != want[0] || n.DeviceID != want[1] {
+			t.Errorf("node %s: vendid 0x%x devid 0x%x, want 0x%x 0x%x", n.Desc, n.VendorID, n.DeviceID, want[0], want[1])
+		}
+	}
 	// Real mlx5 port GUIDs equal the node GUID: the listed port GUID wins over node+port.
 	if g := d.PortGUID(PortRef{1, 1}); g != 0xa088c20300112233 {
 		t.Fatalf("port GUID %s", g)
@@ -269,6 +275,9 @@ Ca	1 "H-a088c20300445566"		# "gpu002 mlx5_0"
 }
 
 func TestParseTopologyErrors(t *testing.T) {
+	if _, err := ParseTopology("devid=0xzz\nswitchguid=0x1\nSwitch 8 \"sw\"\n"); err == nil || !strings.Contains(err.Error(), "line 1: devid") {
+		t.Errorf("a bad devid: %v", err)
+	}
 	_, err := ParseTopology("Switch 8 \"sw\"\n[1] \"nowhere\"[1] # lid 0 4xHDR\nwhat is this\n")
 	if err == nil || !strings.Contains(err.Error(), "no GUID") || !strings.Contains(err.Error(), "not in the text") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("errors: %v", err)
