@@ -198,6 +198,34 @@ func TestBrownfieldFit(t *testing.T) {
 	if _, probs := fabric.Build(fit.Spec, catalog.Default()); hasErrors(probs) {
 		t.Fatalf("the fitted fabric does not build: %v", probs[:min(5, len(probs))])
 	}
+	// The generator's groups under the floor's names: every switch is in one, and every node is
+	// in the group (its SU) of each leaf its HCAs are cabled to.
+	for _, sw := range fit.Spec.Switches {
+		if fit.Spec.Groups[sw.Name] == "" {
+			t.Errorf("switch %s has no group", sw.Name)
+		}
+	}
+	nodeOf := map[string]string{}
+	for _, h := range fit.Spec.HCAs {
+		nodeOf[h.Name] = h.Node
+	}
+	checked := 0
+	for _, c := range fit.Spec.Cables {
+		node, leaf := nodeOf[c.A.Device], c.B.Device
+		if node == "" {
+			node, leaf = nodeOf[c.B.Device], c.A.Device
+		}
+		if node == "" {
+			continue
+		}
+		checked++
+		if g, lg := fit.Spec.Groups[node], fit.Spec.Groups[leaf]; g == "" || g != lg {
+			t.Fatalf("node %s is in group %q, its leaf %s in %q", node, g, leaf, lg)
+		}
+	}
+	if checked != 4*32*8 {
+		t.Errorf("%d node cables checked, want 1,024", checked)
+	}
 }
 
 func two(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }

@@ -335,6 +335,21 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 		w.names[d] = h.Name
 		out.HCAs = append(out.HCAs, h)
 	}
+	// The generator's groups (the scheduler's blocks, the diagram's folds) under the fitted names.
+	if w.dspec.Groups != nil {
+		out.Groups = make(map[string]string, len(w.dspec.Groups))
+		for _, s := range w.dspec.Switches {
+			if g, ok := w.dspec.Groups[s.Name]; ok {
+				d, _ := dg.Lookup(s.Name)
+				out.Groups[w.names[d]] = g
+			}
+		}
+		for i, n := range w.dspec.Nodes {
+			if g, ok := w.dspec.Groups[n.Name]; ok {
+				out.Groups[w.nodeNames[i]] = g
+			}
+		}
+	}
 	if t := w.dspec.Torus; t != nil {
 		tl := &fabric.TorusLayout{Dims: t.Dims, Switches: make([]string, len(t.Switches))}
 		for i, name := range t.Switches {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -16,6 +17,9 @@ import (
 type Inputs struct {
 	// Design is the `design` object, nil without one. It is generated once per Build.
 	Design *topogen.Params
+	// AsBuilt is the floor the design is fitted to (the design's `as_built`: the fabric as
+	// discovered, in the inventory maps' shapes); nil for a design built as generated.
+	AsBuilt *fabric.Spec
 	// Explicit holds the items of the inventory maps. With a design, an item of a generated
 	// name replaces the generated one and a new name adds to it.
 	Explicit fabric.Spec
@@ -46,6 +50,9 @@ type Fabric struct {
 	// failed; Failed are those cables, each with the spec's label of the cable it names.
 	Running *fabric.Graph
 	Failed  []FailedCable
+	// Fit is the design fitted to the floor (Inputs.AsBuilt): what it keeps, moves, adds and
+	// removes of the floor's cables; nil for a design built as generated.
+	Fit *asbuilt.Fitted
 }
 
 // FailedCable is an entry of `failed_cables` resolved to its cable.
@@ -78,6 +85,16 @@ func Build(cat *catalog.Catalog, in Inputs) (*Fabric, Problems) {
 			return nil, append(ps, designProblem(err, designAttr))
 		}
 		spec := des.FabricSpec()
+		if in.AsBuilt != nil {
+			fit, err := asbuilt.Fit(des, in.AsBuilt, cat)
+			if err != nil {
+				return nil, append(ps, Problem{Severity: Error, At: Attr(designAttr, AttrAsBuilt), Summary: "Cannot fit the design to the floor", Detail: err.Error()})
+			}
+			spec, f.Fit = fit.Spec, fit
+			for _, n := range fit.Report.Notes {
+				ps.add(Warning, Attr(designAttr, AttrAsBuilt), "Design fitted to the floor", n)
+			}
+		}
 		for _, u := range spec.RemoveCables(in.Absent) {
 			ps.add(Error, Attr(AttrAbsentCables).Index(u.Index), "No such generated cable", u.Message)
 		}

@@ -18,6 +18,7 @@ const (
 	AttrWorkload      = "workload"
 	AttrSubnetManager = "subnet_manager"
 	AttrFailedCables  = "failed_cables"
+	AttrAsBuilt       = "as_built" // of the design: the floor it is fitted to
 )
 
 // designAttrOf names the design argument behind an attribute of a generated element, where one

@@ -7,10 +7,12 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 // The plan summary: what a change of a fabric adds, removes and rewires per tier, what to buy,
@@ -21,6 +23,7 @@ import (
 //	Devices: +64 node, +512 hca, +16 leaf
 //	Links node-leaf: 512 added, 0 removed, 0 rewired
 //	  e.g. added gpu064/mlx5_0:1 - leaf17:1
+//	Floor leaf-spine: 256 kept, 256 moved, 768 added, 0 removed
 //	Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00
 //	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
@@ -78,6 +81,9 @@ func Summarize(prior *Prior, next *Outcome) string {
 	}
 	writeDevices(&b, d)
 	writeLinks(&b, d, create)
+	if next.Fit != nil {
+		writeFloor(&b, &next.Fit.Report)
+	}
 	writeOrder(&b, lines, total, create)
 	if len(files) > 0 {
 		b.WriteString("OpenSM files: " + strings.Join(files, ", ") + "\n")
@@ -122,6 +128,38 @@ func writeLinks(b *strings.Builder, d fabric.Diff, create bool) {
 			b.WriteString("  e.g. " + e + "\n")
 		}
 	}
+}
+
+// writeFloor says, per tier, what the design fitted to the floor keeps of the floor's cables on
+// their ports and what it moves, adds and removes (asbuilt.Report), and which floor devices it
+// has no place for: the work on the floor, beside the change of the declaration above it.
+func writeFloor(b *strings.Builder, r *asbuilt.Report) {
+	tiers := make([]string, 0, len(r.Tiers))
+	for t := range r.Tiers {
+		tiers = append(tiers, t)
+	}
+	sort.Slice(tiers, func(i, j int) bool { return tierRank(tiers[i]) < tierRank(tiers[j]) || (tierRank(tiers[i]) == tierRank(tiers[j]) && tiers[i] < tiers[j]) })
+	for _, t := range tiers {
+		c := r.Tiers[t]
+		fmt.Fprintf(b, "Floor %s: %s kept, %s moved, %s added, %s removed\n", t, Count(c.Kept), Count(c.Moved), Count(c.Added), Count(c.Removed))
+	}
+	if n := len(r.DevicesUnmatched); n > 0 {
+		shown := r.DevicesUnmatched
+		if n > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", n-5))
+		}
+		fmt.Fprintf(b, "Floor devices without a place in the design: %s\n", strings.Join(shown, ", "))
+	}
+}
+
+// tierRank orders link tiers bottom up, as the generator names them.
+func tierRank(t string) int {
+	for i, n := range []string{topogen.TierNodeLeaf, topogen.TierApplianceLeaf, topogen.TierLeafSpine, topogen.TierSpineCore, topogen.TierGlobal, topogen.TierTorus} {
+		if t == n {
+			return i
+		}
+	}
+	return 99
 }
 
 func writeOrder(b *strings.Builder, order []bom.Line, total float64, create bool) {
