@@ -138,7 +138,9 @@ func writeFloor(b *strings.Builder, r *asbuilt.Report) {
 	for t := range r.Tiers {
 		tiers = append(tiers, t)
 	}
-	sort.Slice(tiers, func(i, j int) bool { return tierRank(tiers[i]) < tierRank(tiers[j]) || (tierRank(tiers[i]) == tierRank(tiers[j]) && tiers[i] < tiers[j]) })
+	sort.Slice(tiers, func(i, j int) bool {
+		return tierRank(tiers[i]) < tierRank(tiers[j]) || (tierRank(tiers[i]) == tierRank(tiers[j]) && tiers[i] < tiers[j])
+	})
 	for _, t := range tiers {
 		c := r.Tiers[t]
 		fmt.Fprintf(b, "Floor %s: %s kept, %s moved, %s added, %s removed\n", t, Count(c.Kept), Count(c.Moved), Count(c.Added), Count(c.Removed))
