@@ -43,6 +43,11 @@ var (
 	}
 )
 
+// strippedInputNames are the inputs Wrap strips from the types it serves: the fabric's, and an
+// `as_built` floor (gpucluster_bom, gpucluster_topology), which holds every device and cable of
+// the floor.
+var strippedInputNames = append(append([]string(nil), fabricInputNames...), "as_built")
+
 // bypassOutputs names the data sources whose big computed outputs Wrap puts into the response
 // itself. gpucluster_topology builds its item maps as tftypes values already; handed to the
 // framework, a 65,536-endpoint tree's 2 million values cost 57 s of the provider's 71 s in
@@ -191,7 +196,7 @@ func strip(typ tftypes.Object, dv *tfprotov6.DynamicValue) (*tfprotov6.DynamicVa
 		return nil, nil, err
 	}
 	lists := map[string]tftypes.Value{}
-	for _, name := range fabricInputNames {
+	for _, name := range strippedInputNames {
 		at, ok := typ.AttributeTypes[name]
 		if !ok {
 			continue

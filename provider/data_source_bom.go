@@ -42,6 +42,7 @@ type bomModel struct {
 	CablingCSV types.String  `tfsdk:"cabling_csv"`
 
 	PriorDesign       types.Object `tfsdk:"prior_design"`
+	AsBuilt           types.Object `tfsdk:"as_built"`
 	CablingChangesCSV types.String `tfsdk:"cabling_changes_csv"`
 }
 
@@ -133,6 +134,11 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		"scalable units built so far, when `design` is the one to build. With it, `cabling_changes_csv` says what the " +
 		"technicians must do to go from one to the other."
 	attrs["prior_design"] = prior
+	attrs["as_built"] = asBuiltInputAttribute("The fabric on the floor, as `gpucluster_discovered_fabric.as_built` reads it " +
+		"from an `ibnetdiscover` snapshot: the design is fitted to it (devices matched by their links, the floor's names, " +
+		"GUIDs and ports kept wherever the design has that link), and `cabling_changes_csv` is the work order from the " +
+		"floor: every cable to unplug, to move from the ports it is really on, and to add; its counts are the design's " +
+		"`as_built_fit`. Beside `prior_design`, the floor wins: it is what the technicians find. Needs `design`.")
 	attrs["cabling_changes_csv"] = outStr("With `prior_design`: the re-cabling work order, as CSV (RFC 4180) after the header `" +
 		strings.Join(bom.ChangesHeader, ",") + "`, one row per cable to `add`, `remove` " +
 		"or `move` (a cable that keeps one end and changes the other; `from` names the end it leaves), each end named as " +
@@ -159,17 +165,30 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	cat := inventoryCatalog(d.data)
 	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
-	g, unknown, diags := readFabricGraph(ctx, cat, &m.fabricInputsModel)
+	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
 	rd := specReader{}
+	if floor := rd.decodeAsBuilt(requestValue(ctx, fromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
+		if inputs.Design == nil {
+			rd.diags.AddAttributeError(path.Root(plan.AttrAsBuilt), "as_built without a design",
+				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design), or give the floor's maps as `switches`, `nodes`, `hcas` and `cables` for its bill of materials alone.")
+		}
+		inputs.AsBuilt = floor
+	}
 	ext := externalLinks(ctx, &rd, m.ExternalLinks)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(rd.diags...)
+	resp.Diagnostics.Append(capDiagnostics(diags, plan.MaxPerCause)...)
+	resp.Diagnostics.Append(capDiagnostics(rd.diags, plan.MaxPerCause)...)
 	if (unknown || rd.unknown) && !resp.Diagnostics.HasError() {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_bom needs every value of its inputs known; Terraform reads it once they are.")
 	}
-	if resp.Diagnostics.HasError() || g == nil {
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	f, ps := plan.Build(cat, inputs)
+	addPlanProblems(&resp.Diagnostics, ps)
+	if f == nil {
+		return
+	}
+	g := f.Graph
 	b := bom.Build(g, cat, bom.Options{External: ext})
 	for _, w := range b.Warnings {
 		resp.Diagnostics.AddWarning("Bill of materials", w)
@@ -186,7 +205,19 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	}
 	m.CablingCSV = types.StringValue(cabling)
 	m.CablingChangesCSV = types.StringNull()
-	if !m.PriorDesign.IsNull() {
+	if f.Fit != nil {
+		changes, err := f.Fit.WorkOrder(cat)
+		if err == nil {
+			var csv string
+			if csv, err = bom.ChangesCSV(changes); err == nil {
+				m.CablingChangesCSV = types.StringValue(csv)
+			}
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Rendering the work order from the floor failed", err.Error())
+			return
+		}
+	} else if !m.PriorDesign.IsNull() {
 		changes, d := cablingChanges(ctx, cat, m.PriorDesign, bom.Cabling(g, cat, bom.Options{External: ext}))
 		resp.Diagnostics.Append(d...)
 		if resp.Diagnostics.HasError() {

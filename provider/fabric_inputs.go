@@ -63,9 +63,10 @@ func (m *fabricInputsModel) value(name string) attr.Value {
 		return m.HCAs
 	case fabric.MapCables:
 		return m.Cables
-	default:
+	case fabric.MapPartitions:
 		return m.Partitions
 	}
+	return nil
 }
 
 // withStashedLists returns a copy of m whose inputs are read (by buildFabric) from the request
@@ -100,10 +101,15 @@ func fabricInputAttributes() map[string]schema.Attribute {
 // inputValue returns the input name of the request source src: Wrap's stash, or the model's
 // value when the request did not go through Wrap.
 func inputValue(ctx context.Context, src listSource, name string, in *fabricInputsModel) tftypes.Value {
+	return requestValue(ctx, src, name, in.value(name))
+}
+
+// requestValue returns the attribute name of the request source src: Wrap's stash, or av, the
+// model's value, when the request did not go through Wrap.
+func requestValue(ctx context.Context, src listSource, name string, av attr.Value) tftypes.Value {
 	if v, ok := stashedValue(ctx, src, name); ok {
 		return v
 	}
-	av := in.value(name)
 	if av == nil || av.IsNull() {
 		return tftypes.NewValue(tftypes.DynamicPseudoType, nil)
 	}

@@ -361,7 +361,7 @@ func (s *shape[T]) decodeMap(r *specReader, v tftypes.Value) []T {
 	}
 	var m map[string]tftypes.Value
 	if err := v.As(&m); err != nil {
-		r.diags.AddAttributeError(path.Root(s.attr), "Cannot read map", err.Error())
+		r.diags.AddAttributeError(r.mapPath(s.attr), "Cannot read map", err.Error())
 		return nil
 	}
 	keys := make([]string, 0, len(m))
@@ -387,10 +387,10 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	}
 	var attrs map[string]tftypes.Value
 	if v.IsNull() || v.As(&attrs) != nil {
-		r.diags.AddAttributeError(path.Root(s.attr).AtMapKey(key), "Invalid element", "every element of "+s.attr+" must be an object")
+		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element", "every element of "+s.attr+" must be an object")
 		return false
 	}
-	at := func(f *field[T]) path.Path { return path.Root(s.attr).AtMapKey(key).AtName(f.name) }
+	at := func(f *field[T]) path.Path { return r.mapPath(s.attr).AtMapKey(key).AtName(f.name) }
 	for i := range s.fields {
 		f := &s.fields[i]
 		av, ok := attrs[f.name]

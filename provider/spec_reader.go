@@ -15,6 +15,17 @@ import (
 type specReader struct {
 	diags   diag.Diagnostics
 	unknown bool
+	// under is the attribute that holds the maps being read (an `as_built` object); empty for
+	// the fabric's own maps, which are root attributes.
+	under path.Path
+}
+
+// mapPath is the path of the inventory map attr where the reader is reading it.
+func (r *specReader) mapPath(attr string) path.Path {
+	if len(r.under.Steps()) == 0 {
+		return path.Root(attr)
+	}
+	return r.under.AtName(attr)
 }
 
 // str and int read a value of a short list (a handful of elements) at a ready path.

@@ -1,0 +1,88 @@
+package provider
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// TestAccBOMWorkOrderFromFloor: the design fitted to the brownfield floor gives the work order
+// from what is on the floor. At 2 SU: the two swapped rail cables moved, each from the port it
+// is really on, and the dead uplink added on its own port; nothing else. Grown to 4 SU (planned
+// 4): the counts are the fit's (2 moves of rails, 255 uplink moves, 1,025 adds: 512 node links
+// and 513 uplinks); internal/asbuilt's tests check each row against the floor and the fitted
+// fabric port by port.
+func TestAccBOMWorkOrderFromFloor(t *testing.T) {
+	dir, err := filepath.Abs("../examples/clusters/brownfield/floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(sus int) string {
+		return fmt.Sprintf(`
+data "gpucluster_discovered_fabric" "floor" {
+  topology_file = %q
+  node_name_map = %q
+  simulated     = true
+}
+
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = %d
+  planned_scalable_units = %d
+  reserved_node_slots    = 0
+  items                  = false
+}
+
+data "gpucluster_bom" "work" {
+  design   = data.gpucluster_topology.pod.design
+  as_built = data.gpucluster_discovered_fabric.floor.as_built
+}
+`, filepath.Join(dir, "ibnetdiscover.out"), filepath.Join(dir, "node-name-map"), sus, sus)
+	}
+	rows := func(want map[string]int, check func(action string, r map[string]string) error) resource.TestCheckFunc {
+		return func(s *terraform.State) error {
+			rs := s.RootModule().Resources["data.gpucluster_bom.work"]
+			csv := rs.Primary.Attributes["cabling_changes_csv"]
+			lines := strings.Split(strings.TrimSpace(csv), "\n")
+			header := strings.Split(lines[0], ",")
+			got := map[string]int{}
+			for _, l := range lines[1:] {
+				f := strings.Split(l, ",")
+				r := map[string]string{}
+				for i, h := range header {
+					if i < len(f) {
+						r[h] = f[i]
+					}
+				}
+				got[r["action"]]++
+				if err := check(r["action"], r); err != nil {
+					return fmt.Errorf("%w\n%s", err, l)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				return fmt.Errorf("work order %v, want %v", got, want)
+			}
+			return nil
+		}
+	}
+	anyRow := func(string, map[string]string) error { return nil }
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config(2),
+				Check: rows(map[string]int{"add": 1, "move": 2}, func(action string, r map[string]string) error {
+					if action == "move" && !strings.HasPrefix(r["label"], "hgx-b017/") {
+						return fmt.Errorf("a move of another cable than the swapped rails")
+					}
+					return nil
+				}),
+			},
+			{Config: config(4), Check: rows(map[string]int{"add": 1025, "move": 257}, anyRow)},
+		},
+	})
+}
