@@ -8,32 +8,24 @@ data "gpucluster_topology" "pod" {
   items      = false
 }
 
-locals {
-  # The previous read, kept in an output of this configuration's last apply (a local state here;
-  # with a remote backend, read the output with terraform_remote_state instead).
-  state    = "${path.module}/terraform.tfstate"
-  previous = fileexists(local.state) ? try(jsondecode(file(local.state)).outputs.port_counters_snapshot.value, null) : null
-}
-
 data "gpucluster_port_counters" "fabric" {
   host             = "sm01.example.net"
   known_hosts_file = "${path.module}/known_hosts"
   design           = data.gpucluster_topology.pod.design
   sample_seconds   = 10
-  previous         = local.previous # a down cable keeps the rates read while it was up
+  # Each read kept on the SM host for the next: a cable that goes down keeps the rates read
+  # while it was up.
+  snapshot_file = "/var/lib/gpucluster/port-counters.json"
 }
 
-output "port_counters_snapshot" {
-  value = data.gpucluster_port_counters.fabric.snapshot
-}
-
-# A warning naming each bad cable by label, with its numbers and where it is. The labels are what
-# gpucluster_fabric.failed_cables takes.
+# A warning naming each bad cable by label, with its numbers and where it is (indented lines:
+# Terraform prints them without wrapping). The labels are what gpucluster_fabric.failed_cables
+# takes.
 check "cables" {
   assert {
     condition = length(data.gpucluster_port_counters.fabric.suspect_cables) == 0
     error_message = join("\n", [for label in data.gpucluster_port_counters.fabric.suspect_cables :
-    "${data.gpucluster_port_counters.fabric.links[label].reason}\n  where: ${data.gpucluster_port_counters.fabric.links[label].where}"])
+    "  ${label}: ${data.gpucluster_port_counters.fabric.links[label].reason}\n    where: ${data.gpucluster_port_counters.fabric.links[label].where}"])
   }
 }
 
