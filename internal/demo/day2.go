@@ -3,8 +3,6 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,10 +18,6 @@ import (
 
 // day2File is the variables file the day-2 steps write: failed_cables and tenant_a_nodes.
 const day2File = "day2.auto.tfvars.json"
-
-// failedCablesLine is the example's line that hands failed_cables to the fabric, commented out
-// until the provider's gpucluster_fabric takes the attribute.
-const failedCablesLine = "# failed_cables  = var.failed_cables"
 
 func (s *Session) day2() {
 	c, cab := s.Cluster, s.facts.day2
@@ -56,23 +50,17 @@ func (s *Session) day2() {
 		"tenant_a_nodes": []string{"gpu001", "gpu002", "gpu003", "gpu004", "gpu005"},
 	}, 0o644)
 	s.detail("%s: failed_cables = [{ cable = %q, reason = \"symbol errors, then down\", since = %q }]", day2File, cab.label, since)
-	withFabric := s.fabricTakesFailedCables()
-	if !withFabric {
-		s.detail("gpucluster_fabric of this build has no failed_cables yet: the cable is recorded for the checks only")
-	}
 	out, code = s.terraformEnv("apply-day2-down", s.providerLog("apply-day2-down"), "apply", "-auto-approve")
 	s.expectApplied(out, code, "the partition change applied while the cable is down")
 	s.progress("apply-day2-down")
 	keys := s.pkeys("gpu005/mlx5_1")
 	s.expect(slices.Contains(keys, "0x8010"), "gpu005/mlx5_1 is in tenant A's partition now (P_Keys %s)", strings.Join(keys, " "))
-	if withFabric {
-		for _, l := range lines(out, 3, "degraded", cab.label) {
-			s.detail("plan: %s", l)
-		}
-		f := flat(out)
-		s.expect(strings.Count(f, cab.label+" failed (symbol errors, then down)") == 1 && strings.Contains(f, "12400"),
-			"the plan warns once that %s failed, with the fabric's degraded numbers", cab.label)
+	for _, l := range lines(out, 2, cab.label+" failed") {
+		s.detail("plan: %s", l)
 	}
+	f := flat(out)
+	s.expect(strings.Count(f, cab.label+" failed (symbol errors, then down)") == 1 && strings.Contains(f, "12400 Gb/s of 12800 Gb/s"),
+		"the plan warns once that %s failed, with the fabric's degraded numbers", cab.label)
 	s.expect(!strings.Contains(out, "Check block assertion failed"), "no check complains: the cable is recorded")
 	bad := s.badCables()
 	s.detail("bad_cables[%q] = %q", cab.label, bad[cab.label])
@@ -144,41 +132,6 @@ func (s *Session) badCables() map[string]string {
 		s.t.Fatalf("demo: terraform output bad_cables: %v: %s", err, out)
 	}
 	return m
-}
-
-// fabricTakesFailedCables tells whether the built provider's gpucluster_fabric has
-// failed_cables, and if so hands it the example's list (uncommenting the example's line).
-func (s *Session) fabricTakesFailedCables() bool {
-	s.t.Helper()
-	out := s.terraform("providers-schema", "providers", "schema", "-json")
-	var sch struct {
-		ProviderSchemas map[string]struct {
-			ResourceSchemas map[string]struct {
-				Block struct {
-					Attributes map[string]json.RawMessage `json:"attributes"`
-				} `json:"block"`
-			} `json:"resource_schemas"`
-		} `json:"provider_schemas"`
-	}
-	if err := json.Unmarshal([]byte(out), &sch); err != nil {
-		s.t.Fatalf("demo: terraform providers schema: %v", err)
-	}
-	has := false
-	for _, p := range sch.ProviderSchemas {
-		_, has = p.ResourceSchemas["gpucluster_fabric"].Block.Attributes["failed_cables"]
-	}
-	if !has {
-		return false
-	}
-	main := filepath.Join(s.Work, "main.tf")
-	b, err := os.ReadFile(main)
-	if err != nil {
-		s.t.Fatalf("demo: %v", err)
-	}
-	if text := string(b); strings.Contains(text, failedCablesLine) {
-		s.write("main.tf", strings.Replace(text, failedCablesLine, strings.TrimPrefix(failedCablesLine, "# "), 1), 0o644)
-	}
-	return true
 }
 
 // flat is terraform's output with diagnostics unwrapped: the box-drawing gutter gone and every run

@@ -58,6 +58,7 @@ func TestDemo(t *testing.T) {
 		"the check names leaf01:40 <-> spine01:8 by label with its symbol error rate and BER",
 		"and says where it is (rack, unit, cage and split at both ends) and what goes down with it",
 		"the partition change applied while the cable is down",
+		"the plan warns once that leaf01:40 <-> spine01:8 failed, with the fabric's degraded numbers",
 		"gpu005/mlx5_1 is in tenant A's partition now",
 		"the counters say down, with the evidence",
 		"every cable is ok again and no check complains",

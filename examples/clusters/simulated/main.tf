@@ -174,7 +174,7 @@ resource "gpucluster_fabric" "demo" {
   partitions     = local.partitions
   policy         = { preset = "training-large" }
   subnet_manager = local.subnet_manager
-  # failed_cables  = var.failed_cables # day 2: judged as degraded, not as a design change
+  failed_cables  = var.failed_cables # day 2: judged as degraded, not as a design change
 }
 
 # The exact files the fabric pushes (the same subnet_manager renders the same bytes), and the
