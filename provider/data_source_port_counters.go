@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	pathpkg "path"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -40,6 +44,7 @@ type portCountersModel struct {
 	Ports                types.List    `tfsdk:"ports"`
 	SampleSeconds        types.Int64   `tfsdk:"sample_seconds"`
 	Previous             types.String  `tfsdk:"previous"`
+	SnapshotFile         types.String  `tfsdk:"snapshot_file"`
 	MaxSymbolBER         types.Float64 `tfsdk:"max_symbol_ber"`
 	MinSymbolErrors      types.Int64   `tfsdk:"min_symbol_errors"`
 
@@ -125,7 +130,15 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		Optional: true,
 		MarkdownDescription: "The `snapshot` of an earlier read, as it was. With it, a single read still gives rates (over the time " +
 			"since), a cable that went down keeps the rates last read while it was up, and a link that went down between " +
-			"the two reads is counted. Keep it in an output and read it back with `terraform_remote_state` (see the day-2 guide).",
+			"the two reads is counted. Where Terraform keeps one (an output of another workspace, read with " +
+			"`terraform_remote_state`); `snapshot_file` keeps it on the host instead.",
+	}
+	attrs["snapshot_file"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "A file on `host` (absolute path) that keeps the last read between plans: read as `previous` when " +
+			"`previous` is not given, then replaced (atomically, mode 0600) with this read's `snapshot`. The history then lives " +
+			"with the fabric, whichever machine plans, and no Terraform output changes on every read.",
+		Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^/[^\x00]*[^/]$`), "must be an absolute path to a file")},
 	}
 	attrs["max_symbol_ber"] = schema.Float64Attribute{
 		Optional: true,
@@ -248,6 +261,21 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	defer func() { _ = c.Close() }()
+	keep := m.SnapshotFile.ValueString()
+	if keep != "" && prev == nil {
+		text, exists, err := c.ReadFile(ctx, keep)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("snapshot_file"), "Cannot read the snapshot file", err.Error())
+			return
+		}
+		if exists {
+			if prev, err = counters.DecodeSnapshot(strings.TrimSpace(text)); err != nil {
+				resp.Diagnostics.AddAttributeWarning(path.Root("snapshot_file"), "The snapshot file is not a snapshot",
+					fmt.Sprintf("%s on %s: %v. This read goes without a previous one and replaces the file.", keep, c.Addr(), err))
+				prev = nil
+			}
+		}
+	}
 
 	if m.Ports.IsNull() {
 		cmd := m.IBNetDiscoverCommand.ValueString()
@@ -317,6 +345,12 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	m.Snapshot = types.StringValue(snap)
+	if keep != "" {
+		if _, err := c.WriteFiles(ctx, pathpkg.Dir(keep), map[string]string{pathpkg.Base(keep): snap + "\n"}, 0o600); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("snapshot_file"), "Cannot keep the snapshot", err.Error())
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

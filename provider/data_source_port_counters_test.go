@@ -131,6 +131,7 @@ func TestAccPortCountersLinks(t *testing.T) {
 	const label = "leaf01:40 <-> spine01:8"
 	const c = "data.gpucluster_port_counters.c"
 	snapFile := filepath.Join(t.TempDir(), "snapshot.json")
+	hostFile := filepath.Join(t.TempDir(), "port-counters.json") // on the SM "host" (loopback)
 	set := func(cmd string) {
 		if reply := r.sim.Console(t, cmd); !strings.Contains(reply, "has been set to") {
 			t.Fatalf("%s: %q", cmd, reply)
@@ -263,6 +264,27 @@ data "gpucluster_port_counters" "c" {
 					resource.TestCheckResourceAttr(c, link("up"), "true"),
 					resource.TestCheckResourceAttr(c, link("a.counters.SymbolErrorCounter"), "0"),
 					resource.TestCheckResourceAttr(c, "suspect_cables.#", "0"),
+				),
+			},
+			{
+				// snapshot_file keeps each read on the host: written with this read's snapshot...
+				Config: config(fmt.Sprintf(`sample_seconds = 0
+  snapshot_file  = %q`, hostFile)),
+				Check: resource.TestCheckResourceAttrWith(c, "snapshot", func(v string) error {
+					b, err := os.ReadFile(hostFile)
+					if err != nil || strings.TrimSpace(string(b)) != v {
+						return fmt.Errorf("the snapshot file does not hold this read's snapshot: %v", err)
+					}
+					return nil
+				}),
+			},
+			{
+				// ...and read back as previous: a single read has rates.
+				Config: config(fmt.Sprintf(`sample_seconds = 0
+  snapshot_file  = %q`, hostFile)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrWith(c, link("window_seconds"), positive),
+					resource.TestCheckResourceAttr(c, link("a.rates.SymbolErrorCounter"), "0"),
 				),
 			},
 			{

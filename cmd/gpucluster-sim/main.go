@@ -73,7 +73,7 @@ func main() {
 		s := demo.Up(r, o)
 		fmt.Printf("\nThe simulated cluster is up. Run terraform against it by hand:\n\n"+
 			"  export TF_CLI_CONFIG_FILE=%s\n  cd %s\n  terraform apply\n\n"+
-			"The variables are in terraform.tfvars.json (the BMC passwords in secrets.auto.tfvars.json).\n"+
+			"The variables are in terraform.tfvars.json (the fleet's BMC password in secrets.auto.tfvars.json, mode 0600).\n"+
 			"Stop it with `make demo-down` (or Ctrl-C here).\n", s.CLIConf, s.Work)
 		select {} // until a signal
 	})

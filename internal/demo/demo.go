@@ -51,9 +51,16 @@ type Session struct {
 // facts are what the first plan tells about the declared fabric.
 type facts struct {
 	topology string            // expected_topology of gpucluster_opensm_files
-	guids    map[string]string // HCA name -> port GUID
+	guids    map[string]string // HCA name -> port GUID; switch name -> node GUID
 	uplink   cableEnd          // a leaf-spine link, for the unplugged-cable fault
 	spine    cableEnd
+	day2     day2Cable // another leaf-spine link, the one that goes bad on day 2
+}
+
+// day2Cable is the cable of the day-2 step: its label and both ends.
+type day2Cable struct {
+	label string
+	a, b  cableEnd
 }
 
 type cableEnd struct {
@@ -88,7 +95,7 @@ func Up(t testrig.TB, o Options) *Session {
 	}
 	s.writeWorkDir()
 	s.say("Planning the declared fabric alone, for the simulator to load it")
-	s.terraform("plan-fabric", 0, "plan", "-target=data.gpucluster_opensm_files.demo", "-out=fabric.tfplan")
+	s.terraform("plan-fabric", "plan", "-target=data.gpucluster_opensm_files.demo", "-out=fabric.tfplan")
 	s.readFacts()
 	c.StartFabric(t, s.facts.topology, smAt)
 	s.detail("ibsim        %s loaded, OpenSM will attach at %q", filepath.Base(c.Sim.NetFile), smAt)
@@ -106,28 +113,29 @@ func (s *Session) writeWorkDir() {
 	}
 	s.write("main.tf", string(src), 0o644)
 	nodes := map[string]any{}
-	passwords := map[string]string{}
 	for _, n := range c.Nodes {
 		var ca any
 		if n.CAPEM != "" {
 			ca = n.CAPEM
 		}
 		nodes[n.Name] = map[string]any{
-			"bmc_protocol": n.Protocol, "bmc_endpoint": n.BMCHost, "bmc_port": n.BMCPort, "bmc_username": n.BMCUser,
+			"bmc_protocol": n.Protocol, "bmc_endpoint": n.BMCHost, "bmc_port": n.BMCPort,
 			"tls_ca_pem": ca, "ssh_host": c.NodeSSH.Addr(), "mlxconfig": n.Tool,
 		}
-		passwords[n.Name] = n.Password()
 	}
 	vars := map[string]any{"sim": map[string]any{
 		"ssh_user": c.SM.User, "ssh_private_key_file": c.KeyFile, "known_hosts_file": c.KnownHosts, "simulated_fabric": true,
+		"bmc_username": c.FleetUser,
 		"sm": map[string]any{
 			"host": c.SM.Host, "port": c.SM.Port, "config_dir": c.ConfDir, "log_file": c.LogFile,
-			"control": c.Control, "diag": c.SimRun,
+			"control": c.Control, "diag": c.SimRun, "counters_file": filepath.Join(c.SM.Dir, "port-counters.json"),
 		},
 		"nodes": nodes,
 	}}
 	s.writeJSON("terraform.tfvars.json", vars, 0o644)
-	s.writeJSON("secrets.auto.tfvars.json", map[string]any{"bmc_passwords": passwords}, 0o600)
+	// The one credential Terraform gets: the fleet account's, for the provider's bmc block. Each
+	// BMC's own administrator password stays with the operator's checks (peers.go).
+	s.writeJSON(secretsFile, map[string]any{"bmc_password": c.FleetPassword()}, 0o600)
 	s.CLIConf = filepath.Join(s.o.Dir, "dev.tfrc")
 	conf := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpucluster/gpucluster\" = %q\n  }\n  direct {}\n}\n", s.o.ProviderDir)
 	if err := os.WriteFile(s.CLIConf, []byte(conf), 0o644); err != nil {
@@ -152,12 +160,20 @@ func (s *Session) writeJSON(name string, v any, mode os.FileMode) {
 	s.write(name, string(b)+"\n", mode)
 }
 
+// secretsFile holds the credentials Terraform gets, mode 0600 in the working copy.
+const secretsFile = "secrets.auto.tfvars.json"
+
 // readFacts reads what the demo needs of the declared fabric from the first plan: the data
-// sources' values are in its prior state.
+// sources' values are in its prior state. A plan's JSON (and the plan file itself) holds every
+// variable's value, the sensitive ones in clear: the JSON is read here and not logged, and the
+// plan file is removed once read.
 func (s *Session) readFacts() {
 	t := s.t
 	t.Helper()
-	out := s.terraform("show-fabric", 0, "show", "-json", "fabric.tfplan")
+	out := s.terraformUnlogged("show-fabric", "show", "-json", "fabric.tfplan")
+	if err := os.Remove(filepath.Join(s.Work, "fabric.tfplan")); err != nil {
+		t.Fatalf("demo: %v", err)
+	}
 	var plan struct {
 		PriorState struct {
 			Values struct {
@@ -194,6 +210,7 @@ func (s *Session) readFacts() {
 				} `json:"cables"`
 				Switches map[string]struct {
 					Role string `json:"role"`
+					GUID string `json:"guid"`
 				} `json:"switches"`
 			}
 			if err := json.Unmarshal(r.Values, &v); err != nil {
@@ -208,15 +225,27 @@ func (s *Session) readFacts() {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
+			for name, sw := range v.Switches {
+				s.facts.guids[name] = sw.GUID
+			}
+			var uplinks []day2Cable
 			for _, k := range keys {
 				c := v.Cables[k]
 				if v.Switches[c.A.Device].Role == "leaf" && v.Switches[c.B.Device].Role == "spine" {
 					s.facts.uplink, s.facts.spine = c.A, c.B
+					uplinks = append(uplinks, day2Cable{label: fmt.Sprintf("%s:%d <-> %s:%d", c.A.Device, c.A.Port, c.B.Device, c.B.Port), a: c.A, b: c.B})
+				}
+			}
+			// Day 2's cable: the issue's leaf01:40 where the design has it, else the first uplink;
+			// never the one the faults unplug.
+			for _, u := range uplinks {
+				if s.facts.day2.label == "" || u.a == (cableEnd{"leaf01", 40}) {
+					s.facts.day2 = u
 				}
 			}
 		}
 	}
-	if s.facts.topology == "" || len(s.facts.guids) == 0 || s.facts.uplink.Device == "" {
+	if s.facts.topology == "" || len(s.facts.guids) == 0 || s.facts.uplink.Device == "" || s.facts.day2.a == s.facts.uplink {
 		t.Fatalf("demo: the first plan of %s did not give the expected topology, the HCAs and a leaf-spine cable (see %s)", s.o.Example, s.logs)
 	}
 }

@@ -13,8 +13,10 @@ import (
 )
 
 // Run is the whole demo: Up, apply, show the peers, plan (no changes), three faults, plan (each
-// found), apply (what is repaired and what is not), destroy. The peers stop with t's cleanups.
-func Run(t testrig.TB, o Options) {
+// found), apply (what is repaired and what is not), day 2 (a cable goes bad, is recorded as
+// failed while a change applies, is replaced), destroy, and the check that no file holds a
+// secret. The peers stop with t's cleanups; the session is returned for tests.
+func Run(t testrig.TB, o Options) *Session {
 	t.Helper()
 	began := time.Now()
 	s := Up(t, o)
@@ -24,8 +26,11 @@ func Run(t testrig.TB, o Options) {
 	node := s.injectFaults()
 	s.planFindsFaults(node)
 	s.repair(node)
+	s.day2()
 	s.destroy()
+	s.checkNoLeaks()
 	s.say("Done in %s; stopping every peer", time.Since(began).Round(time.Second))
+	return s
 }
 
 // providerLog is where the provider's INFO lines of an apply go (TF_LOG_PROVIDER=INFO).
@@ -166,7 +171,7 @@ func (s *Session) repair(node testrig.ClusterNode) {
 
 func (s *Session) destroy() {
 	s.say("terraform destroy: the SM host gets its own files back")
-	s.terraform("destroy", 0, "destroy", "-auto-approve")
+	s.terraform("destroy", "destroy", "-auto-approve")
 	_, err := os.Stat(filepath.Join(s.Cluster.ConfDir, "partitions.conf"))
 	s.expect(os.IsNotExist(err), "the files the provider created on the SM host are gone")
 	s.expect(s.Cluster.OpenSM.PID() == 0, "OpenSM, which was not running before the first apply, is stopped")

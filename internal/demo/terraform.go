@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -14,12 +15,12 @@ import (
 const terraformTimeout = 4 * time.Minute
 
 // terraform runs one terraform command in the working copy and returns what it printed. An exit
-// code other than want ends the run, quoting the log.
-func (s *Session) terraform(name string, want int, args ...string) string {
+// code other than 0 ends the run, quoting the log.
+func (s *Session) terraform(name string, args ...string) string {
 	s.t.Helper()
 	out, code := s.terraformEnv(name, nil, args...)
-	if code != want {
-		s.t.Fatalf("demo: terraform %s exited %d, want %d (log %s):\n%s", args[0], code, want, s.logFile(name), tail(out, 60))
+	if code != 0 {
+		s.t.Fatalf("demo: terraform %s exited %d (log %s):\n%s", args[0], code, s.logFile(name), tail(out, 60))
 	}
 	return out
 }
@@ -28,7 +29,29 @@ func (s *Session) terraform(name string, want int, args ...string) string {
 // code. Output goes to a log file per command as well, without colour.
 func (s *Session) terraformEnv(name string, env []string, args ...string) (string, int) {
 	s.t.Helper()
-	full := append([]string{args[0]}, "-no-color")
+	return s.run(name, env, "", args...)
+}
+
+// terraformUnlogged runs a terraform command whose output must not be kept (a plan's JSON holds
+// the sensitive variables in clear): its log says so instead. An exit code other than 0 ends the
+// run, without quoting the output.
+func (s *Session) terraformUnlogged(name string, args ...string) string {
+	s.t.Helper()
+	out, code := s.run(name, nil, "(not kept: the output of terraform "+strings.Join(args, " ")+
+		" holds every variable's value, the sensitive ones in clear; the demo reads it and keeps nothing of it)\n", args...)
+	if code != 0 {
+		s.t.Fatalf("demo: terraform %s exited %d (output not shown: it may hold secrets)", args[0], code)
+	}
+	return out
+}
+
+// run runs terraform; the log gets the output, or note when note is set.
+func (s *Session) run(name string, env []string, note string, args ...string) (string, int) {
+	s.t.Helper()
+	full := []string{args[0]}
+	if args[0] != "providers" { // `providers schema -json` takes no -no-color
+		full = append(full, "-no-color")
+	}
 	switch args[0] {
 	case "plan", "apply", "destroy":
 		full = append(full, "-input=false")
@@ -40,7 +63,11 @@ func (s *Session) terraformEnv(name string, env []string, args ...string) (strin
 	cmd.Dir = s.Work
 	cmd.Env = append(append([]string{}, s.env...), env...)
 	out, err := cmd.CombinedOutput()
-	if werr := os.WriteFile(s.logFile(name), out, 0o600); werr != nil {
+	logged := out
+	if note != "" {
+		logged = []byte(note)
+	}
+	if werr := os.WriteFile(s.logFile(name), logged, 0o600); werr != nil {
 		s.t.Fatalf("demo: %v", werr)
 	}
 	var exit *exec.ExitError

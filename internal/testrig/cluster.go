@@ -21,8 +21,11 @@ import (
 //     wrapper each node's HCAs name (each wrapper keeps its own card state), with the mlxconfig
 //     double standing in for NVIDIA's tool.
 //
-// Host keys are pinned in one known_hosts file; the BMC passwords and the SSH key are generated
-// per cluster and written only to files of mode 0600 under Dir, never printed.
+// Host keys are pinned in one known_hosts file. Credentials are generated per cluster and never
+// printed: each BMC leaves the "factory" with an administrator password of its own, and the site's
+// automation account (FleetUser, one password for the fleet: the provider's `bmc` defaults) is
+// provisioned on every BMC, as a site does before handing BMCs to automation. The SSH key and
+// the fleet password are written only to files of mode 0600 under Dir.
 type Cluster struct {
 	Dir        string
 	SM         *SSHD
@@ -39,6 +42,11 @@ type Cluster struct {
 	Control string
 	SimRun  string
 
+	// FleetUser is the automation account on every BMC (Administrator); FleetPassword gives
+	// its password, for the provider's `bmc` block only.
+	FleetUser     string
+	fleetPassword string
+
 	Sim    *IBSim         // nil until StartFabric
 	OpenSM *OpenSMService // nil until StartFabric
 	SMAt   string         // the simulated port OpenSM and the diagnostics attach at
@@ -53,7 +61,7 @@ type ClusterNode struct {
 	Protocol string // "ipmi" or "redfish"
 	BMCHost  string
 	BMCPort  int
-	BMCUser  string
+	BMCUser  string // the BMC's own administrator (its password is Password())
 	CAPEM    string // the Redfish rig's CA; "" for IPMI
 	Tool     string // absolute path of this node's mlxconfig wrapper on the node sshd
 	State    string // the card state file of the mlxconfig double
@@ -80,7 +88,7 @@ func StartCluster(t TB, o ClusterOptions) *Cluster {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
-	c := &Cluster{Dir: o.Dir, ipmi: map[string]*IPMISim{}, rf: map[string]*Redfish{}}
+	c := &Cluster{Dir: o.Dir, ipmi: map[string]*IPMISim{}, rf: map[string]*Redfish{}, FleetUser: "gpucluster", fleetPassword: bmcSecret(t)}
 	c.SM = StartSSHD(t, SSHDOptions{})
 	c.NodeSSH = StartSSHD(t, SSHDOptions{Host: "127.0.0.2", Share: c.SM})
 	c.KeyFile = filepath.Join(o.Dir, "id_ed25519")
@@ -99,11 +107,12 @@ func StartCluster(t TB, o ClusterOptions) *Cluster {
 	for i, name := range o.Nodes {
 		n := ClusterNode{Name: name}
 		if i < o.IPMINodes {
-			s := StartIPMISim(t)
+			s := StartIPMISimWith(t, IPMIUser{Name: c.FleetUser, Password: c.fleetPassword})
 			c.ipmi[name] = s
 			n.Protocol, n.BMCHost, n.BMCPort, n.BMCUser, n.password = "ipmi", s.Endpoint, s.Port, s.User, s.Password
 		} else {
-			r := StartRedfish(t, RedfishOptions{Username: "admin", Password: randomSecret(t)})
+			r := StartRedfish(t, RedfishOptions{Username: "admin", Password: bmcSecret(t),
+				Accounts: []RedfishUser{{UserName: c.FleetUser, Password: c.fleetPassword, RoleID: "Administrator"}}})
 			c.rf[name] = r
 			n.Protocol, n.BMCHost, n.BMCPort, n.BMCUser, n.password, n.CAPEM = "redfish", r.Host, r.Port, r.Username, r.Password, r.CAPEM
 		}
@@ -113,9 +122,10 @@ func StartCluster(t TB, o ClusterOptions) *Cluster {
 	return c
 }
 
-// randomSecret is a password nobody types: 24 hex digits from crypto/rand.
-func randomSecret(t TB) string {
-	b := make([]byte, 12)
+// bmcSecret is a BMC password nobody types: 16 hex digits (64 bits) from crypto/rand, within
+// IPMI's 16-byte passwords and Redfish BMCs' usual 8-20 characters.
+func bmcSecret(t TB) string {
+	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
@@ -217,5 +227,30 @@ func (c *Cluster) StartFabric(t TB, expectedTopology, smAt string) {
 func (c *Cluster) IPMI(node string) *IPMISim    { return c.ipmi[node] }
 func (c *Cluster) Redfish(node string) *Redfish { return c.rf[node] }
 
-// Password is the node BMC's administrator password, for the variables file only.
+// Password is the node BMC's own administrator password (unique to this BMC), for the operator's
+// checks of the BMC (ipmitool, curl); Terraform never gets it.
 func (n ClusterNode) Password() string { return n.password }
+
+// FleetPassword is the automation account's password on every BMC: the provider's `bmc`
+// default, for the secrets variables file only.
+func (c *Cluster) FleetPassword() string { return c.fleetPassword }
+
+// Secrets are every credential the cluster generated (the fleet password, each BMC's own
+// password, the SSH client key), for tests that prove none of them leaks.
+func (c *Cluster) Secrets() []string {
+	out := []string{c.fleetPassword}
+	for _, n := range c.Nodes {
+		out = append(out, n.password)
+	}
+	return append(out, c.SM.PrivateKeyPEM)
+}
+
+// CredentialStores are the files and directories that hold credentials by design: the SSH key
+// file and each IPMI BMC's own directory (its lan.conf is its account table, as a BMC's NVRAM is).
+func (c *Cluster) CredentialStores() []string {
+	out := []string{c.KeyFile}
+	for _, s := range c.ipmi {
+		out = append(out, s.Dir)
+	}
+	return out
+}

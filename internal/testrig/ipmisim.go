@@ -16,11 +16,17 @@ import (
 type IPMISim struct {
 	Endpoint string // 127.0.0.1
 	Port     int    // UDP
-	User     string
-	Password string
+	User     string // the administrator, "admin"
+	Password string // its password, generated for this BMC
 	Dir      string // lan.conf, sim.emu, chassis.sh, state files, the simulator's own state dir
 
-	Proc *Process
+	Proc  *Process
+	users []IPMIUser
+}
+
+// IPMIUser is a further account of the BMC (slots 3 and up), an administrator.
+type IPMIUser struct {
+	Name, Password string
 }
 
 // ipmiChassisScript is the chassis_control program. ipmi_sim calls it as
@@ -58,15 +64,23 @@ exit 0
 
 // StartIPMISim starts ipmi_sim with a fresh state directory on a free UDP port, waits until it
 // answers an authenticated "chassis power status", and stops it (by process group) when the
-// test ends. The host starts powered off with no boot override.
-func StartIPMISim(t TB) *IPMISim {
+// test ends. The host starts powered off with no boot override. The administrator's password is
+// generated for this BMC (as BMCs leave the factory with one of their own).
+func StartIPMISim(t TB) *IPMISim { return StartIPMISimWith(t) }
+
+// StartIPMISimWith is StartIPMISim with further administrator accounts (a fleet's automation
+// account, the way a site provisions one on every BMC).
+func StartIPMISimWith(t TB, users ...IPMIUser) *IPMISim {
 	t.Helper()
+	if len(users) > 14 {
+		t.Fatalf("ipmi_sim rig: %d extra users, at most 14 (slots 3-16)", len(users))
+	}
 	sim := Need(t, "ipmi_sim", "openipmi")
 	ipmitool := Need(t, "ipmitool", "ipmitool")
 	var lastOut string
 	// A free port can be taken between FreeUDPPort and the bind: try a few.
 	for attempt := 0; attempt < 3; attempt++ {
-		s := &IPMISim{Endpoint: "127.0.0.1", User: "admin", Password: "s3cretPW", Dir: t.TempDir(), Port: FreeUDPPort(t)}
+		s := &IPMISim{Endpoint: "127.0.0.1", User: "admin", Password: bmcSecret(t), Dir: t.TempDir(), Port: FreeUDPPort(t), users: users}
 		s.writeFiles(t)
 		s.Proc = Start(t, s.Dir, nil, sim, "-c", filepath.Join(s.Dir, "lan.conf"), "-f", filepath.Join(s.Dir, "sim.emu"), "-s", filepath.Join(s.Dir, "state"), "-n")
 		ok := WaitFor(10*time.Second, func() bool {
@@ -104,6 +118,9 @@ set_working_mc 0x20
   chassis_control "%s 0x20"
   user 2 true "%s" "%s" admin 10 none md2 md5 straight
 `, s.Endpoint, s.Port, filepath.Join(s.Dir, "chassis.sh"), s.User, s.Password)
+	for i, u := range s.users {
+		lan += fmt.Sprintf("  user %d true \"%s\" \"%s\" admin 10 none md2 md5 straight\n", i+3, u.Name, u.Password)
+	}
 	emu := `mc_setbmc 0x20
 mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
 sel_enable 0x20 1000 0x0a

@@ -43,3 +43,29 @@ func TestIPMISimRig(t *testing.T) {
 		t.Fatalf("chassis_control calls: %s", calls)
 	}
 }
+
+// TestIPMISimOwnPasswordsAndFleetUser: every simulated BMC has its own generated administrator
+// password, and a further account given at start (the fleet's) logs in on each.
+func TestIPMISimOwnPasswordsAndFleetUser(t *testing.T) {
+	RequirePeers(t)
+	fleet := IPMIUser{Name: "gpucluster", Password: "0123456789abcdef"}
+	a, b := StartIPMISimWith(t, fleet), StartIPMISimWith(t, fleet)
+	if a.Password == b.Password || len(a.Password) != 16 || strings.Trim(a.Password, "0123456789abcdef") != "" {
+		t.Errorf("administrator passwords %q and %q: want two different 16-hex-digit secrets", a.Password, b.Password)
+	}
+	for _, s := range []*IPMISim{a, b} {
+		for _, u := range []IPMIUser{{s.User, s.Password}, fleet} {
+			cmd := exec.Command("ipmitool", "-I", "lanplus", "-H", s.Endpoint, "-p", strconv.Itoa(s.Port), "-U", u.Name, "-E", "-C", "3", "-N", "2", "-R", "1", "chassis", "power", "status")
+			cmd.Env = []string{"IPMITOOL_PASSWORD=" + u.Password}
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Chassis Power is") {
+				t.Errorf("%s on %s: %v %s", u.Name, s.Addr(), err, out)
+			}
+		}
+	}
+	// The other BMC's password does not open this one.
+	cmd := exec.Command("ipmitool", "-I", "lanplus", "-H", a.Endpoint, "-p", strconv.Itoa(a.Port), "-U", "admin", "-E", "-C", "3", "-N", "1", "-R", "1", "chassis", "power", "status")
+	cmd.Env = []string{"IPMITOOL_PASSWORD=" + b.Password}
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("%s's password opened %s: %s", b.Addr(), a.Addr(), out)
+	}
+}

@@ -49,9 +49,17 @@ type RedfishOptions struct {
 	PostAccounts bool
 	// Latency is added to every request, so that concurrent clients overlap.
 	Latency time.Duration
+	// Accounts are further enabled accounts (a fleet's automation account, the way a site
+	// provisions one on every BMC), in the slots after the administrator's.
+	Accounts []RedfishUser
 	// ConsumeOnceOverride makes a boot (power on or restart) consume a "Once" boot override, as
 	// real hosts do when they finish POST. Off by default: the tests then read back what they set.
 	ConsumeOnceOverride bool
+}
+
+// RedfishUser is an account RedfishOptions.Accounts creates.
+type RedfishUser struct {
+	UserName, Password, RoleID string
 }
 
 // RedfishChange is one change of the rig's state, in the order they happened.
@@ -191,6 +199,16 @@ func StartRedfish(t TB, opts RedfishOptions) *Redfish {
 		for i := 3; i <= 16; i++ {
 			r.accounts = append(r.accounts, &RedfishAccount{ID: strconv.Itoa(i), RoleID: "None", AccountTypes: []string{"Redfish"}})
 		}
+	}
+	for i, u := range opts.Accounts {
+		a := &RedfishAccount{ID: strconv.Itoa(len(r.accounts) + 1), AccountTypes: []string{"Redfish"}}
+		if !opts.PostAccounts {
+			a = r.accounts[2+i] // the free slots from 3 on
+		} else {
+			r.accounts = append(r.accounts, a)
+			r.nextAcct++
+		}
+		a.UserName, a.RoleID, a.Enabled, a.password = u.UserName, u.RoleID, true, u.Password
 	}
 
 	caPEM, cert := rfCertificates(t)

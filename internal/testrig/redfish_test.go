@@ -267,3 +267,21 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestRedfishRigFleetAccount: an account given at start logs in beside the administrator, in the
+// first free slot (fixed slots) or appended (POST accounts).
+func TestRedfishRigFleetAccount(t *testing.T) {
+	for _, post := range []bool{false, true} {
+		rig := StartRedfish(t, RedfishOptions{Password: "adminpw123", PostAccounts: post,
+			Accounts: []RedfishUser{{UserName: "gpucluster", Password: "fleetpw123", RoleID: "Administrator"}}})
+		if !rig.CheckPassword("gpucluster", "fleetpw123") || !rig.CheckPassword("admin", "adminpw123") || rig.CheckPassword("gpucluster", "adminpw123") {
+			t.Errorf("post %v: accounts %+v", post, rig.Accounts())
+		}
+		want := map[bool]string{false: "3", true: "2"}[post]
+		for _, a := range rig.Accounts() {
+			if a.UserName == "gpucluster" && (a.ID != want || a.RoleID != "Administrator" || !a.Enabled) {
+				t.Errorf("post %v: fleet account %+v, want slot %s", post, a, want)
+			}
+		}
+	}
+}

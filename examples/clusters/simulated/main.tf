@@ -4,8 +4,11 @@
 #
 # Every host here is simulated on loopback by cmd/gpucluster-sim (`make demo`, or `make demo-up`
 # to keep it running): it writes terraform.tfvars.json (where the hosts are) and
-# secrets.auto.tfvars.json (the BMC passwords, mode 0600) next to a copy of this file. Against
-# real hosts, the same configuration takes their addresses instead.
+# secrets.auto.tfvars.json (the fleet's BMC password, mode 0600) next to a copy of this file.
+# Against real hosts, the same configuration takes their addresses instead.
+#
+# Day 2 (docs/guides/day-2.md): every cable is judged from its port counters; a bad one is
+# recorded in failed_cables and the fabric keeps taking changes while it is down.
 
 terraform {
   required_providers {
@@ -21,7 +24,8 @@ variable "sim" {
     ssh_user             = string
     ssh_private_key_file = string
     known_hosts_file     = string
-    simulated_fabric     = bool # ibsim stands in for the fabric (400G links show as 4xHDR)
+    bmc_username         = string # the fleet's automation account, on every BMC
+    simulated_fabric     = bool   # ibsim stands in for the fabric (400G links show as 4xHDR)
     sm = object({
       host       = string
       port       = number
@@ -29,12 +33,14 @@ variable "sim" {
       log_file   = string
       control    = string # `control start|stop|reload|status` runs OpenSM as a service would
       diag       = string # prefix that runs an infiniband-diag on the fabric, e.g. `sudo`
+      # where the port counters' last read is kept between plans, so a cable that goes down
+      # keeps the rates read while it was up
+      counters_file = string
     })
     nodes = map(object({
       bmc_protocol = string # "ipmi" or "redfish"
       bmc_endpoint = string
       bmc_port     = number
-      bmc_username = string
       tls_ca_pem   = string # the Redfish BMC's CA; null for IPMI
       ssh_host     = string # host:port of the node's sshd
       mlxconfig    = string # absolute path of mlxconfig on the node
@@ -42,17 +48,39 @@ variable "sim" {
   })
 }
 
-variable "bmc_passwords" {
-  description = "BMC password per node."
-  type        = map(string)
+variable "bmc_password" {
+  description = "The password of the fleet's automation account (sim.bmc_username) on every BMC."
+  type        = string
   sensitive   = true
 }
 
+variable "failed_cables" {
+  description = "Cables that are designed and cabled but down (day 2), by label, with why and since when."
+  type = list(object({
+    cable  = string
+    reason = optional(string)
+    since  = optional(string) # YYYY-MM-DD
+  }))
+  default = []
+}
+
+variable "tenant_a_nodes" {
+  description = "The nodes of tenant A's partition."
+  type        = list(string)
+  default     = ["gpu001", "gpu002", "gpu003", "gpu004"]
+}
+
+# Credentials Read needs live in the provider (docs: "Credentials and state"): the fleet's BMC
+# account here, never in each node, so the state holds no BMC password.
 provider "gpucluster" {
   ssh = {
     user             = var.sim.ssh_user
     private_key      = file(var.sim.ssh_private_key_file)
     known_hosts_file = var.sim.known_hosts_file
+  }
+  bmc = {
+    username = var.sim.bmc_username
+    password = var.bmc_password
   }
 }
 
@@ -76,12 +104,11 @@ resource "gpucluster_node" "all" {
   position_u = each.value.position_u
   ssh_host   = var.sim.nodes[each.key].ssh_host
 
+  # Where the BMC is and how to trust it; the credentials are the provider's.
   bmc = {
     endpoint   = var.sim.nodes[each.key].bmc_endpoint
     port       = var.sim.nodes[each.key].bmc_port
     protocols  = [var.sim.nodes[each.key].bmc_protocol]
-    username   = var.sim.nodes[each.key].bmc_username
-    password   = var.bmc_passwords[each.key]
     tls_ca_pem = var.sim.nodes[each.key].tls_ca_pem
   }
   power_state = "on"
@@ -104,7 +131,7 @@ resource "gpucluster_hca" "all" {
   }
 }
 
-# Every port in the compute partition; the first four nodes also in a tenant's partition.
+# Every port in the compute partition; tenant A's nodes also in a partition of their own.
 resource "gpucluster_partition" "compute" {
   name    = "compute"
   pkey    = "0x0001"
@@ -117,7 +144,7 @@ resource "gpucluster_partition" "compute" {
 resource "gpucluster_partition" "tenant_a" {
   name    = "tenant_a"
   pkey    = "0x0010"
-  members = [for k, h in data.gpucluster_topology.demo.hcas : { hca = k } if contains(["gpu001", "gpu002", "gpu003", "gpu004"], h.node)]
+  members = [for k, h in data.gpucluster_topology.demo.hcas : { hca = k } if contains(var.tenant_a_nodes, h.node)]
 }
 
 locals {
@@ -147,6 +174,7 @@ resource "gpucluster_fabric" "demo" {
   partitions     = local.partitions
   policy         = { preset = "training-large" }
   subnet_manager = local.subnet_manager
+  failed_cables  = var.failed_cables # day 2: judged as degraded, not as a design change
 }
 
 # The exact files the fabric pushes (the same subnet_manager renders the same bytes), and the
@@ -167,6 +195,7 @@ data "gpucluster_discovered_fabric" "live" {
   ibnetdiscover_command = "${var.sim.sm.diag} ibnetdiscover"
   simulated             = var.sim.simulated_fabric
   design                = local.design
+  absent_cables         = [for f in var.failed_cables : f.cable] # recorded as failed: not expected up
 }
 
 check "fabric_as_declared" {
@@ -176,6 +205,38 @@ check "fabric_as_declared" {
   }
 }
 
+# Day 2: every designed cable judged from its port counters, read twice a few seconds apart:
+# climbing symbol errors make a cable suspect, one the fabric no longer shows is down. The check
+# names each one not yet recorded in failed_cables, with its numbers and where it is.
+data "gpucluster_port_counters" "live" {
+  host                  = var.sim.sm.host
+  port                  = var.sim.sm.port
+  perfquery_command     = "${var.sim.sm.diag} perfquery"
+  ibnetdiscover_command = "${var.sim.sm.diag} ibnetdiscover"
+  design                = local.design
+  sample_seconds        = 3
+  snapshot_file         = var.sim.sm.counters_file # each read kept on the SM host for the next
+}
+
+locals {
+  counters   = data.gpucluster_port_counters.live
+  unrecorded = setsubtract(local.counters.suspect_cables, [for f in var.failed_cables : f.cable])
+  # Indented lines: Terraform prints them as they are, without wrapping.
+  cable_report = [for c in sort(tolist(local.unrecorded)) : "  ${c}: ${local.counters.links[c].reason}\n    where: ${local.counters.links[c].where}"]
+}
+
+check "cables_healthy" {
+  assert {
+    condition     = length(local.unrecorded) == 0
+    error_message = "Record these in failed_cables (or replace them):\n${join("\n", local.cable_report)}"
+  }
+}
+
 output "analysis" {
   value = gpucluster_fabric.demo.analysis
+}
+
+output "bad_cables" {
+  description = "Every suspect or down cable with its verdict's reason."
+  value       = { for c in local.counters.suspect_cables : c => local.counters.links[c].reason }
 }

@@ -1,14 +1,31 @@
-# Port error counters in a check block: every cabled switch port of the fabric.
-check "no_symbol_errors" {
-  data "gpucluster_port_counters" "all" {
-    host             = "sm01.example.net"
-    ssh_user         = "opensm-admin"
-    known_hosts_file = "${path.module}/known_hosts"
-  }
+# Day 2: every cable of the fabric judged from its counters. Given the fabric's own inputs (the
+# same design the gpucluster_fabric takes), both ends of every designed cable are read twice, 10 s
+# apart: a cable with climbing symbol errors is `suspect`, one the fabric no longer shows is
+# `down`, each with the reason and where a technician finds it.
+data "gpucluster_topology" "pod" {
+  kind       = "fat-tree"
+  node_count = 64
+  items      = false
+}
 
+data "gpucluster_port_counters" "fabric" {
+  host             = "sm01.example.net"
+  known_hosts_file = "${path.module}/known_hosts"
+  design           = data.gpucluster_topology.pod.design
+  sample_seconds   = 10
+  # Each read kept on the SM host for the next: a cable that goes down keeps the rates read
+  # while it was up.
+  snapshot_file = "/var/lib/gpucluster/port-counters.json"
+}
+
+# A warning naming each bad cable by label, with its numbers and where it is (indented lines:
+# Terraform prints them without wrapping). The labels are what gpucluster_fabric.failed_cables
+# takes.
+check "cables" {
   assert {
-    condition     = data.gpucluster_port_counters.all.totals["SymbolErrorCounter"] == 0
-    error_message = "Symbol errors on the fabric: ${jsonencode([for c in data.gpucluster_port_counters.all.counters : "${c.name}[${c.port}]" if c.values["SymbolErrorCounter"] > 0])}"
+    condition = length(data.gpucluster_port_counters.fabric.suspect_cables) == 0
+    error_message = join("\n", [for label in data.gpucluster_port_counters.fabric.suspect_cables :
+    "  ${label}: ${data.gpucluster_port_counters.fabric.links[label].reason}\n    where: ${data.gpucluster_port_counters.fabric.links[label].where}"])
   }
 }
 
@@ -16,12 +33,13 @@ check "no_symbol_errors" {
 data "gpucluster_port_counters" "uplinks" {
   host             = "sm01.example.net"
   known_hosts_file = "${path.module}/known_hosts"
+  sample_seconds   = 5
   ports = [
     { name = "leaf01 uplink 33", guid = "0x0002c90300a1b2c3", port = 33 },
     { name = "gpu001/mlx5_0", guid = "0x0002c90300c0ffe1", port = 1 },
   ]
 }
 
-output "uplink_xmit_wait" {
-  value = { for c in data.gpucluster_port_counters.uplinks.counters : c.name => c.values["PortXmitWait"] }
+output "uplink_xmit_wait_per_second" {
+  value = { for c in data.gpucluster_port_counters.uplinks.counters : c.name => c.rates["PortXmitWait"] }
 }
