@@ -275,6 +275,9 @@ func badInputs(t *testing.T) []badInput {
 		{"mtu = 1500", "plain", f, `partitions["compute"].mtu`, `MTU 1500 is not an InfiniBand MTU: use 256, 512, 1024, 2048 or 4096 bytes`, plain(t, "mtu     = 4096", "mtu     = 1500")},
 		{"rate = 401", "resource", "gpucluster_partition.p", "rate", `rate 401 Gb/s is not an InfiniBand path rate: use one of 5, 10`, part(partOK + "  pkey = \"0x0001\"\n  ipoib = true\n  rate = 401")},
 		{"rate = 401", "plain", f, `partitions["compute"].rate`, `rate 401 Gb/s is not an InfiniBand path rate: use one of 5, 10`, plain(t, "rate    = 400", "rate    = 401")},
+		// 800 Gb/s is an IBTA 1.5 path rate, but no subnet manager the provider writes for knows its code: refused at plan, not when the files render.
+		{"rate = 800", "resource", "gpucluster_partition.p", "rate", `rate 800 Gb/s (path-rate code 23, IBTA vol. 1 release 1.5) is unknown to the subnet managers the provider writes for`, part(partOK + "  pkey = \"0x0001\"\n  ipoib = true\n  rate = 800")},
+		{"rate = 800", "plain", f, `partitions["compute"].rate`, `rate 800 Gb/s (path-rate code 23, IBTA vol. 1 release 1.5) is unknown to the subnet managers`, plain(t, "rate    = 400", "rate    = 800")},
 		{"sl = 16", "resource", "gpucluster_partition.p", "sl", `SL 16 is out of range: a service level is 0-15`, part(partOK + "  pkey = \"0x0001\"\n  sl = 16")},
 		{"sl = 16", "plain", f, `partitions["compute"].sl`, `SL 16 is out of range: a service level is 0-15`, plain(t, "sl      = 0", "sl      = 16")},
 		{`membership = "both"`, "resource", "gpucluster_partition.p", `members[0].membership`, `membership "both" must be "full" (talks to every member) or "limited" (talks to full members only)`,
