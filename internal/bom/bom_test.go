@@ -461,7 +461,8 @@ func TestRenderings(t *testing.T) {
 	if got := mdEscape("a|b"); got != `a\|b` {
 		t.Errorf("mdEscape %q", got)
 	}
-	for v, want := range map[float64]string{0: "0.00", 999.5: "999.50", 1234567.891: "1,234,567.89", -85000: "-85,000.00"} {
+	for v, want := range map[float64]string{0: "0.00", 999.5: "999.50", 1234567.891: "1,234,567.89", -85000: "-85,000.00",
+		2.675: "2.68", 0.125: "0.13", -0.125: "-0.13", -0.001: "0.00", 999.995: "1,000.00", 100: "100.00", 1e12: "1,000,000,000,000.00"} {
 		if got := Money(v); got != want {
 			t.Errorf("Money(%v) = %q, want %q", v, got, want)
 		}
