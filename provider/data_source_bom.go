@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
@@ -271,7 +271,7 @@ func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.Exter
 			LengthM: r.float(it.LengthM),
 		}
 		if e.Label == "" {
-			e.Label = fmt.Sprintf("%s:%d", e.Device, e.Port)
+			e.Label = fabric.End{Device: e.Device, Port: e.Port}.String()
 		}
 		out = append(out, e)
 	}

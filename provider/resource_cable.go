@@ -296,36 +296,15 @@ func knownCableEnd(ctx context.Context, o types.Object) (plainCableEnd, bool) {
 	return plainCableEnd{device: e.Device.ValueString(), port: e.Port.ValueInt64()}, true
 }
 
+// cableLabel is fabric.CableLabel of the two ends, the one builder of the label.
 func cableLabel(a, b plainCableEnd) string {
-	return fmt.Sprintf("%s:%d <-> %s:%d", a.device, a.port, b.device, b.port)
+	return fabric.CableLabel(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)})
 }
 
-// parseCableLabel reads "DEVICE:PORT <-> DEVICE:PORT" (spaces around <-> optional).
+// parseCableLabel reads a label with fabric.ParseCableLabel, its one reader.
 func parseCableLabel(label string) (a, b plainCableEnd, err error) {
-	left, right, ok := strings.Cut(label, "<->")
-	if !ok {
-		return a, b, fmt.Errorf("%q is not a cable label: no \"<->\" between the ends", label)
-	}
-	if a, err = parseCableEnd(strings.TrimSpace(left)); err != nil {
-		return a, b, err
-	}
-	b, err = parseCableEnd(strings.TrimSpace(right))
-	return a, b, err
-}
-
-func parseCableEnd(s string) (plainCableEnd, error) {
-	i := strings.LastIndex(s, ":")
-	if i < 0 {
-		return plainCableEnd{}, fmt.Errorf("cable end %q has no \":PORT\"", s)
-	}
-	port, err := strconv.ParseInt(s[i+1:], 10, 64)
-	if err != nil || port < 1 {
-		return plainCableEnd{}, fmt.Errorf("cable end %q: port %q is not a number from 1", s, s[i+1:])
-	}
-	if !endDeviceRE.MatchString(s[:i]) {
-		return plainCableEnd{}, fmt.Errorf("cable end %q: %q is neither a switch name nor an HCA name", s, s[:i])
-	}
-	return plainCableEnd{device: s[:i], port: port}, nil
+	fa, fb, err := fabric.ParseCableLabel(label)
+	return plainCableEnd{fa.Device, int64(fa.Port)}, plainCableEnd{fb.Device, int64(fb.Port)}, err
 }
 
 // cableEnds is the catalog's "ends" class of a link: HCA names carry a '/', switch names none.

@@ -525,7 +525,7 @@ func (b *builder) decide() {
 			l.kind = l.declKind
 		}
 		if l.declKind != "" && copper(l.declKind) && l.ok && l.product.Links > 1 {
-			b.warnf("%s <-> %s is %s, but its cage partner goes elsewhere: a twin-port copper cable cannot serve it, counted as one cable of its own", label(l.a), label(l.b), l.declKind)
+			b.warnf("%s is %s, but its cage partner goes elsewhere: a twin-port copper cable cannot serve it, counted as one cable of its own", fabric.CableLabel(l.a.end(), l.b.end()), l.declKind)
 		}
 	}
 }
@@ -546,7 +546,10 @@ func sameSet(a, b []int) bool {
 	return true
 }
 
-func label(e xend) string { return fmt.Sprintf("%s:%d", e.device, e.port) }
+func label(e xend) string { return e.end().String() }
+
+// end is the fabric's end of e, whose String and CableLabel are the one spelling of labels.
+func (e xend) end() fabric.End { return fabric.End{Device: e.device, Port: e.port} }
 
 // plan writes one row per link and counts the cables: one per bundle, one per other link.
 func (b *builder) plan(c *Counts) []Row {
@@ -760,7 +763,7 @@ func (b *builder) warnUncounted(idx []int) {
 	for _, k := range sortedKeys(byKind) {
 		ls := byKind[k]
 		l := &b.links[ls[0]]
-		ex := fmt.Sprintf("%s <-> %s", label(l.a), label(l.b))
+		ex := fabric.CableLabel(l.a.end(), l.b.end())
 		if l.known {
 			ex += fmt.Sprintf(" (%.1f m)", l.lengthM)
 		}
