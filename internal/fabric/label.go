@@ -13,7 +13,11 @@ const labelSep = " <-> "
 // "<a.device>:<a.port> <-> <b.device>:<b.port>" ("leaf01:33 <-> gpu001/mlx5_0:1"). It is the one
 // builder of the label gpucluster_cable computes, absent_cables and import IDs take and the BOM
 // and the drift reports print; ParseCableLabel reads it back.
-func CableLabel(a, b End) string { return a.String() + labelSep + b.String() }
+func CableLabel(a, b End) string { return JoinEnds(a.String(), b.String()) }
+
+// JoinEnds is the label of a cable whose end labels are already spelled ("leaf01:40",
+// "gpu001/mlx5_0:1", as End.String writes them): CableLabel for callers that hold strings.
+func JoinEnds(a, b string) string { return a + labelSep + b }
 
 // ParseEnd reads a cable end label "<device>:<port>" (End.String): the device is everything
 // before the last ':' (no device name holds one, CheckName), a switch name or an HCA name
@@ -35,7 +39,7 @@ func ParseEnd(s string) (End, error) {
 
 // ParseCableLabel reads a cable label (CableLabel); the spaces around "<->" are optional.
 func ParseCableLabel(s string) (a, b End, err error) {
-	left, right, ok := cutLabel(s)
+	left, right, ok := SplitLabel(s)
 	if !ok {
 		return a, b, fmt.Errorf("%q is not a cable label: no \"<->\" between the ends", s)
 	}
@@ -46,9 +50,10 @@ func ParseCableLabel(s string) (a, b End, err error) {
 	return a, b, err
 }
 
-// cutLabel splits a full cable label at "<->" into its two ends, trimmed; ok is false for a
-// string without "<->" (an end label, or no label).
-func cutLabel(s string) (a, b string, ok bool) {
+// SplitLabel splits a full cable label at "<->" into its two end labels, trimmed, without
+// checking them (lookups by label: JoinEnds(SplitLabel(s)) is the form a label is indexed by,
+// whatever the spaces); ok is false for a string without "<->" (an end label, or no label).
+func SplitLabel(s string) (a, b string, ok bool) {
 	left, right, ok := strings.Cut(s, strings.TrimSpace(labelSep))
 	return strings.TrimSpace(left), strings.TrimSpace(right), ok
 }

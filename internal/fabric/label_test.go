@@ -55,3 +55,17 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+// TestSplitLabel: the lookup form of a label is the same whatever spaces surround "<->", and an
+// end label is no full label.
+func TestSplitLabel(t *testing.T) {
+	for _, in := range []string{"leaf01:40 <-> spine01:8", "leaf01:40<->spine01:8", " leaf01:40   <->spine01:8 "} {
+		a, b, full := SplitLabel(in)
+		if !full || JoinEnds(a, b) != "leaf01:40 <-> spine01:8" {
+			t.Errorf("SplitLabel(%q) = %q, %q, %v", in, a, b, full)
+		}
+	}
+	if _, _, full := SplitLabel("leaf01:40"); full {
+		t.Error("an end label read as a full label")
+	}
+}

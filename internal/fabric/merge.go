@@ -62,7 +62,7 @@ func (s *Spec) RemoveCables(labels []string) []UnknownCable {
 			drop[i] = true
 			continue
 		}
-		if a, b, full := cutLabel(entry); full {
+		if a, b, full := SplitLabel(entry); full {
 			unknown = append(unknown, UnknownCable{k, fmt.Sprintf("%q is not a cable of the design. %s", entry, s.nearbyCables(a, b))})
 			continue
 		}
@@ -97,8 +97,8 @@ func (s *Spec) cableIndex() cableIndex {
 }
 
 func (x cableIndex) find(entry string) (int, bool) {
-	if a, b, full := cutLabel(entry); full {
-		i, ok := x.byLabel[a+labelSep+b]
+	if a, b, full := SplitLabel(entry); full {
+		i, ok := x.byLabel[JoinEnds(a, b)]
 		return i, ok
 	}
 	i, ok := x.byEnd[strings.TrimSpace(entry)]
