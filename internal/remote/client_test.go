@@ -244,7 +244,7 @@ func TestDialRefusesIncompleteConfig(t *testing.T) {
 		want string
 	}{
 		{"no known_hosts", Config{Host: "h", User: "u", PrivateKeyPEM: "k"}, "known_hosts"},
-		{"no key", Config{Host: "h", User: "u", KnownHostsFile: "/x"}, "private key"},
+		{"no key", Config{Host: "h", User: "u", KnownHostsFile: "/x"}, "private_key"},
 		{"no user", Config{Host: "h", PrivateKeyPEM: "k", KnownHostsFile: "/x"}, "user"},
 		{"bad port", Config{Host: "h", User: "u", PrivateKeyPEM: "k", KnownHostsFile: "/x", Port: 70000}, "port"},
 	} {
