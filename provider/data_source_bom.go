@@ -124,8 +124,8 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	attrs["cabling_csv"] = outStr("The cabling plan a technician works from, as CSV (RFC 4180), one row per cable (logical " +
 		"link) after the header `" + strings.Join(bom.CablingHeader, ",") + "`. Each end names the box (`a_device`: switch, " +
 		"node or appliance; `a_hca` for an HCA end), the fabric's logical port, and the port as the hardware has it: the " +
-		"OSFP cage and the split in it (a QM9700 puts logical ports 2c-1 and 2c in cage c as splits 1 and 2, `a_port_name` " +
-		"`17/1`; a DGX H100 puts its compute HCAs two per cage in declaration order), with the part plugged in at that end " +
+		"OSFP cage and the split in it (a switch of 2 ports per cage, such as the " + defaultSwitchModel + ", puts logical ports 2c-1 and 2c in cage c as splits 1 and 2, `a_port_name` " +
+		"`17/1`; a node with twin-port cages, such as the " + defaultNodeModel + ", puts its compute HCAs two per cage in declaration order), with the part plugged in at that end " +
 		"(`a_part`: the transceiver for fiber, one module serving both splits of a cage; the cable itself for copper). The " +
 		"label is the lower-tier end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an " +
 		"unknown length is empty.")

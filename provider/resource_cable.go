@@ -76,8 +76,8 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 			},
 			"port": schema.Int64Attribute{
 				Required: true,
-				MarkdownDescription: "Port number, from 1: switch ports 1-64 on a QM9700 (two per OSFP cage), HCA ports " +
-					"1 (single-port ConnectX-7) or 1-2. The fabric checks it against the device's model.",
+				MarkdownDescription: "Port number, from 1: switch ports " + docText().switchPortRange() + ", HCA ports " +
+					"1 to the model's count (" + docText().hcaPorts() + "). The fabric checks it against the device's model.",
 				Validators: []validator.Int64{portValidator()},
 			},
 		},
@@ -86,7 +86,7 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 
 func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "One logical 400G InfiniBand link between two ports: switch to switch, or switch to HCA. " +
+		MarkdownDescription: "One logical InfiniBand link between two ports (" + docText().linkRate() + " between " + defaultSwitchModel + " ports): switch to switch, or switch to HCA. " +
 			"`kind` and `length_m` are optional: left unset, the fabric estimates the run from the rack positions and " +
 			"picks the cheapest kind that reaches. Declare one cable per link even where a twin-port cable or " +
 			"transceiver carries two.\n\n" +
