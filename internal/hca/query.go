@@ -39,8 +39,6 @@ func NewValue(raw string) Value {
 	return v
 }
 
-func (v Value) String() string { return v.Raw }
-
 // Known reports whether the tool printed a value (not "N/A", not absent).
 func (v Value) Known() bool { return v.Raw != "" && v.Raw != "N/A" }
 

@@ -1,11 +1,8 @@
 package hca
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path"
 	"strings"
 
@@ -63,30 +60,4 @@ func toolsFor(tool string) (toolset, error) {
 // provider's one shell quoter: NAME=VALUE arguments stay readable in the commands errors show.
 func command(prog string, args ...string) string {
 	return remote.Command(append([]string{prog}, args...)...)
-}
-
-// LocalRunner runs commands with "sh -c" on this machine. Env, when set, is
-// the whole environment of the command (as in exec.Cmd.Env). It serves tests
-// and a provider that runs on the node itself.
-type LocalRunner struct {
-	Env []string
-	Dir string
-}
-
-// Run implements Runner.
-func (l LocalRunner) Run(ctx context.Context, cmd string) (string, string, int, error) {
-	c := exec.CommandContext(ctx, "sh", "-c", cmd)
-	c.Env = l.Env
-	c.Dir = l.Dir
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ctx.Err() == nil {
-		return out.String(), errb.String(), ee.ExitCode(), nil
-	}
-	if err != nil {
-		return out.String(), errb.String(), -1, err
-	}
-	return out.String(), errb.String(), 0, nil
 }
