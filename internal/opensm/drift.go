@@ -110,8 +110,6 @@ func (r Report) Lines() []string {
 	return out
 }
 
-func (r Report) String() string { return strings.Join(r.Lines(), "\n") }
-
 // DriftOptions tune the comparison.
 type DriftOptions struct {
 	// Simulated expects the speeds ibsim shows for the expected topology (SimSpeed: 4xHDR
