@@ -83,18 +83,9 @@ type inventoryShape interface {
 	attrName() string
 	schemaAttribute() schema.MapNestedAttribute
 	objectType() types.ObjectType
-	fieldNames() []string
 }
 
 func (s *shape[T]) attrName() string { return s.attr }
-
-func (s *shape[T]) fieldNames() []string {
-	out := make([]string, len(s.fields))
-	for i, f := range s.fields {
-		out[i] = f.name
-	}
-	return out
-}
 
 var (
 	endAttrTypes    = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
