@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -392,17 +393,14 @@ func checkPrices(t *testing.T, b BOM) {
 }
 
 func TestCatalogPricesOnly(t *testing.T) {
-	priced, err := catalog.LoadSource("prices.hcl", []byte(`
+	priced := testrig.Catalog(t, "prices.hcl", `
 cable "MFP7E10-N" {
   kind         = "fiber-mm"
   lengths_m    = [3, 5, 7, 10, 15, 20, 30, 50]
   reach_m      = 50
   price        = 120
   price_source = "test quote"
-}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	d := design(t, superPOD(1, 0, catalog.KindFiberMM))
 	g, _ := fabric.Build(d.Spec(), priced)
 	b := Build(g, priced, Options{External: ExternalLinks(d)})

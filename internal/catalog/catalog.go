@@ -148,18 +148,6 @@ func Load(files ...string) (*Catalog, error) {
 	return c, nil
 }
 
-// LoadSource is Load for catalog text already in memory (tests, and files read elsewhere).
-func LoadSource(name string, src []byte) (*Catalog, error) {
-	c, err := Load()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.merge(name, src); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 type hclFile struct {
 	Switches     []hclSwitch      `hcl:"switch_model,block"`
 	HCAs         []hclHCA         `hcl:"hca_model,block"`

@@ -2,6 +2,8 @@ package fabric
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,7 +89,11 @@ func builtinSwitches() string {
 }
 
 func TestBuildProblems(t *testing.T) {
-	hdr, err := catalog.LoadSource("hdr.hcl", []byte("switch_model \"HDR40\" {\n ports = 40\n port_rate_gbps = 200\n}\n"))
+	file := filepath.Join(t.TempDir(), "hdr.hcl") // a catalog_files entry (testrig imports this package)
+	if err := os.WriteFile(file, []byte("switch_model \"HDR40\" {\n ports = 40\n port_rate_gbps = 200\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hdr, err := catalog.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
