@@ -102,7 +102,12 @@ type Options struct {
 	External []ExternalLink
 }
 
-// FromGraph is the BOM of a built fabric graph.
+// FromGraph is the BOM of a built fabric graph: one item per SKU, the cabling plan, and the
+// counts. Its rules are NVIDIA's: the cable-reach and copper rules of the LinkX documents (MCP4Y10
+// and MCP7Y00 twin-port copper, MCA4J80 ACC to 5 m, MMA4Z00-NS and MMA4Z00-NS400 multimode
+// transceivers with MFP7E10 fibre to 50 m, MMS4X00 single-mode), one transceiver per switch
+// cage, per twin-port node cage and per other HCA port as DGX SuperPOD RA-11333-001 (Table 8)
+// counts them; the package doc states each.
 func FromGraph(g *fabric.Graph, cat *catalog.Catalog) BOM { return Build(g, cat, Options{}) }
 
 // plannerKinds: the kinds chosen without a cable naming one, cheapest and shortest first. No NDR
