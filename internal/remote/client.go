@@ -27,6 +27,11 @@ type Client struct {
 // Dial connects and authenticates with the private key, after checking the host key against
 // cfg.KnownHostsFile. A refused host key is a *HostKeyError. Errors never contain the private
 // key or the passphrase.
+//
+// The protocol is SSH-2 (RFC 4251-4254) as golang.org/x/crypto/ssh speaks it; the host key is
+// held against known_hosts in OpenSSH's format, hashed host names included (sshd(8),
+// "SSH_KNOWN_HOSTS FILE FORMAT"; golang.org/x/crypto/ssh/knownhosts), with the host key
+// algorithms pinned to the types the file records for the host.
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
