@@ -72,6 +72,12 @@ func badName(s string) string {
 }
 
 // Build derives the scheduler view. It refuses names that Slurm or Kubernetes cannot carry.
+//
+// Units are the connected pieces of the leaves under the relation "shares a node" (a union-find,
+// fabric.UnionFind): one leaf of a fat tree, all rail leaves of a scalable unit, which NVIDIA DGX
+// SuperPOD RA-11333-001 makes the one-hop domain ("always one hop away from the other 31 nodes in
+// a SU"), and what Slurm's topology/tree plugin needs, one leaf switch per node (topology.conf(5);
+// src/plugins/topology/tree/switch_record.c).
 func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	if g == nil || g.Spec == nil {
 		return nil, fmt.Errorf("scheduler: no fabric graph")
