@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
@@ -124,8 +124,8 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	attrs["cabling_csv"] = outStr("The cabling plan a technician works from, as CSV (RFC 4180), one row per cable (logical " +
 		"link) after the header `" + strings.Join(bom.CablingHeader, ",") + "`. Each end names the box (`a_device`: switch, " +
 		"node or appliance; `a_hca` for an HCA end), the fabric's logical port, and the port as the hardware has it: the " +
-		"OSFP cage and the split in it (a QM9700 puts logical ports 2c-1 and 2c in cage c as splits 1 and 2, `a_port_name` " +
-		"`17/1`; a DGX H100 puts its compute HCAs two per cage in declaration order), with the part plugged in at that end " +
+		"OSFP cage and the split in it (a switch of 2 ports per cage, such as the " + defaultSwitchModel + ", puts logical ports 2c-1 and 2c in cage c as splits 1 and 2, `a_port_name` " +
+		"`17/1`; a node with twin-port cages, such as the " + defaultNodeModel + ", puts its compute HCAs two per cage in declaration order), with the part plugged in at that end " +
 		"(`a_part`: the transceiver for fiber, one module serving both splits of a cage; the cable itself for copper). The " +
 		"label is the lower-tier end (`gpu001/mlx5_0:1`, `leaf01:33`); rows of one twin-port copper cable share `bundle`; an " +
 		"unknown length is empty.")
@@ -271,7 +271,7 @@ func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.Exter
 			LengthM: r.float(it.LengthM),
 		}
 		if e.Label == "" {
-			e.Label = fmt.Sprintf("%s:%d", e.Device, e.Port)
+			e.Label = fabric.End{Device: e.Device, Port: e.Port}.String()
 		}
 		out = append(out, e)
 	}

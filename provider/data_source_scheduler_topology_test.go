@@ -10,7 +10,6 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
@@ -66,7 +65,7 @@ data "gpucluster_scheduler_topology" "pod" {
 					resource.TestCheckResourceAttr(schedDS, "units.su02.0", "leaf09"),
 					resource.TestMatchResourceAttr(schedDS, "slurm_block_topology_conf", regexp.MustCompile(`(?m)^BlockName=su01 Nodes=gpu\[001-031\]\n(.|\n)*^BlockSizes=31,62,124$`)),
 					resource.TestCheckResourceAttrWith(schedDS, "slurm_block_topology_conf", func(v string) error {
-						return scheduler.CheckBlockConf(v, nil)
+						return testrig.CheckBlockConf(v, nil)
 					}),
 					resource.TestCheckResourceAttrWith(schedDS, "kueue_topology", func(v string) error {
 						var obj kueue.Topology

@@ -83,18 +83,9 @@ type inventoryShape interface {
 	attrName() string
 	schemaAttribute() schema.MapNestedAttribute
 	objectType() types.ObjectType
-	fieldNames() []string
 }
 
 func (s *shape[T]) attrName() string { return s.attr }
-
-func (s *shape[T]) fieldNames() []string {
-	out := make([]string, len(s.fields))
-	for i, f := range s.fields {
-		out[i] = f.name
-	}
-	return out
-}
 
 var (
 	endAttrTypes    = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
@@ -204,7 +195,7 @@ var switchShape = &shape[fabric.Switch]{
 		"A switch's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.Switch]{
 		fStr("name", "Switch name (default: the map key).", false, func(s *fabric.Switch) *string { return &s.Name }),
-		fStr("model", "Catalog model (default `QM9700`).", false, func(s *fabric.Switch) *string { return &s.Model }),
+		fStr("model", "Catalog model (default `"+defaultSwitchModel+"`).", false, func(s *fabric.Switch) *string { return &s.Model }),
 		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }),
 		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }),
 		fStr("role", "`leaf`, `spine` or `core`; inferred when unset.", false, func(s *fabric.Switch) *string { return &s.Role }),
@@ -224,7 +215,7 @@ var nodeShape = &shape[fabric.Node]{
 		"A node's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.Node]{
 		fStr("name", "Node name (default: the map key).", false, func(n *fabric.Node) *string { return &n.Name }),
-		fStr("model", "Catalog model (default `DGX-H100`).", false, func(n *fabric.Node) *string { return &n.Model }),
+		fStr("model", "Catalog model (default `"+defaultNodeModel+"`).", false, func(n *fabric.Node) *string { return &n.Model }),
 		fStr("rack", "Rack name.", false, func(n *fabric.Node) *string { return &n.Rack }),
 		fInt("position_u", "Lowest rack unit.", false, 0, func(n *fabric.Node) *int { return &n.PositionU }),
 		fInt("compute_hcas", "Compute HCAs (default from the catalog).", false, 0, func(n *fabric.Node) *int { return &n.ComputeHCAs }),

@@ -76,7 +76,7 @@ func (p *gpuclusterProvider) Metadata(_ context.Context, _ provider.MetadataRequ
 func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Plans and builds GPU clusters whose hard part is the InfiniBand fabric: " +
-			"racks, GPU nodes, ConnectX-7 HCAs, cables and QM9700 switches, checked as one fabric at plan time.",
+			"racks, GPU nodes, HCAs, cables and switches (by default " + docText().defaults() + "), checked as one fabric at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"catalog_files": schema.ListAttribute{
 				ElementType: types.StringType,

@@ -76,8 +76,8 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 			},
 			"port": schema.Int64Attribute{
 				Required: true,
-				MarkdownDescription: "Port number, from 1: switch ports 1-64 on a QM9700 (two per OSFP cage), HCA ports " +
-					"1 (single-port ConnectX-7) or 1-2. The fabric checks it against the device's model.",
+				MarkdownDescription: "Port number, from 1: switch ports " + docText().switchPortRange() + ", HCA ports " +
+					"1 to the model's count (" + docText().hcaPorts() + "). The fabric checks it against the device's model.",
 				Validators: []validator.Int64{portValidator()},
 			},
 		},
@@ -86,7 +86,7 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 
 func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "One logical 400G InfiniBand link between two ports: switch to switch, or switch to HCA. " +
+		MarkdownDescription: "One logical InfiniBand link between two ports (" + docText().linkRate() + " between " + defaultSwitchModel + " ports): switch to switch, or switch to HCA. " +
 			"`kind` and `length_m` are optional: left unset, the fabric estimates the run from the rack positions and " +
 			"picks the cheapest kind that reaches. Declare one cable per link even where a twin-port cable or " +
 			"transceiver carries two.\n\n" +
@@ -296,36 +296,15 @@ func knownCableEnd(ctx context.Context, o types.Object) (plainCableEnd, bool) {
 	return plainCableEnd{device: e.Device.ValueString(), port: e.Port.ValueInt64()}, true
 }
 
+// cableLabel is fabric.CableLabel of the two ends, the one builder of the label.
 func cableLabel(a, b plainCableEnd) string {
-	return fmt.Sprintf("%s:%d <-> %s:%d", a.device, a.port, b.device, b.port)
+	return fabric.CableLabel(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)})
 }
 
-// parseCableLabel reads "DEVICE:PORT <-> DEVICE:PORT" (spaces around <-> optional).
+// parseCableLabel reads a label with fabric.ParseCableLabel, its one reader.
 func parseCableLabel(label string) (a, b plainCableEnd, err error) {
-	left, right, ok := strings.Cut(label, "<->")
-	if !ok {
-		return a, b, fmt.Errorf("%q is not a cable label: no \"<->\" between the ends", label)
-	}
-	if a, err = parseCableEnd(strings.TrimSpace(left)); err != nil {
-		return a, b, err
-	}
-	b, err = parseCableEnd(strings.TrimSpace(right))
-	return a, b, err
-}
-
-func parseCableEnd(s string) (plainCableEnd, error) {
-	i := strings.LastIndex(s, ":")
-	if i < 0 {
-		return plainCableEnd{}, fmt.Errorf("cable end %q has no \":PORT\"", s)
-	}
-	port, err := strconv.ParseInt(s[i+1:], 10, 64)
-	if err != nil || port < 1 {
-		return plainCableEnd{}, fmt.Errorf("cable end %q: port %q is not a number from 1", s, s[i+1:])
-	}
-	if !endDeviceRE.MatchString(s[:i]) {
-		return plainCableEnd{}, fmt.Errorf("cable end %q: %q is neither a switch name nor an HCA name", s, s[:i])
-	}
-	return plainCableEnd{device: s[:i], port: port}, nil
+	fa, fb, err := fabric.ParseCableLabel(label)
+	return plainCableEnd{fa.Device, int64(fa.Port)}, plainCableEnd{fb.Device, int64(fb.Port)}, err
 }
 
 // cableEnds is the catalog's "ends" class of a link: HCA names carry a '/', switch names none.

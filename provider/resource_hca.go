@@ -55,7 +55,8 @@ type hcaModel struct {
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
-const defaultHCAModel = "ConnectX-7-OSFP"
+// defaultHCAModel is the default node's HCA in the catalog (ConnectX-7-OSFP on a DGX-H100).
+var defaultHCAModel = builtinCatalog().Nodes[defaultNodeModel].HCAModel
 
 var (
 	// mstDeviceRE accepts what mlxconfig -d and mstconfig -d take: an mst device path, a PCI
@@ -69,8 +70,7 @@ func (r *hcaResource) Metadata(_ context.Context, req resource.MetadataRequest, 
 
 func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A compute HCA port of a node, such as one of the eight single-port ConnectX-7 adapters of a " +
-			"DGX H100. Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
+		MarkdownDescription: "A compute HCA port of a node, such as " + docText().hcaExample() + ". Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
 			"partition members; its `port_guid` goes into OpenSM's files.\n\n" +
 			"With `firmware_settings`, the provider also configures the adapter's firmware parameters with `mlxconfig` " +
 			"(or mstflint's `mstconfig`), run over SSH on the node named by `ssh_host`, and reads them back at every " +
@@ -107,7 +107,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultHCAModel),
-				MarkdownDescription: "HCA model from the catalog (built-in: `ConnectX-7-OSFP`, `ConnectX-7-QSFP112`; more with " +
+				MarkdownDescription: "HCA model from the catalog (built-in: " + docText().hcaModels() + "; more with " +
 					"the provider's `catalog_files`). It sets the port count and rate. Defaults to `" + defaultHCAModel + "`.",
 			},
 			"port_guid": schema.StringAttribute{
@@ -118,7 +118,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			},
 			"rail": schema.Int64Attribute{
 				Optional: true,
-				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, 0-7 on a DGX H100. In a " +
+				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, " + docText().computeRails() + ". In a " +
 					"rail-optimized fabric all HCAs of one rail share a leaf; the fabric uses it to check that cabling.",
 				Validators: []validator.Int64{railValidator()},
 			},

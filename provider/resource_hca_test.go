@@ -94,7 +94,7 @@ func TestAccHCAInvalid(t *testing.T) {
   port_guid = "0x0002c90300010000"
 `
 	steps := []struct{ config, want string }{
-		{hca(base + `  model = "ConnectX-6"`), `unknown HCA model "ConnectX-6"; the catalog has "ConnectX-7-OSFP", "ConnectX-7-QSFP112"`},
+		{hca(base + `  model = "ConnectX-6"`), `unknown HCA model "ConnectX-6"; the catalog has ` + builtinHCAs()},
 		{hca(`  node      = "gpu001"
   device    = "mlx5_0"
   port_guid = "0x0002c9030001000g"`), `GUID "0x0002c9030001000g" holds "g", which is not a hex digit; write 0x and 16 hex digits`},

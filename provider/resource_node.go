@@ -68,7 +68,7 @@ func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest,
 
 func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A GPU server such as an NVIDIA DGX H100. The node places the server in a rack and says how " +
+		MarkdownDescription: "A GPU server such as a " + defaultNodeModel + " (the default `model`). The node places the server in a rack and says how " +
 			"many compute HCAs it carries and under which RDMA device names; each of those HCAs is a " +
 			"`gpucluster_hca` named `<node>/<device>` (`gpu001/mlx5_0`).\n\n" +
 			"With `bmc`, the provider also brings the server up through its baseboard management controller: power, " +
@@ -93,7 +93,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultNodeModel),
-				MarkdownDescription: "Node model from the catalog (built-in: `DGX-H100`, `HGX-H100`; more with the provider's " +
+				MarkdownDescription: "Node model from the catalog (built-in: " + docText().nodeModels() + "; more with the provider's " +
 					"`catalog_files`). It sets the height, power and the default number of compute HCAs. Defaults to `" +
 					defaultNodeModel + "`.",
 			},
@@ -120,7 +120,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
-					"(8 for a DGX H100: one ConnectX-7 per GPU). Set it for builds that differ, such as an HGX with one HCA " +
+					"(" + docText().computeHCAs() + "). Set it for builds that differ, such as an HGX with one HCA " +
 					"per GPU pair.",
 				Validators: []validator.Int64{computeHCAsValidator()},
 			},

@@ -111,7 +111,7 @@ func TestAccPartitionInvalid(t *testing.T) {
 			`membership "both" must be "full" (talks to every member) or "limited" (talks to full members only)`},
 		{part("0x0001", all, `  mtu = 1500`), `MTU 1500 is not an InfiniBand MTU: use 256, 512, 1024, 2048 or 4096 bytes`},
 		{part("0x0001", all, `  rate = 401`),
-			`rate 401 Gb/s is not an InfiniBand path rate: use one of 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600, 800 (400 for NDR)`},
+			`rate 401 Gb/s is not an InfiniBand path rate: use one of 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600 (400 for NDR)`},
 		{part("0x0001", all, `  sl = 16`), `SL 16 is out of range: a service level is 0-15`},
 	}
 	var ts []resource.TestStep

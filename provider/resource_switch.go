@@ -46,7 +46,7 @@ func (r *switchResource) Metadata(_ context.Context, req resource.MetadataReques
 
 func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "An InfiniBand switch of the fabric, such as an NVIDIA Quantum-2 QM9700. The switch is a " +
+		MarkdownDescription: "An InfiniBand switch of the fabric, such as a " + defaultSwitchModel + " (the default `model`). The switch is a " +
 			"declaration: the fabric resource assembles switches, HCAs and cables into one graph at plan time and " +
 			"infers each switch's role (leaf, spine, core) from the cabling unless `role` says otherwise. " +
 			"Cable ends name the switch by `name`, e.g. `{ device = \"leaf01\", port = 33 }`.",
@@ -67,7 +67,7 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultSwitchModel),
-				MarkdownDescription: "Switch model from the catalog (built-in: `QM9700`, `QM9790`; more with the provider's " +
+				MarkdownDescription: "Switch model from the catalog (built-in: " + docText().switchModels() + "; more with the provider's " +
 					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
 			},
 			"rack": schema.StringAttribute{
@@ -101,7 +101,7 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"ports": schema.Int64Attribute{
 				Computed:            true,
-				MarkdownDescription: "Number of ports of the model, from the catalog (64 for a QM9700: 32 twin-port OSFP cages).",
+				MarkdownDescription: "Number of ports of the model, from the catalog (" + docText().switchPorts() + ").",
 			},
 		},
 	}

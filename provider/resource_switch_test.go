@@ -103,7 +103,7 @@ func TestAccSwitchInvalid(t *testing.T) {
   rack = "r03"
   position_u = 20
   guid = "0x0002c903000a0001"`), `"leaf 01" holds a space at position 5, which splits words in OpenSM's files and cable labels; use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`},
-		{sw(ok + `  model = "QM8700"`), `unknown switch model "QM8700"; the catalog has "QM9700", "QM9790"`},
+		{sw(ok + `  model = "QM8700"`), `unknown switch model "QM8700"; the catalog has ` + builtinSwitches()},
 		{sw(`  name = "leaf01"
   rack = "r03"
   position_u = 0

@@ -38,24 +38,15 @@ func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config,
 	if err != nil {
 		return remote.Config{}, err
 	}
-	var missing []string
-	if s.User == "" {
-		missing = append(missing, "user")
-	}
-	if strings.TrimSpace(s.PrivateKey) == "" {
-		missing = append(missing, "private_key")
-	}
-	if s.KnownHostsFile == "" {
-		missing = append(missing, "known_hosts_file (host keys are always checked)")
-	}
-	if len(missing) > 0 {
+	cfg := remote.Config{Host: h, Port: port, User: s.User, PrivateKeyPEM: s.PrivateKey, KnownHostsFile: s.KnownHostsFile}
+	if missing := cfg.Missing(); len(missing) > 0 {
 		return remote.Config{}, fmt.Errorf("no SSH %s for %s: set them in the provider's ssh = { ... } block "+
 			"(or the resource's own ssh override)", strings.Join(missing, ", "), host)
 	}
 	if msg := checkKnownHostsFile(s.KnownHostsFile); msg != "" {
 		return remote.Config{}, errors.New(msg)
 	}
-	return remote.Config{Host: h, Port: port, User: s.User, PrivateKeyPEM: s.PrivateKey, KnownHostsFile: s.KnownHostsFile}, nil
+	return cfg, nil
 }
 
 // splitSSHHost reads "host", "host:port", "[v6]:port" or a bare IPv6 address. Port 0 means 22.

@@ -6,6 +6,21 @@ import "github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 // fails: a fabric in pieces or without endpoints gets the numbers that are true of it (a lower
 // bound of 0 when some endpoint cannot reach the top tier, no cut with fewer than two endpoints),
 // and the graph builder's problems say what is wrong. The graph is not modified.
+//
+// Sources. Oversubscription is the down:up capacity ratio of a fat tree's switches (C. E.
+// Leiserson, "Fat-trees: universal networks for hardware-efficient supercomputing", IEEE Trans.
+// Computers C-34(10):892-901, 1985, doi:10.1109/TC.1985.6312192); worst hops by breadth-first
+// search (E. F. Moore, "The shortest path through a maze", 1959). The bisection's lower bound is
+// the best of a two-phase Valiant load-balancing routing under the hose model (L. G. Valiant, "A
+// scheme for fast parallel communication", SIAM J. Computing 11(2):350-361, 1982,
+// doi:10.1137/0211027), an enumeration of switch placements solved as a knapsack (after T. N.
+// Bui, S. Chaudhuri, F. T. Leighton, M. Sipser, Combinatorica 7(2), 1987,
+// doi:10.1007/BF02579448) and a completion of a damaged tree; its upper bound is a concrete cut
+// refined by Fiduccia-Mattheyses ("A linear-time heuristic for improving network partitions",
+// 19th Design Automation Conference, 1982, doi:10.1109/DAC.1982.1585498). The all-reduce
+// estimates are bandwidth terms of the ring and its hierarchical variant (P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce
+// algorithms for clusters of workstations", JPDC 69(2):117-124, 2009,
+// doi:10.1016/j.jpdc.2008.09.002). The files named in the package doc give each argument.
 func Analyze(g *fabric.Graph, w *Workload) Result {
 	r := Result{Oversubscription: map[string]float64{}, Worst: map[string]SwitchLoad{}}
 	if g == nil {

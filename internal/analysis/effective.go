@@ -106,6 +106,12 @@ type Hop struct {
 // the list says no_fallback. It returns (nil, nil) when the engine that would route is not
 // modelled (torus-2QoS, dfsssp, lash, dor, ...), and an error for a configuration of a modelled
 // engine that is not (ftree without roots).
+//
+// The engines are OpenSM 3.3.23's, reproduced from its source (linux-rdma/opensm, tag 3.3.23;
+// opensm(8), ROUTING): ftree (opensm/osm_ucast_ftree.c; E. Zahavi, "Fat-tree routing and node
+// ordering providing contention free traffic for MPI global collectives", JPDC 72(11), 2012),
+// updn (osm_ucast_updn.c) and minhop (osm_ucast_mgr.c), see effective_ftree.go and
+// effective_minhop.go.
 func ComputeRoutes(g *fabric.Graph, r Routing) (*Routes, error) {
 	engines := append([]string(nil), r.Engines...)
 	if !r.NoFallback {
@@ -222,7 +228,10 @@ const MaxEffectiveEndpoints = 16384
 
 // EffectiveBisection samples bisection patterns over the routes of r and returns their mean
 // and 5th-percentile ratio. It returns (nil, nil) where the routes are not modelled, and for
-// fewer than two endpoints (no pattern exists).
+// fewer than two endpoints (no pattern exists). The measure and its random bisection patterns are
+// T. Hoefler, T. Schneider, A. Lumsdaine, "Multistage switches are not crossbars: effects of
+// static routing in high-performance networks", IEEE Cluster 2008,
+// doi:10.1109/CLUSTR.2008.4663762.
 func EffectiveBisection(g *fabric.Graph, r Routing) (*Effective, error) {
 	if n := len(g.Endpoints()); n > MaxEffectiveEndpoints {
 		return nil, fmt.Errorf("the fabric has %d endpoint HCAs; the routes are modelled up to %d", n, MaxEffectiveEndpoints)

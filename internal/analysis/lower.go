@@ -82,15 +82,12 @@ const lowerWorkBudget = 1.5e8
 // force the thinning.
 var lowerTopBudget = 2e9
 
-// lowerBound computes theta with M = the top tier and, when that proves less than 1 and the
-// budget allows, with M = each lower tier and M = every switch: each choice is a valid routing,
-// so the best of them is a sound bound. The top tier is right for fat trees; a lower tier or all
-// switches can be better when the top tier is thin or lopsided (a spine lost, a core that hangs
-// off one spine).
-func lowerBound(t *topo) lowerResult { return lowerBoundOf(t, true, nil) }
-
-// lowerBoundOf is lowerBound with the top tier alone when others is false; top, when given, is
-// the top tier's result already computed (then only the other choices run).
+// lowerBoundOf computes theta with M = the top tier and, when others is set, that proves less
+// than 1 and the budget allows, with M = each lower tier and M = every switch: each choice is a
+// valid routing, so the best of them is a sound bound. The top tier is right for fat trees; a
+// lower tier or all switches can be better when the top tier is thin or lopsided (a spine lost,
+// a core that hangs off one spine). top, when given, is the top tier's result already computed
+// (then only the other choices run).
 func lowerBoundOf(t *topo, others bool, top *lowerResult) lowerResult {
 	res := lowerResult{link: -1}
 	if len(t.eps) < 2 {

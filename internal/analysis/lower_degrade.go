@@ -46,14 +46,7 @@ func degradeBound(t *topo) (float64, bool) {
 	}
 	for L := int32(1); L < int32(t.maxLevel); L++ {
 		// Pods: switches of L joined through a common upper neighbour (union-find).
-		parent := map[int32]int32{}
-		find := func(x int32) int32 {
-			for parent[x] != x {
-				parent[x] = parent[parent[x]]
-				x = parent[x]
-			}
-			return x
-		}
+		uf := fabric.NewUnionFind(t.n())
 		up := make(map[int32]float64)   // up-capacity of switches of L
 		down := make(map[int32]float64) // down-capacity (from L) of switches of L+1
 		rate := map[int32]float64{}     // the rate of a switch's links across the two levels
@@ -63,7 +56,6 @@ func degradeBound(t *topo) (float64, bool) {
 				continue
 			}
 			x := int32(s)
-			parent[x] = x
 			up[x] += 0
 			for k := t.start[s]; k < t.start[s+1]; k++ {
 				if y := t.nbr[k]; t.level[y] == L+1 {
@@ -80,7 +72,7 @@ func degradeBound(t *topo) (float64, bool) {
 			for k := t.start[s]; k < t.start[s+1]; k++ {
 				if y := t.nbr[k]; t.level[y] == L+1 {
 					if f, ok := firstLow[y]; ok {
-						parent[find(int32(s))] = find(f)
+						uf.Union(int32(s), f)
 					} else {
 						firstLow[y] = int32(s)
 					}
@@ -100,10 +92,10 @@ func degradeBound(t *topo) (float64, bool) {
 			x := int32(s)
 			switch t.level[s] {
 			case L:
-				podOf(find(x)).low = append(podOf(find(x)).low, x)
+				podOf(uf.Find(x)).low = append(podOf(uf.Find(x)).low, x)
 			case L + 1:
 				if f, ok := firstLow[x]; ok {
-					podOf(find(f)).high = append(podOf(find(f)).high, x)
+					podOf(uf.Find(f)).high = append(podOf(uf.Find(f)).high, x)
 				}
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // A second proved lower bound, by enumeration: exact on two-tier fabrics whose spines fall into
@@ -257,17 +259,7 @@ func twinGroups(t *topo, Q []int32) []enumGroup {
 // spines of one two-tier tree, damaged or not, form one group; the spines of different pods of a
 // three-tier tree do not, which keeps the case count, and the bound, meaningful.
 func levelGroups(t *topo, Q []int32, inP []bool) []enumGroup {
-	parent := make([]int32, t.n())
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	uf := fabric.NewUnionFind(t.n())
 	key := func(s int32) string {
 		return strconv.Itoa(int(t.level[s])) + "/" + t.g.Devices[t.dev[s]].Group
 	}
@@ -284,14 +276,14 @@ func levelGroups(t *topo, Q []int32, inP []bool) []enumGroup {
 			if first < 0 {
 				first = y
 			} else if key(y) == key(first) {
-				parent[find(y)] = find(first)
+				uf.Union(y, first)
 			}
 		}
 	}
 	byRoot := map[int32]int{}
 	var groups []enumGroup
 	for _, s := range Q {
-		r := find(s)
+		r := uf.Find(s)
 		if gi, ok := byRoot[r]; ok {
 			groups[gi].members = append(groups[gi].members, s)
 			continue

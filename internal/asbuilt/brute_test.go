@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -77,7 +78,7 @@ func TestTransportBruteForce(t *testing.T) {
 // SU (8 nodes, 4 leaves, 2 spines) is small enough to try every assignment on.
 func tinyCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
-	c, err := catalog.LoadSource("tiny.hcl", []byte(`
+	return testrig.Catalog(t, "tiny.hcl", `
 switch_model "T8" {
   ports          = 8
   port_rate_gbps = 400
@@ -87,11 +88,7 @@ node_model "N2" {
   compute_hcas = 2
   hca_model    = "ConnectX-7-OSFP"
 }
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+`)
 }
 
 // bruteMax is the most floor cables any level-preserving assignment keeps, by trying every

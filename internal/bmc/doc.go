@@ -15,7 +15,7 @@
 //     passwords through its environment or a 0600 command file, never its arguments.
 //   - TLS certificates are verified unless Config.InsecureTLS is set; TLSCAPEM adds the CAs.
 //   - One Session per BMC at a time in this process (a lock per endpoint:port), and at most
-//     MaxSessions sessions open at once (default 16, SetMaxSessions), held from Open to Close.
+//     DefaultMaxSessions sessions open at once (16), held from Open to Close.
 //     Waiting for either is bounded by the context only.
 //   - Every BMC operation ends within Config.Timeout (and the context): a BMC that does not
 //     answer fails with ErrUnreachable in time, even where bmclib ignores the context; work still

@@ -10,9 +10,9 @@ import (
 // than open 256 sessions together.
 const DefaultMaxSessions = 16
 
-// limiter is a counting semaphore whose size can change while it is in use (SetMaxSessions),
-// which golang.org/x/sync/semaphore cannot do. Waiters wait on a channel that is closed, and
-// replaced, whenever a slot frees or the limit grows.
+// limiter is a counting semaphore whose size can change while it is in use (the tests'
+// SetMaxSessions), which golang.org/x/sync/semaphore cannot do. Waiters wait on a channel that is
+// closed, and replaced, whenever a slot frees or the limit grows.
 type limiter struct {
 	mu          sync.Mutex
 	max, inUse  int
@@ -23,31 +23,11 @@ type limiter struct {
 
 var sessionSlots = &limiter{max: DefaultMaxSessions, wake: make(chan struct{})}
 
-// SetMaxSessions sets how many BMC sessions this process keeps open at once (at least 1). It
-// applies to sessions opened from now on; open ones are not closed.
-func SetMaxSessions(n int) {
-	if n < 1 {
-		n = 1
-	}
-	l := sessionSlots
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.max = n
-	l.broadcast()
-}
-
 // MaxSessions returns the current bound.
 func MaxSessions() int {
 	sessionSlots.mu.Lock()
 	defer sessionSlots.mu.Unlock()
 	return sessionSlots.max
-}
-
-// OpenSessions returns how many sessions hold a slot now.
-func OpenSessions() int {
-	sessionSlots.mu.Lock()
-	defer sessionSlots.mu.Unlock()
-	return sessionSlots.inUse
 }
 
 func (l *limiter) broadcast() {

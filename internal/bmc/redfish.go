@@ -31,7 +31,7 @@ import (
 //     needs five strings.
 //
 // The gofish client uses HTTP Basic authentication, so it opens no second Redfish session on
-// the BMC: the session bound (SetMaxSessions) stays one BMC session per Session.
+// the BMC: the session bound (DefaultMaxSessions) stays one BMC session per Session.
 type redfishBackend struct {
 	cfg   *config
 	cl    *bmclib.Client

@@ -79,6 +79,11 @@ type Session struct {
 // credentials (Redfish first, IPMI as the fallback by default). It waits, as long as ctx allows,
 // for the BMC's lock and for a session slot, then spends at most cfg.Timeout on the BMC itself,
 // shared fairly between the protocols still to try.
+//
+// The protocols are DMTF Redfish (DSP0266 Redfish Specification, sessions and HTTP Basic
+// authentication; DSP2046 for the resources) and IPMI v2.0 over RMCP+ (Intelligent Platform
+// Management Interface Specification v2.0 rev. 1.1, section 13), through bmclib's gofish and
+// ipmitool providers.
 func Open(ctx context.Context, cfg Config) (*Session, error) {
 	c, err := cfg.normalize()
 	if err != nil {

@@ -102,7 +102,12 @@ type Options struct {
 	External []ExternalLink
 }
 
-// FromGraph is the BOM of a built fabric graph.
+// FromGraph is the BOM of a built fabric graph: one item per SKU, the cabling plan, and the
+// counts. Its rules are NVIDIA's: the cable-reach and copper rules of the LinkX documents (MCP4Y10
+// and MCP7Y00 twin-port copper, MCA4J80 ACC to 5 m, MMA4Z00-NS and MMA4Z00-NS400 multimode
+// transceivers with MFP7E10 fibre to 50 m, MMS4X00 single-mode), one transceiver per switch
+// cage, per twin-port node cage and per other HCA port as DGX SuperPOD RA-11333-001 (Table 8)
+// counts them; the package doc states each.
 func FromGraph(g *fabric.Graph, cat *catalog.Catalog) BOM { return Build(g, cat, Options{}) }
 
 // plannerKinds: the kinds chosen without a cable naming one, cheapest and shortest first. No NDR
@@ -525,7 +530,7 @@ func (b *builder) decide() {
 			l.kind = l.declKind
 		}
 		if l.declKind != "" && copper(l.declKind) && l.ok && l.product.Links > 1 {
-			b.warnf("%s <-> %s is %s, but its cage partner goes elsewhere: a twin-port copper cable cannot serve it, counted as one cable of its own", label(l.a), label(l.b), l.declKind)
+			b.warnf("%s is %s, but its cage partner goes elsewhere: a twin-port copper cable cannot serve it, counted as one cable of its own", fabric.CableLabel(l.a.end(), l.b.end()), l.declKind)
 		}
 	}
 }
@@ -546,7 +551,10 @@ func sameSet(a, b []int) bool {
 	return true
 }
 
-func label(e xend) string { return fmt.Sprintf("%s:%d", e.device, e.port) }
+func label(e xend) string { return e.end().String() }
+
+// end is the fabric's end of e, whose String and CableLabel are the one spelling of labels.
+func (e xend) end() fabric.End { return fabric.End{Device: e.device, Port: e.port} }
 
 // plan writes one row per link and counts the cables: one per bundle, one per other link.
 func (b *builder) plan(c *Counts) []Row {
@@ -760,7 +768,7 @@ func (b *builder) warnUncounted(idx []int) {
 	for _, k := range sortedKeys(byKind) {
 		ls := byKind[k]
 		l := &b.links[ls[0]]
-		ex := fmt.Sprintf("%s <-> %s", label(l.a), label(l.b))
+		ex := fabric.CableLabel(l.a.end(), l.b.end())
 		if l.known {
 			ex += fmt.Sprintf(" (%.1f m)", l.lengthM)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -392,17 +393,14 @@ func checkPrices(t *testing.T, b BOM) {
 }
 
 func TestCatalogPricesOnly(t *testing.T) {
-	priced, err := catalog.LoadSource("prices.hcl", []byte(`
+	priced := testrig.Catalog(t, "prices.hcl", `
 cable "MFP7E10-N" {
   kind         = "fiber-mm"
   lengths_m    = [3, 5, 7, 10, 15, 20, 30, 50]
   reach_m      = 50
   price        = 120
   price_source = "test quote"
-}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	d := design(t, superPOD(1, 0, catalog.KindFiberMM))
 	g, _ := fabric.Build(d.Spec(), priced)
 	b := Build(g, priced, Options{External: ExternalLinks(d)})
@@ -461,7 +459,8 @@ func TestRenderings(t *testing.T) {
 	if got := mdEscape("a|b"); got != `a\|b` {
 		t.Errorf("mdEscape %q", got)
 	}
-	for v, want := range map[float64]string{0: "0.00", 999.5: "999.50", 1234567.891: "1,234,567.89", -85000: "-85,000.00"} {
+	for v, want := range map[float64]string{0: "0.00", 999.5: "999.50", 1234567.891: "1,234,567.89", -85000: "-85,000.00",
+		2.675: "2.68", 0.125: "0.13", -0.125: "-0.13", -0.001: "0.00", 999.995: "1,000.00", 100: "100.00", 1e12: "1,000,000,000,000.00"} {
 		if got := Money(v); got != want {
 			t.Errorf("Money(%v) = %q, want %q", v, got, want)
 		}

@@ -49,9 +49,9 @@ func (e CableEnd) PortName() string {
 // Endpoint is the end's identity in the fabric: "leaf01:33", "gpu001/mlx5_0:1", "ufm01:1".
 func (e CableEnd) Endpoint() string {
 	if e.HCA != "" {
-		return fmt.Sprintf("%s:%d", e.HCA, e.Port)
+		return fabric.End{Device: e.HCA, Port: e.Port}.String()
 	}
-	return fmt.Sprintf("%s:%d", e.Device, e.Port)
+	return fabric.End{Device: e.Device, Port: e.Port}.String()
 }
 
 // CableRow is one logical link of the cabling plan with both ends spelled out.

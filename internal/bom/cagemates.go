@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // Cage mates: what else goes dark while a technician works on one cable.
@@ -53,7 +55,7 @@ func NewCageMates(rows []CableRow) *CageMates {
 	m := &CageMates{rows: rows, byName: make(map[string]int, 4*len(rows)), bundle: map[string][]int{}, cage: map[cageKey][]int{}}
 	for i, r := range rows {
 		a, b := r.A.Endpoint(), r.B.Endpoint()
-		for _, k := range []string{a, b, a + " <-> " + b, b + " <-> " + a} {
+		for _, k := range []string{a, b, fabric.JoinEnds(a, b), fabric.JoinEnds(b, a)} {
 			if _, dup := m.byName[k]; !dup {
 				m.byName[k] = i
 			}
@@ -73,15 +75,15 @@ func NewCageMates(rows []CableRow) *CageMates {
 
 // FullLabel is a row's cable label as gpucluster_cable and failed_cables write it:
 // "<a end> <-> <b end>", lower-tier end first.
-func FullLabel(r CableRow) string { return r.A.Endpoint() + " <-> " + r.B.Endpoint() }
+func FullLabel(r CableRow) string { return fabric.JoinEnds(r.A.Endpoint(), r.B.Endpoint()) }
 
 // Find returns the row a label names: an end label ("leaf01:40", "gpu001/mlx5_0:1") or a full
 // label in either order ("leaf01:40 <-> spine01:8"), as failed_cables and absent_cables take
 // them. Spaces around "<->" do not matter.
 func (m *CageMates) Find(label string) (CableRow, bool) {
 	key := strings.TrimSpace(label)
-	if l, r, full := strings.Cut(key, "<->"); full {
-		key = strings.TrimSpace(l) + " <-> " + strings.TrimSpace(r)
+	if l, r, full := fabric.SplitLabel(key); full {
+		key = fabric.JoinEnds(l, r)
 	}
 	i, ok := m.byName[key]
 	if !ok {
@@ -98,7 +100,7 @@ func (m *CageMates) Mates(label string) []Mate {
 	if !ok {
 		return nil
 	}
-	self := m.byName[r.A.Endpoint()+" <-> "+r.B.Endpoint()]
+	self := m.byName[FullLabel(r)]
 	seen := map[int]bool{self: true}
 	var out []Mate
 	if r.Bundle != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -131,23 +132,22 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// Money formats USD with thousands separators and cents: 4,080,000.00, -85,000.00.
+// Money formats USD with thousands separators and cents: 4,080,000.00, -85,000.00. It is the one
+// money format (plan.USD prefixes it; the CI gate's jq writes the same, held to it by
+// TestCIPlanGateMoney). Cents are rounded half away from zero on v*100, so a price written 2.675
+// reads 2.68, as a reader of the catalog expects, not the 2.67 of its binary value.
 func Money(v float64) string {
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	whole, frac := s[:len(s)-3], s[len(s)-3:]
+	c := math.Round(math.Abs(v) * 100)
+	whole := strconv.FormatFloat(math.Floor(c/100), 'f', 0, 64)
 	var out []byte
-	for i, c := range []byte(whole) {
+	if v < 0 && c != 0 {
+		out = append(out, '-')
+	}
+	for i, d := range []byte(whole) {
 		if i > 0 && (len(whole)-i)%3 == 0 {
 			out = append(out, ',')
 		}
-		out = append(out, c)
+		out = append(out, d)
 	}
-	if neg {
-		return "-" + string(out) + frac
-	}
-	return string(out) + frac
+	return fmt.Sprintf("%s.%02d", out, int(math.Mod(c, 100)))
 }

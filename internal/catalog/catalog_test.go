@@ -103,7 +103,7 @@ func TestBadCatalogFiles(t *testing.T) {
 		"unknown at": {`gpu_model "x" {}`, "invalid catalog"},
 	}
 	for name, tc := range cases {
-		_, err := LoadSource(name+".hcl", []byte(tc.src))
+		_, err := loadSource(name+".hcl", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", name, err, tc.want)
 		}

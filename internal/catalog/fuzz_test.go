@@ -19,7 +19,7 @@ func FuzzLoadSource(f *testing.F) {
 	f.Add("node_model \"n\" {\n units = 2\n compute_hcas = 4\n hca_model = \"ConnectX-7-OSFP\"\n power_kw = 10.2\n}")
 	f.Add("transceiver \"t\" {\n media = \"fiber-mm\"\n end = \"switch\"\n reach_m = 1e400\n}")
 	f.Fuzz(func(t *testing.T, src string) {
-		c, err := LoadSource("fuzz.hcl", []byte(src))
+		c, err := loadSource("fuzz.hcl", []byte(src))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "invalid catalog") {
 				t.Fatalf("error without the catalog prefix: %v", err)
@@ -58,7 +58,7 @@ func FuzzLoadSource(f *testing.F) {
 				t.Fatalf("transceiver %q: %+v", n, x)
 			}
 		}
-		again, err := LoadSource("fuzz.hcl", []byte(src))
+		again, err := loadSource("fuzz.hcl", []byte(src))
 		if err != nil || !reflect.DeepEqual(again, c) {
 			t.Fatalf("second load differs (%v)", err)
 		}

@@ -1,44 +1,45 @@
-package diagram
+package diagram_test
 
 import (
-	"os"
-	"testing"
+	"fmt"
+	"strings"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/diagram"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// examplePicture is the SVG next to examples/clusters/superpod-4su/README.md.
-const examplePicture = "../../examples/clusters/superpod-4su/superpod-4su.svg"
-
-// TestExamplePicture keeps the README's picture what the example's `diagram_svg` output renders:
-// the same design arguments (main.tf's gpucluster_topology.pod), the same title
-// (outputs-scheduler.tf) and the options gpucluster_diagram uses by default (nodes folded per
-// scalable unit, the analysis' highlights with max_oversubscription 1). Regenerate it with
-//
-//	GPUCLUSTER_UPDATE_PICTURES=1 go test ./internal/diagram -run TestExamplePicture
-func TestExamplePicture(t *testing.T) {
-	_, g := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 4, ReservedNodeSlots: 1, CableKind: catalog.KindFiberMM})
-	dg, err := Build(g, Options{
-		Title:      "DGX SuperPOD, 4 scalable units (RA-11333-001)",
-		NodeGroups: g.Spec.Groups,
-		Highlights: FromAnalysis(analysis.Analyze(g, nil), 0),
-	})
+// A fat tree of 16 DGX H100 drawn by tier: the parallel links between two boxes are one bundle
+// with its count and capacity, and above the fold limit (here 8 nodes) the nodes fold into one
+// box per rack, the generator's racks of four DGX H100.
+func ExampleBuild() {
+	cat := catalog.Default()
+	d, err := topogen.Generate(topogen.Params{Kind: topogen.KindFatTree, Nodes: 16}, cat)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Println(err)
+		return
 	}
-	svg := dg.SVG()
-	if os.Getenv("GPUCLUSTER_UPDATE_PICTURES") != "" {
-		if err := os.WriteFile(examplePicture, []byte(svg), 0o644); err != nil {
-			t.Fatal(err)
+	g, _ := fabric.Build(d.FabricSpec(), cat)
+	pic, err := diagram.Build(g, diagram.Options{FoldAbove: 8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for tier := len(pic.Rows) - 1; tier >= 0; tier-- {
+		var labels []string
+		for _, b := range pic.Rows[tier] {
+			labels = append(labels, pic.Boxes[b].Label)
 		}
+		fmt.Printf("tier %d: %s\n", tier, strings.Join(labels, " "))
 	}
-	got, err := os.ReadFile(examplePicture)
-	if err != nil {
-		t.Fatalf("%v; generate it with GPUCLUSTER_UPDATE_PICTURES=1 go test ./internal/diagram -run TestExamplePicture", err)
-	}
-	if string(got) != svg {
-		t.Errorf("%s is not what the example renders today; regenerate it with GPUCLUSTER_UPDATE_PICTURES=1 go test ./internal/diagram -run TestExamplePicture", examplePicture)
-	}
+	b := pic.Bundles[0]
+	fmt.Printf("%s - %s: %s\n", pic.Boxes[b.A].Label, pic.Boxes[b.B].Label, pic.BundleLabel(b))
+	fmt.Println(strings.Contains(pic.SVG(), "<svg"), strings.Contains(pic.DOT(), "rank=same"))
+	// Output:
+	// tier 2: spine01 spine02
+	// tier 1: leaf01 leaf02 leaf03 leaf04
+	// tier 0: rack02 rack03 rack04 rack05
+	// leaf01 - rack02: 32 × 400G = 12800 Gb/s
+	// true true
 }

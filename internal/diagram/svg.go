@@ -40,7 +40,12 @@ func f1(v float64) string {
 }
 
 // SVG lays the diagram out by tier (highest tier on top, node boxes at the bottom, each row
-// centred, boxes in model order) and renders it as a standalone SVG 1.1 document.
+// centred, boxes in model order) and renders it as a standalone SVG 1.1 document (W3C Scalable
+// Vector Graphics 1.1, Second Edition, 2011). The layers are the first step of the layered
+// drawing of K. Sugiyama, S. Tagawa, M. Toda, "Methods for visual understanding of hierarchical
+// system structures", IEEE Trans. SMC 11(2), 1981, doi:10.1109/TSMC.1981.4308636, with the
+// fabric's tiers as the layers; the crossing reduction that follows there is left out, since
+// graph order already groups each leaf under its pod.
 func (d *Diagram) SVG() string {
 	pos := make([]placed, len(d.Boxes))
 	rowW := make([]float64, len(d.Rows))

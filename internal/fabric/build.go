@@ -11,6 +11,13 @@ import (
 // Build assembles the graph from a Spec and checks what no single resource can see: names and
 // ports across resources, speeds, reach, racks, partitions and connectivity. Problems come back in
 // a stable order (the order of the Spec). Cables with errors are left out of the graph.
+//
+// Levels, and the roles of switches that declare none, come from one breadth-first search from
+// every HCA at once (E. F. Moore, "The shortest path through a maze", 1959): the tiers of a fat
+// tree counted from its endpoints (C. E. Leiserson, IEEE Trans. Computers C-34(10), 1985,
+// doi:10.1109/TC.1985.6312192). A cable's reach is held against its kind's reach_m in the
+// catalog (from each part's NVIDIA LinkX document, catalog.hcl) on the run RunLength estimates
+// from the racks.
 func Build(spec *Spec, cat *catalog.Catalog) (*Graph, []Problem) {
 	n := len(spec.Switches) + len(spec.HCAs)
 	b := builder{spec: spec, cat: cat, g: &Graph{

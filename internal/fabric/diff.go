@@ -47,14 +47,6 @@ const MaxExamples = 2
 // Empty reports whether nothing changes.
 func (d Diff) Empty() bool { return len(d.Devices) == 0 && len(d.Links) == 0 }
 
-// LinkTotals sums the link counts over the tiers.
-func (d Diff) LinkTotals() (added, removed, rewired int) {
-	for _, t := range d.Links {
-		added, removed, rewired = added+t.Added, removed+t.Removed, rewired+t.Rewired
-	}
-	return
-}
-
 // roleRank orders roles from the endpoints up; unknown roles come after core.
 func roleRank(role string) int {
 	switch role {

@@ -62,8 +62,7 @@ func (s *Spec) RemoveCables(labels []string) []UnknownCable {
 			drop[i] = true
 			continue
 		}
-		if left, right, full := strings.Cut(entry, "<->"); full {
-			a, b := strings.TrimSpace(left), strings.TrimSpace(right)
+		if a, b, full := SplitLabel(entry); full {
 			unknown = append(unknown, UnknownCable{k, fmt.Sprintf("%q is not a cable of the design. %s", entry, s.nearbyCables(a, b))})
 			continue
 		}
@@ -92,14 +91,14 @@ func (s *Spec) cableIndex() cableIndex {
 	for i := range s.Cables {
 		c := &s.Cables[i]
 		x.byEnd[c.A.String()], x.byEnd[c.B.String()] = i, i
-		x.byLabel[c.Label()], x.byLabel[c.B.String()+" <-> "+c.A.String()] = i, i
+		x.byLabel[c.Label()], x.byLabel[CableLabel(c.B, c.A)] = i, i
 	}
 	return x
 }
 
 func (x cableIndex) find(entry string) (int, bool) {
-	if left, right, full := strings.Cut(entry, "<->"); full {
-		i, ok := x.byLabel[strings.TrimSpace(left)+" <-> "+strings.TrimSpace(right)]
+	if a, b, full := SplitLabel(entry); full {
+		i, ok := x.byLabel[JoinEnds(a, b)]
 		return i, ok
 	}
 	i, ok := x.byEnd[strings.TrimSpace(entry)]

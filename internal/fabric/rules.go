@@ -374,22 +374,3 @@ func CheckCableKind(kind string) string {
 	}
 	return fmt.Sprintf("no cable of kind %q: use one of %s, or leave kind unset to let the planner choose", kind, strings.Join(catalog.CableKinds, ", "))
 }
-
-// PartitionRates are the IPoIB broadcast-group rates a partition may set, in whole Gb/s: the
-// IBTA path-record rates (ib_types.h IB_PATH_RECORD_RATE_*; 2.5 Gb/s is not a whole number and
-// not a rate anyone sets on a 400G fabric), which OpenSM's rate= flag takes as their code.
-var PartitionRates = []int{5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600, 800}
-
-// CheckRate checks a partition's IPoIB broadcast-group rate in Gb/s.
-func CheckRate(gbps int) string {
-	for _, r := range PartitionRates {
-		if r == gbps {
-			return ""
-		}
-	}
-	s := make([]string, len(PartitionRates))
-	for i, r := range PartitionRates {
-		s[i] = strconv.Itoa(r)
-	}
-	return fmt.Sprintf("rate %d Gb/s is not an InfiniBand path rate: use one of %s (400 for NDR)", gbps, strings.Join(s, ", "))
-}

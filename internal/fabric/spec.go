@@ -136,9 +136,9 @@ type Member struct {
 // HCAName is the default name of an HCA: "<node>/<device>".
 func HCAName(node, device string) string { return node + "/" + device }
 
-// Label is the cable's label, "<a.device>:<a.port> <-> <b.device>:<b.port>", as gpucluster_cable
-// computes it.
-func (c *Cable) Label() string { return c.A.String() + " <-> " + c.B.String() }
+// Label is the cable's label, "<a.device>:<a.port> <-> <b.device>:<b.port>" (CableLabel), as
+// gpucluster_cable computes it.
+func (c *Cable) Label() string { return CableLabel(c.A, c.B) }
 
 // String is the cable end label "<device>:<port>".
 func (e End) String() string { return e.Device + ":" + strconv.Itoa(e.Port) }

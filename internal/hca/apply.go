@@ -211,6 +211,10 @@ type ApplyResult struct {
 // Names are not checked against the database first: the device decides, and
 // its refusal comes back as a *ToolError naming the parameter. On error the
 // result still holds what was learnt and the commands that ran.
+//
+// The flow is NVIDIA's for NVConfig (mstflint man pages mstconfig and mstfwreset;
+// GenericCommander::loadConfigurationGetStr): every set lands in Next Boot and
+// takes effect at a reboot or a firmware reset (mlxfwreset level 3 and up).
 func Apply(ctx context.Context, r Runner, tool, device string, desired map[string]string, opts *ApplyOptions) (*ApplyResult, error) {
 	ts, err := toolsFor(tool)
 	if err != nil {

@@ -27,8 +27,8 @@
 //     parameters only, and nothing at all when nothing differs. A parameter
 //     whose Next Boot value differs from its Current value is pending a reboot
 //     or a firmware reset.
-//   - Every argument put into a command line is shell-quoted (ShellQuote): the
-//     command string is handed to a shell on the node.
+//   - Every argument put into a command line is shell-quoted (remote.Quote, the
+//     provider's one quoter): the command string is handed to a shell on the node.
 //
 // The parsers follow the text layout of mlxconfig_ui.cpp (each value printed
 // "%-20s"; a line starts with "*" for a modified value and "RO" for a read-only

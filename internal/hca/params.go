@@ -230,23 +230,6 @@ func expand(def *Def) []string {
 	return []string{def.Base}
 }
 
-// Names returns every parameter name the database knows, with port and module
-// suffixes, sorted. Array parameters appear once, without an index.
-func Names() []string {
-	return append([]string(nil), mustDB().names...)
-}
-
-// Defs returns the definitions, sorted by base name.
-func Defs() []*Def {
-	d := mustDB()
-	out := make([]*Def, 0, len(d.defs))
-	for _, def := range d.defs {
-		out = append(out, def)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Base < out[j].Base })
-	return out
-}
-
 // Lookup resolves a parameter name as mlxconfig takes it: NAME, NAME_P<port>,
 // NAME_M<module>, each optionally followed by [index] for an array element.
 // Names are case-sensitive, as in the tool. The error is a *ParamError that

@@ -39,8 +39,6 @@ func NewValue(raw string) Value {
 	return v
 }
 
-func (v Value) String() string { return v.Raw }
-
 // Known reports whether the tool printed a value (not "N/A", not absent).
 func (v Value) Known() bool { return v.Raw != "" && v.Raw != "N/A" }
 
@@ -100,6 +98,10 @@ func (c *Config) HasColumn(name string) bool {
 // elisions and grep-filtered output parse too. -E- lines are collected in
 // Errors; whether they make the command a failure is the caller's business
 // (the exit code says).
+//
+// The layout is mlxconfig's own (mstflint, mlxconfig/mlxcfg_ui.cpp: a name
+// column padded after a "*" or "RO" mark, then one "%-20s" value per column,
+// enums printed "Text(num)"), and the older "*        %-36s" form too.
 func ParseQuery(out string) (*Config, error) {
 	all, err := ParseQueryAll(out)
 	if err != nil {

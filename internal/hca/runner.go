@@ -1,20 +1,19 @@
 package hca
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 // Runner runs one command on a host and returns stdout, stderr and the exit
 // code. err is for failures to run the command at all (connection lost,
 // context cancelled); a command that ran and failed reports a non-zero exit
 // with a nil err. cmd is a shell command line: every argument in it has been
-// quoted with ShellQuote.
+// quoted with remote.Quote.
 type Runner interface {
 	Run(ctx context.Context, cmd string) (stdout, stderr string, exit int, err error)
 }
@@ -57,62 +56,8 @@ func toolsFor(tool string) (toolset, error) {
 		tool, ToolMlxconfig, ToolMstconfig, ToolMlxconfig, ToolMstconfig)
 }
 
-// ShellQuote quotes s for a POSIX shell. Words made only of characters that
-// no shell treats specially (device paths, PCI addresses, NAME=VALUE pairs)
-// are left as they are, so logged commands stay readable; anything else is
-// single-quoted.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			strings.ContainsRune("_-./:=@%+,", r)
-		if !plain {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// command joins a program and its arguments into a quoted command line.
+// command joins a program and its arguments into a command line, quoted by remote.Command, the
+// provider's one shell quoter: NAME=VALUE arguments stay readable in the commands errors show.
 func command(prog string, args ...string) string {
-	var b strings.Builder
-	b.WriteString(ShellQuote(prog))
-	for _, a := range args {
-		b.WriteByte(' ')
-		b.WriteString(ShellQuote(a))
-	}
-	return b.String()
-}
-
-// LocalRunner runs commands with "sh -c" on this machine. Env, when set, is
-// the whole environment of the command (as in exec.Cmd.Env). It serves tests
-// and a provider that runs on the node itself.
-type LocalRunner struct {
-	Env []string
-	Dir string
-}
-
-// Run implements Runner.
-func (l LocalRunner) Run(ctx context.Context, cmd string) (string, string, int, error) {
-	c := exec.CommandContext(ctx, "sh", "-c", cmd)
-	c.Env = l.Env
-	c.Dir = l.Dir
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ctx.Err() == nil {
-		return out.String(), errb.String(), ee.ExitCode(), nil
-	}
-	if err != nil {
-		return out.String(), errb.String(), -1, err
-	}
-	return out.String(), errb.String(), 0, nil
+	return remote.Command(append([]string{prog}, args...)...)
 }

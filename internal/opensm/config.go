@@ -234,6 +234,14 @@ func (c *Config) defaultPartition() Partition {
 const generatedBy = "# Written by terraform-provider-gpucluster: edits are overwritten on the next apply.\n"
 
 // Render validates the Config and writes its files. The output depends only on the Config.
+//
+// The formats are those OpenSM 3.3.23 reads (linux-rdma/opensm; opensm(8)): opensm.conf as
+// osm_subnet.c's opt_tbl parses it (-F), partitions.conf as osm_prtn_config.c does (opensm(8),
+// PARTITION CONFIGURATION; doc/partition-config.txt), with 15-bit P_Keys and full or limited
+// membership (InfiniBand Architecture Specification vol. 1, 10.9.1) and the IBTA MTU and rate
+// codes of fabric.MTUCode and fabric.PathRates; the root and compute-node GUID files of ftree and
+// updn (-a, -u), the node name map as infiniband-diags reads it, and the torus description
+// (torus-2QoS.conf(5)). NVIDIA SM's additions are those its documents name (flavor.go).
 func Render(c Config) (Files, error) {
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs

@@ -30,7 +30,7 @@ type LinkDrift struct {
 }
 
 func (l LinkDrift) String() string {
-	s := l.A.String() + " <-> " + l.B.String()
+	s := fabric.JoinEnds(l.A.String(), l.B.String())
 	if l.Want != "" {
 		s += fmt.Sprintf(" runs at %s, declared %s", l.Got, l.Want)
 	}
@@ -109,8 +109,6 @@ func (r Report) Lines() []string {
 	}
 	return out
 }
-
-func (r Report) String() string { return strings.Join(r.Lines(), "\n") }
 
 // DriftOptions tune the comparison.
 type DriftOptions struct {

@@ -131,8 +131,11 @@ func unknownOption(f Flavor, key string) error {
 	return fmt.Errorf("%s has no option %q (it would print \"Unrecognized token\" and ignore it)", flavorOr(f).Title(), key)
 }
 
-// ParseEnginesFor is ParseEngines against the flavour's engines. An engine of the other flavour
-// is refused with a message naming the flavour that has it.
+// ParseEnginesFor splits a routing_engine value ("ftree", "updn,minhop", "torus-2QoS,no_fallback")
+// into engine names and the no_fallback flag, checking every name against the flavour's engines.
+// OpenSM compares names exactly (setup_routing_engine); an unknown name is logged and skipped, so
+// it is refused here, and an engine of the other flavour with a message naming the flavour that
+// has it.
 func ParseEnginesFor(f Flavor, s string) (engines []string, noFallback bool, err error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, false, fmt.Errorf("empty routing engine list")

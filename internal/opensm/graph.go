@@ -72,17 +72,7 @@ func Classify(g *fabric.Graph) string {
 // cycle: a forest of n switches in c pieces has exactly n-c distinct switch pairs, and any more
 // close a cycle (union-find over the pairs).
 func switchCycle(g *fabric.Graph) bool {
-	parent := make([]int32, g.NumSwitches())
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	uf := fabric.NewUnionFind(g.NumSwitches())
 	seen := map[[2]int32]bool{}
 	for _, l := range g.Links {
 		if g.Devices[l.A].Kind != fabric.KindSwitch || g.Devices[l.B].Kind != fabric.KindSwitch {
@@ -93,11 +83,9 @@ func switchCycle(g *fabric.Graph) bool {
 			continue // a parallel link adds bandwidth, not a cycle of switches
 		}
 		seen[pair] = true
-		ra, rb := find(l.A), find(l.B)
-		if ra == rb {
+		if !uf.Union(l.A, l.B) {
 			return true
 		}
-		parent[ra] = rb
 	}
 	return false
 }

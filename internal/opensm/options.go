@@ -130,31 +130,12 @@ var Engines = []string{"none", "minhop", "updn", "dnup", "file", "ftree", "lash"
 // fails (opensm(8), -R).
 const NoFallback = "no_fallback"
 
-// ParseEngines splits a routing_engine value ("ftree", "updn,minhop", "torus-2QoS,no_fallback")
-// into engine names and the no_fallback flag, checking every name against Engines. OpenSM
-// compares names exactly (setup_routing_engine); an unknown name is logged and skipped, so it is
-// refused here.
-func ParseEngines(s string) (engines []string, noFallback bool, err error) {
-	return ParseEnginesFor(FlavorOpenSM, s)
-}
-
-func knownEngine(name string) bool {
-	for _, e := range Engines {
-		if e == name {
-			return true
-		}
-	}
-	return false
-}
-
-// CheckOption validates one opensm.conf option as OpenSM 3.3.23 would read it
-// (osm_subn_parse_conf_file): the key must be in opt_tbl, the value must be one line without '#'
-// (the parser cuts the line there), booleans must be exactly TRUE or FALSE (anything else,
-// "true" included, silently means FALSE), numbers must parse with strtoul base 0 and fit.
-func CheckOption(key, value string) error { return CheckOptionFor(FlavorOpenSM, key, value) }
-
-// CheckOptionFor is CheckOption against the flavour's option table (flavor.go): the same grammar,
-// and a key or engine of the other flavour refused with a message naming the flavour that has it.
+// CheckOptionFor validates one opensm.conf option as the flavour's subnet manager would read it
+// (OpenSM 3.3.23: osm_subn_parse_conf_file): the key must be in the flavour's option table
+// (opt_tbl; flavor.go), the value must be one line without '#' (the parser cuts the line
+// there), booleans must be exactly TRUE or FALSE (anything else, "true" included, silently means
+// FALSE), numbers must parse with strtoul base 0 and fit. A key or engine of the other flavour is
+// refused with a message naming the flavour that has it.
 func CheckOptionFor(f Flavor, key, value string) error {
 	info, ok := optionOf(f, key)
 	if !ok {

@@ -2,6 +2,7 @@ package opensm
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -52,47 +53,32 @@ type Partition struct {
 	MGroups []string
 }
 
-// IBTA enumerations used by OpenSM's mtu= and rate= flags (include/iba/ib_types.h:
-// IB_MTU_LEN_*, IB_PATH_RECORD_RATE_*). The MTU codes are fabric.MTUCode's, the one rule.
-var mtuEnum = func() map[int]int {
-	m := map[int]int{}
-	for _, b := range fabric.MTUs {
-		m[b], _ = fabric.MTUCode(b)
-	}
-	return m
-}()
-
-var rateEnum = map[float64]int{
-	2.5: 2, 10: 3, 30: 4, 5: 5, 20: 6, 40: 7, 60: 8, 80: 9, 120: 10, 14: 11, 56: 12, 112: 13,
-	168: 14, 25: 15, 100: 16, 200: 17, 300: 18, 28: 19, 50: 20, 400: 21, 600: 22,
-}
-
-// MTUEnum returns the IBTA MTU enumeration for a size in bytes (2048 -> 4, 4096 -> 5).
-func MTUEnum(bytes int) (int, bool) { e, ok := mtuEnum[bytes]; return e, ok }
-
-// RateEnum returns the IBTA path-record rate enumeration for a rate in Gb/s (400 -> 21).
-func RateEnum(gbps float64) (int, bool) { e, ok := rateEnum[gbps]; return e, ok }
+// The codes of the mtu= and rate= flags come from fabric's tables, one of each: fabric.MTUCode
+// (the IBTA MTU encoding) and fabric.PathRates (the IBTA path-record rates OpenSM 3.3.23's
+// include/iba/ib_types.h knows). Both flavours read the same codes: fabric.PathRates says why
+// neither gets 800 Gb/s.
 
 func mtuFromEnum(e int) (int, bool) {
-	for b, v := range mtuEnum {
-		if v == e {
+	for _, b := range fabric.MTUs {
+		if c, _ := fabric.MTUCode(b); c == e {
 			return b, true
 		}
 	}
 	return 0, false
 }
 
-func rateFromEnum(e int) (float64, bool) {
-	for g, v := range rateEnum {
-		if v == e {
-			return g, true
-		}
-	}
-	return 0, false
-}
-
+// rateList is every rate of fabric.PathRates in Gb/s, ascending.
 func rateList() string {
-	return "2.5, 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600"
+	g := make([]float64, len(fabric.PathRates))
+	for i, r := range fabric.PathRates {
+		g[i] = r.Gbps
+	}
+	sort.Float64s(g)
+	s := make([]string, len(g))
+	for i, v := range g {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Partition names are checked by fabric.CheckPartitionName, which follows OpenSM's header
@@ -137,7 +123,7 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			}
 		}
 		if p.RateGbps != 0 {
-			if _, ok := rateEnum[p.RateGbps]; !ok {
+			if _, ok := fabric.RateCode(p.RateGbps); !ok {
 				errs.add(f.Attr("rate"), "", fmt.Sprintf("rate %g Gb/s has no IBTA rate code OpenSM 3.3 knows: use one of %s", p.RateGbps, rateList()))
 			}
 		}
@@ -205,10 +191,10 @@ func writePartition(b *strings.Builder, p Partition) {
 	if p.IPoIB {
 		b.WriteString(",ipoib")
 	}
-	if e, ok := mtuEnum[p.MTU]; ok {
+	if e, ok := fabric.MTUCode(p.MTU); ok {
 		fmt.Fprintf(b, ",mtu=%d", e)
 	}
-	if e, ok := rateEnum[p.RateGbps]; ok {
+	if e, ok := fabric.RateCode(p.RateGbps); ok {
 		fmt.Fprintf(b, ",rate=%d", e)
 	}
 	if p.SL != 0 {
@@ -355,7 +341,7 @@ func applyHeaderFlag(p *Partition, flag, val string) string {
 		return fmt.Sprintf("mtu=%q is not an IBTA MTU code (1-5); OpenSM skips it", val)
 	case prefixOf(flag, "rate"):
 		e, ok := num()
-		if g, known := rateFromEnum(e); ok && known {
+		if g, known := fabric.RateOfCode(e); ok && known {
 			p.RateGbps = g
 			return ""
 		}

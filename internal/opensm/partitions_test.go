@@ -1,9 +1,13 @@
 package opensm
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 func TestPartitionsRoundTrip(t *testing.T) {
@@ -51,14 +55,47 @@ func TestRenderPartitionEnums(t *testing.T) {
 	if !strings.Contains(f[FilePartitions], "compute=0x0001,ipoib,mtu=4,rate=16 :") {
 		t.Errorf("mtu 2048 -> 4, rate 100G -> 16:\n%s", f[FilePartitions])
 	}
-	for bytes, e := range map[int]int{2048: 4, 4096: 5, 256: 1} {
-		if got, _ := MTUEnum(bytes); got != e {
-			t.Errorf("MTUEnum(%d) = %d, want %d", bytes, got, e)
-		}
+}
+
+// TestPartitionRatesRoundTrip writes every rate a partition may declare and reads it back: the
+// code written is the one OpenSM 3.3.23's include/iba/ib_types.h gives the rate (copied here by
+// hand, not from fabric.PathRates), and a rate no flavour knows is refused on the partition's rate.
+func TestPartitionRatesRoundTrip(t *testing.T) {
+	ibTypes := map[float64]int{ // IB_PATH_RECORD_RATE_*_GBS, 3.3.23
+		2.5: 2, 10: 3, 30: 4, 5: 5, 20: 6, 40: 7, 60: 8, 80: 9, 120: 10, 14: 11, 56: 12, 112: 13,
+		168: 14, 25: 15, 100: 16, 200: 17, 300: 18, 28: 19, 50: 20, 400: 21, 600: 22,
 	}
-	for g, e := range map[float64]int{400: 21, 200: 17, 100: 16, 600: 22, 10: 3, 2.5: 2} {
-		if got, _ := RateEnum(g); got != e {
-			t.Errorf("RateEnum(%g) = %d, want %d", g, got, e)
+	rates := []float64{2.5}
+	for _, r := range fabric.PartitionRates {
+		rates = append(rates, float64(r))
+	}
+	if len(rates) != len(ibTypes) {
+		t.Errorf("a partition may declare %d rates (with 2.5), ib_types.h has %d", len(rates), len(ibTypes))
+	}
+	for _, flavor := range []Flavor{FlavorOpenSM, FlavorNVIDIA} {
+		for _, g := range rates {
+			cfg := baseConfig()
+			cfg.Flavor = flavor
+			cfg.Partitions[0].RateGbps = g
+			f, err := Render(cfg)
+			if err != nil {
+				t.Fatalf("%s, rate %g: %v", flavor, g, err)
+			}
+			if want := fmt.Sprintf("compute=0x0001,ipoib,mtu=5,rate=%d :", ibTypes[g]); !strings.Contains(f[FilePartitions], want) {
+				t.Errorf("%s, rate %g Gb/s: want %q in\n%s", flavor, g, want, f[FilePartitions])
+			}
+			back, err := ParsePartitions(f[FilePartitions])
+			if err != nil || len(back) != 2 || back[1].RateGbps != g {
+				t.Errorf("%s, rate %g Gb/s reads back as %+v, %v", flavor, g, back, err)
+			}
+		}
+		cfg := baseConfig()
+		cfg.Flavor = flavor
+		cfg.Partitions[0].RateGbps = 800
+		_, err := Render(cfg)
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "partitions[0].rate" {
+			t.Errorf("%s, rate 800: %v; want one error on the partition's rate", flavor, err)
 		}
 	}
 }

@@ -97,7 +97,7 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 	}
 	port := func(d int32, p int) CablePort {
 		dev := &g.Devices[d]
-		c := CablePort{Name: dev.Name + ":" + strconv.Itoa(p), Port: p, Switch: dev.Kind == fabric.KindSwitch,
+		c := CablePort{Name: fabric.End{Device: dev.Name, Port: p}.String(), Port: p, Switch: dev.Kind == fabric.KindSwitch,
 			LID: lid[devPort{d, p}], GUID: guid[devPort{d, p}]}
 		if c.Switch {
 			c.LID, c.GUID = switchLID[d], switchGUID[d]
@@ -107,7 +107,7 @@ func LocateCables(g *fabric.Graph, disc *Discovered) []FabricCable {
 	out := make([]FabricCable, len(g.Links))
 	for i, l := range g.Links {
 		a, b := devPort{l.A, l.PortA}, devPort{l.B, l.PortB}
-		label := g.Devices[l.A].Name + ":" + strconv.Itoa(l.PortA) + " <-> " + g.Devices[l.B].Name + ":" + strconv.Itoa(l.PortB)
+		label := fabric.CableLabel(fabric.End{Device: g.Devices[l.A].Name, Port: l.PortA}, fabric.End{Device: g.Devices[l.B].Name, Port: l.PortB})
 		if g.Spec != nil && l.Cable >= 0 && l.Cable < len(g.Spec.Cables) {
 			label = g.Spec.Cables[l.Cable].Label()
 		}
@@ -150,7 +150,7 @@ func DiscoveredCables(disc *Discovered) []FabricCable {
 		if w, err := strconv.Atoi(strings.TrimSuffix(l.Width, "x")); err == nil && rate > 0 {
 			rate = rate * float64(w) / 4
 		}
-		out = append(out, FabricCable{Label: a.Name + " <-> " + b.Name, A: a, B: b, RateGbps: rate, Up: true})
+		out = append(out, FabricCable{Label: fabric.JoinEnds(a.Name, b.Name), A: a, B: b, RateGbps: rate, Up: true})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
 	return out

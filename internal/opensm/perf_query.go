@@ -56,36 +56,6 @@ func PortQuery(s PortSelector, extended bool) PerfQuery {
 	return q
 }
 
-// LinkedSwitchQueries reads every cabled switch port of a discovered fabric: one run per switch
-// that has a link, keeping only its linked ports. Every link has a switch end, so that covers
-// every cable. A switch without a LID (no SM has swept the subnet) cannot be addressed and is
-// returned in skipped instead.
-func LinkedSwitchQueries(disc *Discovered, extended bool) (queries []PerfQuery, skipped []DiscoveredNode) {
-	linked := map[int]map[int]bool{}
-	for _, l := range disc.Links {
-		for _, e := range []PortRef{l.A, l.B} {
-			if linked[e.Node] == nil {
-				linked[e.Node] = map[int]bool{}
-			}
-			linked[e.Node][e.Port] = true
-		}
-	}
-	for i, n := range disc.Nodes {
-		if n.Kind != NodeSwitch || len(linked[i]) == 0 {
-			continue
-		}
-		if n.LID == 0 {
-			skipped = append(skipped, n)
-			continue
-		}
-		queries = append(queries, PerfQuery{
-			Name: n.Desc, GUID: n.GUID.String(), Linked: linked[i],
-			Args: append(perfFlags(extended), "-l", strconv.Itoa(n.LID), "255"),
-		})
-	}
-	return queries, skipped
-}
-
 func perfFlags(extended bool) []string {
 	if extended {
 		return []string{"-x"}
@@ -119,29 +89,17 @@ type Runner interface {
 
 var _ Runner = (*remote.Client)(nil)
 
-// RunPerfQueries runs every query in one session on h and returns each one's stdout. perf is
-// perfquery as the host runs it (its arguments are appended). A query that exits non-zero fails
-// the whole read, with its stderr.
-func RunPerfQueries(ctx context.Context, h Runner, perf string, queries []PerfQuery) ([]string, error) {
-	if len(queries) == 0 {
-		return nil, nil
-	}
-	stdout, err := runBatch(ctx, h, perf, queries)
-	if err != nil {
-		return nil, err
-	}
-	return ParsePerfBatch(stdout, perf, queries)
-}
-
 // PerfResult is one query's outcome in RunEachPerfQuery: its stdout, or why it failed.
 type PerfResult struct {
 	Out string
 	Err error
 }
 
-// RunEachPerfQuery is RunPerfQueries for reads where some ports may not answer (a device behind a
-// failed cable): a query that exits non-zero fails alone, with its stderr in its Err; the error
-// returned is the session's (no connection, the batch itself failed).
+// RunEachPerfQuery runs every query in one session on h (PerfBatch) and returns each one's
+// stdout. perf is perfquery as the host runs it (its arguments are appended). Some ports may not
+// answer (a device behind a failed cable): a query that exits non-zero fails alone, with its
+// stderr in its Err; the error returned is the session's (no connection, the batch itself
+// failed).
 func RunEachPerfQuery(ctx context.Context, h Runner, perf string, queries []PerfQuery) ([]PerfResult, error) {
 	if len(queries) == 0 {
 		return nil, nil
@@ -174,23 +132,6 @@ func PerfBatch(perf string, queries []PerfQuery) string {
 	}
 	b.WriteString("rm -f \"$e\"\n")
 	return b.String()
-}
-
-// ParsePerfBatch splits the output of PerfBatch into each query's stdout. A query that exited
-// non-zero is an error naming it, with its stderr.
-func ParsePerfBatch(stdout, perf string, queries []PerfQuery) ([]string, error) {
-	res, err := parseEach(stdout, perf, queries)
-	if err != nil {
-		return nil, err
-	}
-	outs := make([]string, len(res))
-	for i, r := range res {
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		outs[i] = r.Out
-	}
-	return outs, nil
 }
 
 // parseEach splits the output of PerfBatch into each query's result. A query the output does

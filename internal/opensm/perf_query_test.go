@@ -27,46 +27,6 @@ func TestPortQuery(t *testing.T) {
 	}
 }
 
-// TestLinkedSwitchQueries reads the captured 2-leaf fabric: one run per switch, each keeping only
-// its cabled ports; a switch ibnetdiscover shows without a LID is skipped, not queried.
-func TestLinkedSwitchQueries(t *testing.T) {
-	d, err := ParseTopology(readTestdata(t, "ibnetdiscover-2leaf.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, skipped := LinkedSwitchQueries(d, true)
-	if len(skipped) != 0 {
-		t.Errorf("skipped %v", skipped)
-	}
-	got := map[string]PerfQuery{}
-	for _, q := range qs {
-		got[q.Name] = q
-	}
-	want := map[string]PerfQuery{
-		"leaf01":  {Name: "leaf01", GUID: "0x0002c90000000001", Linked: map[int]bool{1: true, 2: true, 3: true}, Args: []string{"-x", "-l", "2", "255"}},
-		"leaf02":  {Name: "leaf02", GUID: "0x0002c90000000002", Linked: map[int]bool{1: true, 2: true, 3: true}, Args: []string{"-x", "-l", "4", "255"}},
-		"spine01": {Name: "spine01", GUID: "0x0002c90000001001", Linked: map[int]bool{1: true, 2: true}, Args: []string{"-x", "-l", "3", "255"}},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("LinkedSwitchQueries =\n%+v\nwant\n%+v", got, want)
-	}
-
-	for i := range d.Nodes {
-		if d.Nodes[i].Desc == "spine01" {
-			d.Nodes[i].LID = 0
-		}
-	}
-	qs, skipped = LinkedSwitchQueries(d, false)
-	if len(qs) != 2 || len(skipped) != 1 || skipped[0].Desc != "spine01" {
-		t.Errorf("spine01 without a LID: %d queries, skipped %+v", len(qs), skipped)
-	}
-	for _, q := range qs {
-		if q.Args[0] != "-l" {
-			t.Errorf("%s: args %q without -x", q.Name, q.Args)
-		}
-	}
-}
-
 func TestCountsDropsSelectorsAndUnlinkedPorts(t *testing.T) {
 	q := PerfQuery{Linked: map[int]bool{2: true}}
 	b := PortCounters{LID: 2, Port: 2, Counters: map[string]uint64{"PortSelect": 2, "CounterSelect": 0, SymbolErrorCounter: 7}}
@@ -98,43 +58,43 @@ func (localShell) Run(ctx context.Context, cmd string) (string, string, int, err
 	return out.String(), errb.String(), 0, err
 }
 
-// TestRunPerfQueries runs a batch in a real shell with echo standing in for perfquery: each
-// query's stdout comes back apart and in order, quoted arguments intact; one query that fails
-// fails the batch with its name, status and stderr.
-func TestRunPerfQueries(t *testing.T) {
+// TestRunPerfQueriesInOrder runs a batch in a real shell with echo standing in for perfquery:
+// each query's stdout comes back apart and in order, quoted arguments intact.
+func TestRunPerfQueriesInOrder(t *testing.T) {
 	ctx := context.Background()
 	qs := []PerfQuery{
 		{Name: "a", Args: []string{"-l", "2", "255"}},
 		{Name: "b", Args: []string{"it's", "two words"}},
 		{Name: "c"},
 	}
-	outs, err := RunPerfQueries(ctx, localShell{}, "echo", qs)
+	res, err := RunEachPerfQuery(ctx, localShell{}, "echo", qs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The last body also holds the empty line after the script's final newline (harmless to
 	// ParsePerfQuery, which skips blank lines).
+	var outs []string
+	for _, r := range res {
+		if r.Err != nil {
+			t.Errorf("query: %v", r.Err)
+		}
+		outs = append(outs, r.Out)
+	}
 	if want := []string{"-l 2 255\n", "it's two words\n", "\n\n"}; !reflect.DeepEqual(outs, want) {
 		t.Errorf("outputs %q, want %q", outs, want)
 	}
-	if outs, err := RunPerfQueries(ctx, localShell{}, "echo", nil); outs != nil || err != nil {
-		t.Errorf("no queries: %q, %v", outs, err)
-	}
-
-	fail := `sh -c 'echo "ibwarn: no such lid" >&2; exit 3' x`
-	_, err = RunPerfQueries(ctx, localShell{}, fail, []PerfQuery{{Name: "ok", Args: []string{"1"}}, {Name: "lid 99", Args: []string{"99", "1"}}})
-	if err == nil || !strings.Contains(err.Error(), "(ok) exited with status 3: ibwarn: no such lid") {
-		t.Errorf("failing query: %v", err)
+	if res, err := RunEachPerfQuery(ctx, localShell{}, "echo", nil); res != nil || err != nil {
+		t.Errorf("no queries: %v, %v", res, err)
 	}
 }
 
 func TestParsePerfBatchRefusesForeignFrames(t *testing.T) {
-	if _, err := ParsePerfBatch("gpc-query 5\n", "perfquery", []PerfQuery{{Name: "a"}}); err == nil || !strings.Contains(err.Error(), `"gpc-query 5"`) {
+	if _, err := parseEach("gpc-query 5\n", "perfquery", []PerfQuery{{Name: "a"}}); err == nil || !strings.Contains(err.Error(), `"gpc-query 5"`) {
 		t.Errorf("frame of a query not asked for: %v", err)
 	}
-	outs, err := ParsePerfBatch("noise\ngpc-query 0\n# Port counters: Lid 2 port 1\ngpc-rc 0\n", "perfquery", []PerfQuery{{Name: "a"}})
-	if err != nil || len(outs) != 1 || outs[0] != "# Port counters: Lid 2 port 1\n\n" {
-		t.Errorf("ParsePerfBatch = %q, %v", outs, err)
+	res, err := parseEach("noise\ngpc-query 0\n# Port counters: Lid 2 port 1\ngpc-rc 0\n", "perfquery", []PerfQuery{{Name: "a"}})
+	if err != nil || len(res) != 1 || res[0].Out != "# Port counters: Lid 2 port 1\n\n" || res[0].Err != nil {
+		t.Errorf("parseEach = %+v, %v", res, err)
 	}
 }
 

@@ -63,7 +63,7 @@ func TestCheckFiles(t *testing.T) {
 
 func TestServiceCommands(t *testing.T) {
 	unit := Service{Unit: "opensm@0x0002c90300100001.service"}
-	if got := unit.reloadSteps(); len(got) != 1 || got[0] != "systemctl kill '--signal=HUP' '--kill-whom=main' opensm@0x0002c90300100001.service" {
+	if got := unit.reloadSteps(); len(got) != 1 || got[0] != "systemctl kill --signal=HUP --kill-whom=main opensm@0x0002c90300100001.service" {
 		t.Errorf("unit reload = %q", got)
 	}
 	if got := (Service{}).restartSteps(); len(got) != 1 || got[0] != "systemctl restart opensm" {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -137,14 +138,10 @@ func (f *Fabric) fail(cat *catalog.Catalog, in Inputs) Problems {
 				fmt.Sprintf("%q is in absent_cables (not cabled) and in failed_cables (cabled and down); keep it in one: absent_cables for a link not cabled yet, failed_cables for one that is cabled and down", fc.Cable))
 			continue
 		}
-		var since time.Time
-		if fc.Since != "" {
-			t, err := time.Parse(sinceLayout, fc.Since)
-			if err != nil {
-				ps.add(Error, at.Attr("since"), "Invalid date", fmt.Sprintf("since %q is not a date in the form YYYY-MM-DD, e.g. \"2026-11-30\"", fc.Since))
-				continue
-			}
-			since = t
+		since, err := policy.ParseSince(fc.Since) // the one reading of the date, which the verdict prints back
+		if err != nil {
+			ps.add(Error, at.Attr("since"), "Invalid date", fmt.Sprintf("since %q is not a date in the form YYYY-MM-DD, e.g. \"2026-11-30\"", fc.Since))
+			continue
 		}
 		f.Failed = append(f.Failed, FailedCable{Failed: fc, Since: since})
 	}
@@ -167,9 +164,6 @@ func (f *Fabric) fail(cat *catalog.Catalog, in Inputs) Problems {
 	f.Running, _ = fabric.Build(&running, cat)
 	return ps
 }
-
-// sinceLayout is the form of a failed cable's `since` date.
-const sinceLayout = "2006-01-02"
 
 // Price is the bill of materials of a built fabric, as Run prices it.
 func Price(cat *catalog.Catalog, f *Fabric) bom.BOM { return bom.FromGraph(f.Graph, cat) }

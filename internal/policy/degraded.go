@@ -254,29 +254,15 @@ type cutOffSwitch struct{ name, why string }
 // cutOff compares the running graph with the designed one: the switches that had links and are
 // no longer connected to the fabric's main piece (the one holding the most endpoints, then the
 // most switches), and the endpoints (HCAs cabled in the design) outside it, in
-// graph order. Connected pieces by union-find over the running graph's links (Tarjan, "Efficiency
-// of a Good But Not Linear Set Union Algorithm", JACM 22(2), 1975).
+// graph order. Connected pieces by union-find over the running graph's links (fabric.UnionFind;
+// Tarjan, "Efficiency of a Good But Not Linear Set Union Algorithm", JACM 22(2), 1975).
 func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 	if designed == nil || running == nil {
 		return nil, nil
 	}
-	n := len(running.Devices)
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	uf := fabric.NewUnionFind(len(running.Devices))
 	for _, l := range running.Links {
-		a, b := find(l.A), find(l.B)
-		if a != b {
-			parent[a] = b
-		}
+		uf.Union(l.A, l.B)
 	}
 	cabled := func(name string) bool {
 		i, ok := designed.Lookup(name)
@@ -291,7 +277,7 @@ func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 		if !cabled(d.Name) {
 			continue
 		}
-		r := find(int32(i))
+		r := uf.Find(int32(i))
 		p := pieces[r]
 		if p == nil {
 			p = &size{first: i}
@@ -315,7 +301,7 @@ func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 	var endpoints []string
 	for i := range running.Devices {
 		d := &running.Devices[i]
-		if !cabled(d.Name) || find(int32(i)) == main {
+		if !cabled(d.Name) || uf.Find(int32(i)) == main {
 			continue
 		}
 		if d.Kind == fabric.KindHCA {
@@ -330,7 +316,7 @@ func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 			// It still reaches something: say how much of the fabric went with it.
 			var with int
 			for j := range running.Devices {
-				if running.Devices[j].Kind == fabric.KindHCA && find(int32(j)) == find(int32(i)) && cabled(running.Devices[j].Name) {
+				if running.Devices[j].Kind == fabric.KindHCA && uf.Find(int32(j)) == uf.Find(int32(i)) && cabled(running.Devices[j].Name) {
 					with++
 				}
 			}

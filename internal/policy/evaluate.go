@@ -50,6 +50,17 @@ func HasErrors(vs []Violation) bool {
 // Evaluate judges an analysed fabric against a policy and custom rules. g may be nil (then the
 // parts of `fabric` that need the graph, such as racks and links, are unknown to custom rules);
 // r is the analysis of g. The order of the result is fixed (see the package doc).
+//
+// The presets are the design guide's table of the field's rules of thumb: training-large asks
+// for the non-blocking "balanced, full-fat tree" of NVIDIA DGX SuperPOD RA-11333-001 (1:1 at
+// every tier, a proved full bisection); dragonfly-plus the minimal routing of Dragonfly+ (A.
+// Shpiner et al., "Dragonfly+: low cost topology for scaling datacenters", HiPINEB 2017, IEEE
+// document 7885210: at most leaf-spine-spine-leaf, 3 switch-to-switch links; after J. Kim, W. J.
+// Dally, S. Scott, D. Abts, "Technology-driven, highly-scalable dragonfly topology", ISCA 2008,
+// doi:10.1109/ISCA.2008.19). The spine headroom keeps the top tier sized for the planned SUs,
+// as RA-11333-001 builds a partial SU's leaves and spine links whole. The bisection rule judges
+// the proved bound, never the witness; the effective-bisection rule the measure of T. Hoefler,
+// T. Schneider, A. Lumsdaine, IEEE Cluster 2008, doi:10.1109/CLUSTR.2008.4663762.
 func Evaluate(g *fabric.Graph, r analysis.Result, p Policy, rules []Rule) []Violation {
 	res, errs := p.resolve()
 	var out []Violation

@@ -1,20 +1,16 @@
 package policy
 
 import (
-	"fmt"
 	"os"
 )
 
 // FileError is a policy file that could not be read or parsed; Index is its place in the list
-// given to LoadRules.
+// given to LoadRules, where the caller reports Err.
 type FileError struct {
 	Index int
 	File  string
 	Err   error // the read error, or ParseRules' *ParseError
 }
-
-func (e *FileError) Error() string { return fmt.Sprintf("policy file %s: %v", e.File, e.Err) }
-func (e *FileError) Unwrap() error { return e.Err }
 
 // LoadRules reads and parses the policy files in order and returns their rules, in order. Every
 // file is tried, so one plan reports every bad file; the rules of the good ones are returned

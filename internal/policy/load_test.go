@@ -32,11 +32,11 @@ func TestLoadRules(t *testing.T) {
 	if len(errs) != 2 || errs[0].Index != 1 || errs[1].Index != 2 {
 		t.Fatalf("errors %v", errs)
 	}
-	if !errors.Is(errs[0], fs.ErrNotExist) || errs[0].File != missing {
+	if !errors.Is(errs[0].Err, fs.ErrNotExist) || errs[0].File != missing {
 		t.Errorf("missing file: %v", errs[0])
 	}
 	var pe *ParseError
-	if !errors.As(errs[1], &pe) {
+	if !errors.As(errs[1].Err, &pe) {
 		t.Errorf("bad file: %T %v", errs[1].Err, errs[1])
 	}
 	if rules, errs := LoadRules(nil); rules != nil || errs != nil {

@@ -27,6 +27,11 @@ type Client struct {
 // Dial connects and authenticates with the private key, after checking the host key against
 // cfg.KnownHostsFile. A refused host key is a *HostKeyError. Errors never contain the private
 // key or the passphrase.
+//
+// The protocol is SSH-2 (RFC 4251-4254) as golang.org/x/crypto/ssh speaks it; the host key is
+// held against known_hosts in OpenSSH's format, hashed host names included (sshd(8),
+// "SSH_KNOWN_HOSTS FILE FORMAT"; golang.org/x/crypto/ssh/knownhosts), with the host key
+// algorithms pinned to the types the file records for the host.
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -275,17 +280,23 @@ func summary(cmd string) string {
 	return fmt.Sprintf("%q", cmd)
 }
 
-// Quote returns s as one word for a POSIX shell (also read correctly by bash, zsh and fish):
-// unchanged when it is made only of characters no shell treats specially, otherwise in single
-// quotes. s must not contain NUL, which no command line can carry.
+// Quote returns s as one argument word for a POSIX shell (also read correctly by bash, zsh and
+// fish): unchanged when it is made only of characters no shell treats specially, otherwise in
+// single quotes. It is the provider's one shell quoter (internal/hca and internal/opensm build
+// their command lines with it). s must not contain NUL, which no command line can carry.
+//
+// '=' stays plain inside a word, so NAME=VALUE arguments (mlxconfig's) read as they are written;
+// a word that starts with '=' is quoted, because zsh expands a leading "=word" to the path of the
+// command word (EQUALS option). '~' is always quoted: shells expand it at a word's start and
+// after '=' or ':' in assignments. The command word itself is Command's to guard: sh reads an
+// unquoted NAME=VALUE there as an assignment.
 func Quote(s string) string {
 	if s == "" {
 		return "''"
 	}
-	plain := true
+	plain := s[0] != '='
 	for _, r := range s {
-		// '=' and '~' are left out: zsh expands a leading "=word", and shells expand "~".
-		if ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:,+@%", r); !ok {
+		if ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:,+@%=", r); !ok {
 			plain = false
 			break
 		}
@@ -296,11 +307,16 @@ func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Command quotes each argument and joins them into one command line.
+// Command quotes each argument and joins them into one command line. The first is the command
+// word: one holding '=' is quoted whole, so the shell runs it instead of taking it for an
+// assignment ("A=1 true" would run true).
 func Command(args ...string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = Quote(a)
+		if i == 0 && q[i] == a && strings.ContainsRune(a, '=') {
+			q[i] = "'" + a + "'"
+		}
 	}
 	return strings.Join(q, " ")
 }

@@ -71,6 +71,8 @@ func TestQuoteRoundTripsThroughTheRemoteShell(t *testing.T) {
 		"plain", "", " ", "two words", "it's", `"double"`, "$HOME", "`id`", "$(id)", "a;b|c&d",
 		"back\\slash", "new\nline", "tab\there", "*", "?", "[x]", "~", "=zsh", "!bang", "#hash",
 		"-n", "ünïcödé", "'", "''", "a'b'c",
+		// where the provider's two quoters disagreed: '=' inside a word, and leading
+		"LINK_TYPE_P1=IB", "a=b=c", "==x", "a=~", "x:~",
 	}
 	// printf repeats its format for every argument, so each comes back on its own NUL-ended
 	// record, exactly as the remote shell received it.
@@ -86,6 +88,46 @@ func TestQuoteRoundTripsThroughTheRemoteShell(t *testing.T) {
 	}
 	if Quote("/etc/opensm/opensm.conf") != "/etc/opensm/opensm.conf" {
 		t.Errorf("a plain path should stay readable: %s", Quote("/etc/opensm/opensm.conf"))
+	}
+	// The command word: quoted, "GPC_T=1" is a command the shell cannot find (exit 127); bare,
+	// it would be an assignment and true would run (exit 0).
+	if _, _, exit, err := c.Run(context.Background(), Command("GPC_T=1", "true")); err != nil || exit != 127 {
+		t.Errorf("%s: exit %d, %v; want 127 (no command named GPC_T=1)", Command("GPC_T=1", "true"), exit, err)
+	}
+}
+
+// TestQuote: the words the provider's two former quoters (hca's and this one) disagreed on, and
+// what each shell reads specially.
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/dev/mst/mt4129_pciconf0": "/dev/mst/mt4129_pciconf0",
+		"0000:3b:00.0":             "0000:3b:00.0",
+		"LINK_TYPE_P1=IB":          "LINK_TYPE_P1=IB", // hca left it bare, this quoted it: bare reads the same everywhere
+		"a=b=c":                    "a=b=c",
+		"=zsh":                     "'=zsh'", // hca left it bare: zsh reads it as the path of the command zsh
+		"a=~":                      "'a=~'",  // bash expands ~ after '=' in assignment-like arguments
+		"~":                        "'~'",
+		"":                         "''",
+		"a b":                      "'a b'",
+		"x;rm -rf /":               "'x;rm -rf /'",
+		"it's":                     `'it'\''s'`,
+		"$(id)":                    "'$(id)'",
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mlxconfig", "-y", "set", "SRIOV_EN=1"}, "mlxconfig -y set SRIOV_EN=1"},
+		{[]string{"A=1", "true"}, "'A=1' true"}, // the command word, not an assignment
+		{[]string{"=x", "a"}, "'=x' a"},
+	} {
+		if got := Command(c.args...); got != c.want {
+			t.Errorf("Command(%q) = %s, want %s", c.args, got, c.want)
+		}
 	}
 }
 
@@ -202,7 +244,7 @@ func TestDialRefusesIncompleteConfig(t *testing.T) {
 		want string
 	}{
 		{"no known_hosts", Config{Host: "h", User: "u", PrivateKeyPEM: "k"}, "known_hosts"},
-		{"no key", Config{Host: "h", User: "u", KnownHostsFile: "/x"}, "private key"},
+		{"no key", Config{Host: "h", User: "u", KnownHostsFile: "/x"}, "private_key"},
 		{"no user", Config{Host: "h", PrivateKeyPEM: "k", KnownHostsFile: "/x"}, "user"},
 		{"bad port", Config{Host: "h", User: "u", PrivateKeyPEM: "k", KnownHostsFile: "/x", Port: 70000}, "port"},
 	} {

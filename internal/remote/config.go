@@ -68,7 +68,11 @@ func redacted(s string) string {
 	return "(redacted)"
 }
 
-func (c Config) validate() error {
+// Missing names what c lacks to dial, in this order: host, user, private_key, known_hosts_file
+// (the last with its reason: host keys are always checked, so there is nothing to fall back on);
+// nil when nothing is missing. It is the one completeness check of an SSH configuration: Dial
+// refuses an incomplete Config with it, and the provider names the settings to add from it.
+func (c Config) Missing() []string {
 	var missing []string
 	if c.Host == "" {
 		missing = append(missing, "host")
@@ -77,12 +81,16 @@ func (c Config) validate() error {
 		missing = append(missing, "user")
 	}
 	if strings.TrimSpace(c.PrivateKeyPEM) == "" {
-		missing = append(missing, "private key")
+		missing = append(missing, "private_key")
 	}
 	if c.KnownHostsFile == "" {
-		missing = append(missing, "known_hosts file (host keys are always verified)")
+		missing = append(missing, "known_hosts_file (host keys are always checked)")
 	}
-	if len(missing) > 0 {
+	return missing
+}
+
+func (c Config) validate() error {
+	if missing := c.Missing(); len(missing) > 0 {
 		return fmt.Errorf("remote: ssh configuration for %q is missing: %s", c.Host, strings.Join(missing, ", "))
 	}
 	if c.Port < 0 || c.Port > 65535 {

@@ -28,5 +28,6 @@
 //     login shell starts them, so it must be POSIX-like, and, as for scp, its startup files must
 //     not print to stdout.
 //
-// Dial makes one connection; Pool shares one per host and credential among callers.
+// Dial makes one connection per host; each caller dials its own (a provider run reaches a few
+// hosts, and each operation holds its connection for its whole run).
 package remote

@@ -69,6 +69,8 @@ func (c *Client) ReadFile(ctx context.Context, p string) (content string, exists
 // backup name, fsyncs, and renames every temporary into place. If any step fails, the script
 // puts back what it had renamed (the original inodes), removes its temporaries and backups, and
 // the directory is exactly as before. On success the previous versions are kept as <name>.prev.
+// Atomicity is rename(2)'s: POSIX.1-2017 (IEEE Std 1003.1) has rename replace its target in one
+// step, so a reader opens the old file or the new one, never a part.
 //
 // Targets that are symbolic links or not regular files are refused, so a link is never
 // silently replaced by a file. New files belong to the SSH user. WriteFiles holds the host's

@@ -4,11 +4,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // topology/block (Slurm 23.11+) cannot run here: Debian 12's slurmctld is 22.05, which has only
 // topology/tree, 3d_torus and hypercube. The generated file is checked against the documented
-// grammar (CheckBlockConf), and the checker is shown to refuse what Slurm refuses.
+// grammar (testrig.CheckBlockConf, which is shown there to refuse what Slurm refuses).
 func TestBlockConf(t *testing.T) {
 	want := map[string]struct {
 		blocks int
@@ -27,7 +29,7 @@ func TestBlockConf(t *testing.T) {
 			for n := range d.Nodes {
 				nodes = append(nodes, n)
 			}
-			if err := CheckBlockConf(conf, nodes); err != nil {
+			if err := testrig.CheckBlockConf(conf, nodes); err != nil {
 				t.Fatalf("%v\n%s", err, conf)
 			}
 			w := want[f.name]
@@ -41,28 +43,5 @@ func TestBlockConf(t *testing.T) {
 				t.Errorf("no block per SU:\n%s", conf)
 			}
 		})
-	}
-}
-
-func TestCheckBlockConfRefuses(t *testing.T) {
-	nodes := []string{"n1", "n2", "n3", "n4"}
-	for conf, why := range map[string]string{
-		"BlockName=a Nodes=n[1-2]\nBlockName=b Nodes=n[3-4]\nBlockSizes=2,6\n": "power of two",
-		"BlockName=a Nodes=n[1-2]\nBlockName=b Nodes=n[3-4]\nBlockSizes=4,2\n": "power of two",
-		"BlockName=a Nodes=n[1-2]\nBlockName=b Nodes=n[3-4]\nBlockSizes=3\n":   "fewer than the base",
-		"BlockName=a Nodes=n[1-2]\nBlockName=a Nodes=n[3-4]\n":                 "already been defined",
-		"BlockName=a Nodes=n[1-3]\nBlockName=b Nodes=n[3-4]\n":                 "in blocks a and b",
-		"BlockName=a Nodes=n[1-2]\n":                                           "in no block",
-		"BlockName=a Nodes=n[1-4] LinkSpeed=1\n":                               "unknown key",
-		"SwitchName=a Nodes=n[1-4]\n":                                          "neither",
-		"BlockName=a Nodes=n[1-2]\nBlockName=b Nodes=n[3-4]\nBlockSizes=2,0\n": "positive",
-	} {
-		err := CheckBlockConf(conf, nodes)
-		if err == nil || !strings.Contains(err.Error(), why) {
-			t.Errorf("CheckBlockConf(%q) = %v, want an error about %q", conf, err, why)
-		}
-	}
-	if err := CheckBlockConf("# c\nBlockName=a Nodes=n[1-2]\nblockname=b nodes=n[3-4]\nBlockSizes=2,4\n", nodes); err != nil {
-		t.Errorf("a valid file refused: %v", err)
 	}
 }

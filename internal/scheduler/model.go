@@ -71,28 +71,13 @@ func badName(s string) string {
 	return ""
 }
 
-type unionFind []int32
-
-func (u unionFind) find(i int32) int32 {
-	for u[i] != i {
-		u[i] = u[u[i]]
-		i = u[i]
-	}
-	return i
-}
-
-func (u unionFind) union(a, b int32) {
-	ra, rb := u.find(a), u.find(b)
-	if ra == rb {
-		return
-	}
-	if rb < ra {
-		ra, rb = rb, ra
-	}
-	u[rb] = ra // the lower index stays the root, so roots follow graph order
-}
-
 // Build derives the scheduler view. It refuses names that Slurm or Kubernetes cannot carry.
+//
+// Units are the connected pieces of the leaves under the relation "shares a node" (a union-find,
+// fabric.UnionFind): one leaf of a fat tree, all rail leaves of a scalable unit, which NVIDIA DGX
+// SuperPOD RA-11333-001 makes the one-hop domain ("always one hop away from the other 31 nodes in
+// a SU"), and what Slurm's topology/tree plugin needs, one leaf switch per node (topology.conf(5);
+// src/plugins/topology/tree/switch_record.c).
 func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	if g == nil || g.Spec == nil {
 		return nil, fmt.Errorf("scheduler: no fabric graph")
@@ -140,10 +125,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	}
 
 	// Units: leaves joined by the nodes they share.
-	uf := make(unionFind, n)
-	for i := range uf {
-		uf[i] = int32(i)
-	}
+	uf := fabric.NewUnionFind(int(n)) // the lower index stays the root, so roots follow graph order
 	seenNode := map[string]bool{}
 	var nodes []string
 	for _, nd := range g.Spec.Nodes {
@@ -158,7 +140,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 		}
 		nodes = append(nodes, nd.Name)
 		for _, l := range ls[1:] {
-			uf.union(ls[0], l)
+			uf.Union(ls[0], l)
 		}
 	}
 	unitOf := map[int32]int{} // root switch -> index in t.Units
@@ -166,7 +148,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 		if !hasHCA[i] {
 			continue
 		}
-		r := uf.find(i)
+		r := uf.Find(i)
 		k, ok := unitOf[r]
 		if !ok {
 			k = len(t.Units)
@@ -177,7 +159,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	}
 	nodeUnit := map[string]int{}
 	for _, nd := range nodes {
-		k := unitOf[uf.find(nodeLeaves[nd][0])]
+		k := unitOf[uf.Find(nodeLeaves[nd][0])]
 		nodeUnit[nd] = k
 		t.Units[k].Nodes = append(t.Units[k].Nodes, nd)
 	}
@@ -271,10 +253,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	for _, s := range t.Upper {
 		add(s.Name)
 	}
-	duf := make(unionFind, len(members))
-	for i := range duf {
-		duf[i] = int32(i)
-	}
+	duf := fabric.NewUnionFind(len(members))
 	for _, nd := range t.NodeOrder {
 		t.Domains[nd] = make([]string, t.Tiers)
 		t.Domains[nd][0] = t.Units[nodeUnit[nd]].Name
@@ -288,13 +267,13 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 			}
 			tops = append(tops, s.Name)
 			for _, c := range s.Children {
-				duf.union(idx[s.Name], idx[c])
+				duf.Union(idx[s.Name], idx[c])
 			}
 		}
 		// Name each domain root after its top-level switches.
 		byRoot := map[int32][]string{}
 		for _, s := range tops {
-			r := duf.find(idx[s])
+			r := duf.Find(idx[s])
 			byRoot[r] = append(byRoot[r], s)
 		}
 		domainName := map[int32]string{}
@@ -312,7 +291,7 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 			domainName[r] = name
 		}
 		for _, u := range t.Units {
-			r := duf.find(idx[u.Name])
+			r := duf.Find(idx[u.Name])
 			for _, nd := range u.Nodes {
 				if name, ok := domainName[r]; ok {
 					t.Domains[nd][k] = name

@@ -33,9 +33,9 @@ func parseShowTopology(t *testing.T, out string) map[string]scontrolSwitch {
 			case "Level":
 				s.level = v
 			case "Nodes":
-				s.nodes, err = Expand(v)
+				s.nodes, err = testrig.ExpandHostlist(v)
 			case "Switches":
-				s.switches, err = Expand(v)
+				s.switches, err = testrig.ExpandHostlist(v)
 			}
 			if err != nil {
 				t.Fatalf("scontrol line %q: %v", line, err)

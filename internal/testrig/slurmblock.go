@@ -1,10 +1,13 @@
-package scheduler
+package testrig
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 )
+
+// The Slurm side of the scheduler tests: an independent reading of what the provider writes for
+// Slurm, where the slurmctld the tests run cannot check it.
 
 // CheckBlockConf checks a topology/block topology.conf against Slurm's documented grammar
 // (topology.conf(5) of Slurm 23.11 and later, section "topology/block"), since the slurmctld the
@@ -83,7 +86,7 @@ func CheckBlockConf(text string, known []string) error {
 			if _, dup := blocks[name]; dup {
 				return fmt.Errorf("line %d: Block (%s) has already been defined", ln+1, name)
 			}
-			nodes, err := Expand(kv["nodes"])
+			nodes, err := ExpandHostlist(kv["nodes"])
 			if err != nil {
 				return fmt.Errorf("line %d: %v", ln+1, err)
 			}
@@ -118,4 +121,61 @@ func CheckBlockConf(text string, known []string) error {
 		}
 	}
 	return nil
+}
+
+// ExpandHostlist reads a Slurm hostlist expression back into names: "gpu[001-003],leaf01" -> gpu001, gpu002,
+// gpu003, leaf01. It handles one bracket per name, which is all scheduler.Compress writes and what
+// scontrol prints for these names.
+func ExpandHostlist(expr string) ([]string, error) {
+	var out []string
+	for _, part := range splitTop(expr) {
+		if part == "" {
+			continue
+		}
+		open := strings.IndexByte(part, '[')
+		if open < 0 {
+			out = append(out, part)
+			continue
+		}
+		shut := strings.IndexByte(part, ']')
+		if shut < open {
+			return nil, fmt.Errorf("hostlist %q: unbalanced bracket", expr)
+		}
+		prefix, suffix := part[:open], part[shut+1:]
+		for _, r := range strings.Split(part[open+1:shut], ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			if !isRange {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 != nil || err2 != nil || b < a {
+				return nil, fmt.Errorf("hostlist %q: bad range %q", expr, r)
+			}
+			for v := a; v <= b; v++ {
+				out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), v, suffix))
+			}
+		}
+	}
+	return out, nil
+}
+
+// splitTop splits on commas outside brackets.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// The LFT dump reader, for the tests that hold the route model (internal/analysis, via the
+// routes it installs) to what OpenSM 3.3.23 really installs on ibsim.
+
 // FileLFTDump is the file OpenSM writes the unicast forwarding tables of every switch to, in
 // dump_files_dir, when log_flags has OSM_LOG_ROUTING (0x40) set (osm_dump.c, dump_ucast_lfts).
 const FileLFTDump = "opensm-lfts.dump"
