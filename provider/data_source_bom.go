@@ -175,8 +175,8 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		inputs.AsBuilt = floor
 	}
 	ext := externalLinks(ctx, &rd, m.ExternalLinks)
-	resp.Diagnostics.Append(capDiagnostics(diags, plan.MaxPerCause)...)
-	resp.Diagnostics.Append(capDiagnostics(rd.diags, plan.MaxPerCause)...)
+	resp.Diagnostics.Append(capDiagnostics(diags)...)
+	resp.Diagnostics.Append(capDiagnostics(rd.diags)...)
 	if (unknown || rd.unknown) && !resp.Diagnostics.HasError() {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_bom needs every value of its inputs known; Terraform reads it once they are.")
 	}

@@ -165,7 +165,7 @@ func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool
 // Fabric is nil while a value is unknown (unknown is then true) or when the inputs hold errors.
 func readFabric(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel, withWarnings bool) (*plan.Fabric, bool, diag.Diagnostics) {
 	inputs, unknown, diags := decodeInputs(ctx, in)
-	diags = capDiagnostics(diags, plan.MaxPerCause)
+	diags = capDiagnostics(diags)
 	if unknown || diags.HasError() {
 		return nil, unknown, diags
 	}

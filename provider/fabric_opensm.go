@@ -284,7 +284,7 @@ func readSubnetManager(ctx context.Context, o types.Object, diags *diag.Diagnost
 		return sm, false
 	}
 	var known bool
-	sm.render, known = m.openSMRenderModel.settings()
+	sm.render, known = m.settings()
 	unknown := !known
 	str := func(v types.String) string {
 		if v.IsUnknown() {

@@ -51,12 +51,12 @@ func diagPath(l plan.Loc) path.Path {
 	return p
 }
 
-// capDiagnostics keeps the first n diagnostics of each cause (severity and summary) and counts
-// the rest, as the pipeline caps its problems (plan.CapEach): the decoder reports every malformed
+// capDiagnostics keeps the first plan.MaxPerCause diagnostics of each cause (severity and
+// summary) and counts the rest, as the pipeline caps its problems (plan.CapEach): the decoder reports every malformed
 // item, and 10,000 of them would otherwise be 10,000 diagnostics, which Terraform renders in
 // time quadratic in their number.
-func capDiagnostics(diags diag.Diagnostics, n int) diag.Diagnostics {
-	return plan.CapEach(diags, n,
+func capDiagnostics(diags diag.Diagnostics) diag.Diagnostics {
+	return plan.CapEach(diags, plan.MaxPerCause,
 		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + d.Summary() },
 		func(d diag.Diagnostic) string {
 			if wp, ok := d.(diag.DiagnosticWithPath); ok {

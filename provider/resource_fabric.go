@@ -160,7 +160,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	began := time.Now()
 	cat := inventoryCatalog(data)
 	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
-	diags = capDiagnostics(diags, plan.MaxPerCause)
+	diags = capDiagnostics(diags)
 	failed, known, d := failedCables(ctx, m.FailedCables)
 	diags.Append(d...)
 	if unknown || !known || diags.HasError() {
