@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -19,7 +20,10 @@ import (
 // Address is the provider's registry address.
 const Address = "registry.terraform.io/gpucluster/gpucluster"
 
-var _ provider.Provider = (*gpuclusterProvider)(nil)
+var (
+	_ provider.Provider            = (*gpuclusterProvider)(nil)
+	_ provider.ProviderWithActions = (*gpuclusterProvider)(nil)
+)
 
 // New returns a constructor of the provider at the given version.
 func New(version string) func() provider.Provider {
@@ -144,6 +148,7 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
 }
 
 // Resources lists every resource type the provider serves; a new type is added here, where a
@@ -170,6 +175,15 @@ func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.
 		newPortCountersDataSource,
 		newSchedulerTopologyDataSource,
 		newTopologyDataSource,
+	}
+}
+
+// Actions lists every action type (Terraform 1.14+).
+func (p *gpuclusterProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		newHCAResetAction,
+		newNodePowerAction,
+		newOpenSMSweepAction,
 	}
 }
 
