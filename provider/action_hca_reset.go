@@ -62,11 +62,11 @@ func (a *hcaResetAction) Schema(ctx context.Context, _ action.SchemaRequest, res
 		attrs[k] = actionAttribute(rs.Schema.Attributes[k])
 	}
 	for _, k := range []string{"node", "device"} {
-		a := attrs[k].(schema.StringAttribute)
+		a := schemaAs[schema.StringAttribute](attrs[k])
 		a.Validators = []validator.String{nameValidator()} // the resource's also replace on change: not a thing here
 		attrs[k] = a
 	}
-	host := attrs["ssh_host"].(schema.StringAttribute)
+	host := schemaAs[schema.StringAttribute](attrs["ssh_host"])
 	host.Required, host.Optional = true, false
 	host.MarkdownDescription = "Where to run mlxfwreset and mlxconfig: the HCA's node as SSH reaches it, usually " +
 		"`gpucluster_hca.<name>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. User, key and known_hosts come from the " +
@@ -146,7 +146,11 @@ func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 	case res.RebootNeeded:
 		levels := "none"
 		if res.Levels != nil {
-			levels = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(res.Levels.SupportedLevels())), ", "), "[]")
+			var ls []string
+			for _, l := range res.Levels.SupportedLevels() {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			levels = strings.Join(ls, ", ")
 		}
 		what := waiting
 		if res.Unknown {

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -64,8 +63,7 @@ func (a *nodePowerAction) Configure(_ context.Context, req action.ConfigureReque
 }
 
 func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	b := nodeBMCAttributes()["bmc"].(rschema.SingleNestedAttribute)
-	bmcAttr := actionAttribute(b).(schema.SingleNestedAttribute)
+	bmcAttr := schemaAs[schema.SingleNestedAttribute](actionAttribute(nodeBMCAttributes()["bmc"]))
 	bmcAttr.Required, bmcAttr.Optional = true, false
 	bmcAttr.MarkdownDescription = "The node's BMC, in the shape of `gpucluster_node`'s `bmc`: usually " +
 		"`bmc = gpucluster_node.<name>.bmc`. The user name and password default to the provider's `bmc` block, the place for " +

@@ -20,10 +20,10 @@ import (
 // actionsVersion is the first Terraform with actions (and list resources, `terraform query`).
 var actionsVersion = version.Must(version.NewVersion("1.14.0"))
 
-// requireTerraform skips the test, saying why, when the CLI is older than min (what
+// requireTerraform skips the test, saying why, when the CLI is older than least (what
 // terraform-plugin-testing's tfversion.SkipBelow does for resource.Test) or is OpenTofu, which
 // has neither actions nor list resources in 1.12.
-func (c *terraformCLI) requireTerraform(min *version.Version, what string) {
+func (c *terraformCLI) requireTerraform(least *version.Version, what string) {
 	c.t.Helper()
 	out := c.run(c.t.TempDir(), "version", "-json")
 	var v struct {
@@ -36,8 +36,8 @@ func (c *terraformCLI) requireTerraform(min *version.Version, what string) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if strings.Contains(filepath.Base(c.terraform), "tofu") || got.Core().LessThan(min) {
-		c.t.Skipf("%s needs Terraform %s or later; %s is %s", what, min, c.terraform, got)
+	if strings.Contains(filepath.Base(c.terraform), "tofu") || got.Core().LessThan(least) {
+		c.t.Skipf("%s needs Terraform %s or later; %s is %s", what, least, c.terraform, got)
 	}
 }
 

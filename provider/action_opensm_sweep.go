@@ -42,7 +42,7 @@ func (a *openSMSweepAction) Configure(_ context.Context, req action.ConfigureReq
 }
 
 func (a *openSMSweepAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	sm := actionAttribute(subnetManagerSchema()).(schema.SingleNestedAttribute)
+	sm := schemaAs[schema.SingleNestedAttribute](actionAttribute(subnetManagerSchema()))
 	sm.Required, sm.Optional = true, false
 	sm.MarkdownDescription = "The subnet manager hosts, in the shape of `gpucluster_fabric`'s `subnet_manager`: usually " +
 		"`subnet_manager = gpucluster_fabric.<name>.subnet_manager`. Its hosts, SSH settings, service or commands, " +

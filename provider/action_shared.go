@@ -71,3 +71,13 @@ func actionAttribute(a rschema.Attribute) aschema.Attribute {
 	}
 	panic(fmt.Sprintf("actionAttribute: %T has no action counterpart here", a))
 }
+
+// schemaAs asserts the kind of a schema attribute this package built itself; another kind is a
+// programming error, caught by TestActionSchemas.
+func schemaAs[T any](a any) T {
+	v, ok := a.(T)
+	if !ok {
+		panic(fmt.Sprintf("schema attribute is %T, want %T", a, v))
+	}
+	return v
+}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
@@ -13,6 +14,7 @@ import (
 // ProviderServer would hide them ("Provider ValidateActionConfig Not Implemented"). These
 // methods forward them to the server inside.
 
+//nolint:staticcheck // SA1019: deprecated only because they will merge into ProviderServer; v0.31's tf6server looks for them
 var (
 	_ tfprotov6.ProviderServerWithActions      = (*bypassServer)(nil)
 	_ tfprotov6.ProviderServerWithListResource = (*bypassServer)(nil)
@@ -26,8 +28,15 @@ type forwarded interface {
 	tfprotov6.ListResourceServer
 }
 
-// inner returns the wrapped server's action and list RPCs; the framework's server has them all.
-func inner(s tfprotov6.ProviderServer) forwarded { return s.(forwarded) }
+// inner returns the wrapped server's action and list RPCs. Wrap wraps the framework's server,
+// which has them all; another server is a programming error.
+func inner(s tfprotov6.ProviderServer) forwarded {
+	f, ok := s.(forwarded)
+	if !ok {
+		panic(fmt.Sprintf("Wrap: %T serves no actions or list resources", s))
+	}
+	return f
+}
 
 func (s *bypassServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
 	return inner(s.ProviderServer).ValidateActionConfig(ctx, req)
