@@ -97,7 +97,9 @@ fi
 # dev=no: a release build, so `version` prints 1.16.4 and not 1.16.4-dev (the version checks of
 # terraform-plugin-testing read it).
 go build -trimpath -ldflags "-s -w -X $module/version.dev=no" -o "$work/$tool" "$main"
-got=$("$work/$tool" version | head -1)
+# Without a CLI configuration file: one that is named but missing makes OpenTofu print a warning
+# on stdout first.
+got=$(env -u TF_CLI_CONFIG_FILE "$work/$tool" version | grep -m1 -E '^(Terraform|OpenTofu) v' || true)
 case "$got" in
 *" v$version") ;;
 *)
