@@ -11,8 +11,11 @@ import (
 )
 
 // Imports by identity of the inventory types whose import ID carries their attributes. The
-// identity names the item; the state starts from it and from the defaults the schema would give,
-// and the rest is known where something knows it (identity.go).
+// identity names the item. An item on the provider's `floor` starts from what the floor says of
+// it, exactly what the list resources return for it (floor.go), so a configuration that
+// `terraform query -generate-config-out` wrote plans with no change; any other starts from the
+// identity and the defaults the schema would give, and the first apply records the rest
+// (identity.go).
 
 // hcaIdentity is the identity of an HCA: the node it sits in and its RDMA device there.
 type hcaIdentity struct {
@@ -27,6 +30,18 @@ type cableIdentity struct {
 
 func (r *switchResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	name := importName(ctx, req, fabric.CheckName, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Switches {
+			if f.Spec.Switches[i].Name == name {
+				m := floorSwitch(r.data, &f.Spec.Switches[i])
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -45,6 +60,18 @@ func (r *switchResource) importIdentity(ctx context.Context, req resource.Import
 
 func (r *nodeResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	name := importName(ctx, req, fabric.CheckName, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Nodes {
+			if f.Spec.Nodes[i].Name == name {
+				m := floorNode(ctx, r.data, f.Spec, &f.Spec.Nodes[i])
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -69,6 +96,18 @@ func (r *hcaResource) importIdentity(ctx context.Context, req resource.ImportSta
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.HCAs {
+			if h := &f.Spec.HCAs[i]; h.Node == node && h.Device == device {
+				m := floorHCA(h)
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	name := types.StringValue(fabric.HCAName(node, device))
 	m := hcaModel{ID: name, Name: name, Node: types.StringValue(node), Device: types.StringValue(device),
 		Model: types.StringValue(defaultHCAModel), PortGUID: types.StringNull(), Rail: types.Int64Null(), MSTDevice: types.StringNull()}
@@ -90,6 +129,17 @@ func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportS
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error()+
 			"; a cable's label is \"<a.device>:<a.port> <-> <b.device>:<b.port>\", e.g. \"leaf01:33 <-> gpu001/mlx5_0:1\"")
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Cables {
+			if m := floorCable(&f.Spec.Cables[i]); m.Label.ValueString() == cableLabel(a, b) {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	l := types.StringValue(cableLabel(a, b))

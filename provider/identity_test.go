@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -182,5 +183,68 @@ func TestAccIdentityInvalid(t *testing.T) {
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: testProviders,
 		Steps:                    steps,
+	})
+}
+
+// TestAccIdentityFromFloor: with the provider's floor, an import by identity fills the switch and
+// the HCA from what discovery saw (the spine's GUID comes from the floor's node name map, the
+// HCA's port GUID from its port line), so a configuration that says the same plans the import and
+// nothing else; without the floor, the same import plans the GUIDs as changes (the control).
+func TestAccIdentityFromFloor(t *testing.T) {
+	requireAcc(t)
+	floor, err := filepath.Abs("../examples/clusters/brownfield/floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := func(withFloor bool) string {
+		p := ""
+		if withFloor {
+			p = fmt.Sprintf(`provider "gpucluster" {
+  floor = {
+    topology_file = %q
+    node_name_map = %q
+  }
+}
+`, filepath.Join(floor, "ibnetdiscover.out"), filepath.Join(floor, "node-name-map"))
+		}
+		return p + `
+resource "gpucluster_switch" "s" {
+  name = "ib-spine-01"
+  guid = "0xb83fd203004b0100"
+}
+import {
+  to       = gpucluster_switch.s
+  identity = { name = "ib-spine-01" }
+}
+resource "gpucluster_hca" "h" {
+  node      = "hgx-a001"
+  device    = "mlx5_0"
+  port_guid = "0xa088c20300000101"
+}
+import {
+  to       = gpucluster_hca.h
+  identity = { node = "hgx-a001", device = "mlx5_0" }
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				// Not empty: an import-only plan counts as empty here, so the GUIDs changed.
+				Config:             cfg(false),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg(true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpucluster_switch.s", plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("gpucluster_hca.h", plancheck.ResourceActionNoop),
+					importChanges{addr: "gpucluster_switch.s"}, importChanges{addr: "gpucluster_hca.h"},
+				}},
+			},
+		},
 	})
 }

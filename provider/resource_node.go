@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -99,14 +100,16 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					defaultNodeModel + "`.",
 			},
 			"rack": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in.",
-				Validators:          []validator.String{nameValidator()},
+				Optional: true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in; with `position_u`. Unset (a node " +
+					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
+					"reach, rack units and power) and says so once.",
+				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
 			},
 			"position_u": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: positionUDescription,
-				Validators:          []validator.Int64{positionUValidator()},
+				Optional:            true,
+				MarkdownDescription: positionUDescription + " With `rack`.",
+				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
 			},
 			"ssh_host": schema.StringAttribute{
 				Optional: true,

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -72,14 +74,16 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
 			},
 			"rack": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in.",
-				Validators:          []validator.String{nameValidator()},
+				Optional: true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in; with `position_u`. Unset (a switch " +
+					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
+					"reach, rack units and power) and says so once.",
+				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
 			},
 			"position_u": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: positionUDescription,
-				Validators:          []validator.Int64{positionUValidator()},
+				Optional:            true,
+				MarkdownDescription: positionUDescription + " With `rack`.",
+				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
 			},
 			"role": schema.StringAttribute{
 				Optional: true,
