@@ -133,8 +133,8 @@ func TestAccActionHCAReset(t *testing.T) {
 func TestAccActionHCAResetInvoke(t *testing.T) {
 	requireAcc(t)
 	testrig.RequirePeers(t)
+	requireTerraform(t, actionsVersion, "actions")
 	c := newTerraformCLI(t)
-	c.requireTerraform(actionsVersion, "actions")
 	h := startHCANode(t)
 	h.setPending(t, "LINK_TYPE_P1", "IB(1)", "ETH(2)")
 	h.setResetLevels(t, []int{4})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,24 +21,31 @@ import (
 // actionsVersion is the first Terraform with actions (and list resources, `terraform query`).
 var actionsVersion = version.Must(version.NewVersion("1.14.0"))
 
-// requireTerraform skips the test, saying why, when the CLI is older than least (what
-// terraform-plugin-testing's tfversion.SkipBelow does for resource.Test) or is OpenTofu, which
-// has neither actions nor list resources in 1.12.
-func (c *terraformCLI) requireTerraform(least *version.Version, what string) {
-	c.t.Helper()
-	out := c.run(c.t.TempDir(), "version", "-json")
+// requireTerraform skips the test, saying why, when the CLI the acceptance tests run
+// (TF_ACC_TERRAFORM_PATH) is older than least (what terraform-plugin-testing's
+// tfversion.SkipBelow does for resource.Test) or is OpenTofu, which has neither actions nor list
+// resources in 1.12. It runs before newTerraformCLI, which builds the provider.
+func requireTerraform(t *testing.T, least *version.Version, what string) {
+	t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = "terraform"
+	}
+	cmd := exec.Command(tf, "version", "-json")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
 	var v struct {
 		Version string `json:"terraform_version"`
 	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &v); err != nil {
-		c.t.Fatalf("terraform version -json: %v\n%s", err, out)
+	if i := strings.Index(string(out), "{"); err != nil || i < 0 || json.Unmarshal(out[i:], &v) != nil {
+		t.Fatalf("%s version -json: %v\n%s", tf, err, out)
 	}
 	got, err := version.NewVersion(v.Version)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
-	if strings.Contains(filepath.Base(c.terraform), "tofu") || got.Core().LessThan(least) {
-		c.t.Skipf("%s needs Terraform %s or later; %s is %s", what, least, c.terraform, got)
+	if strings.Contains(filepath.Base(tf), "tofu") || got.Core().LessThan(least) {
+		t.Skipf("%s needs Terraform %s or later; %s is %s", what, least, tf, got)
 	}
 }
 
@@ -84,8 +92,8 @@ action "gpucluster_node_power" %q {
 // output shows the password.
 func TestAccActionNodePowerInvoke(t *testing.T) {
 	requireAcc(t)
+	requireTerraform(t, actionsVersion, "actions")
 	c := newTerraformCLI(t)
-	c.requireTerraform(actionsVersion, "actions")
 	rig := testrig.StartRedfish(t, testrig.RedfishOptions{RestartTime: 300 * time.Millisecond})
 	rig.SetPowerOutOfBand("On")
 	dir := writeConfig(t, rfPowerActions(rig))

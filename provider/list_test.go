@@ -53,8 +53,8 @@ func floorCounts(t *testing.T, file string) (switches, nodes, hcas, cables int) 
 // nothing: the imports fill each item from the provider's floor exactly as the list returned it.
 func TestAccQueryAdoptsFloor(t *testing.T) {
 	requireAcc(t)
+	requireTerraform(t, actionsVersion, "terraform query")
 	c := newTerraformCLI(t)
-	c.requireTerraform(actionsVersion, "terraform query")
 	floor, err := filepath.Abs("../examples/clusters/brownfield/floor")
 	if err != nil {
 		t.Fatal(err)
