@@ -401,17 +401,22 @@ type bmcTarget struct {
 // opTimeout is the node's timeout for the whole operation: each BMC call gets at most that
 // (and at most bmc.DefaultTimeout), so that a dead BMC fails within the configured timeout.
 func (r *nodeResource) bmcConfig(ctx context.Context, m *nodeModel, opTimeout time.Duration) (*bmcTarget, diag.Diagnostics) {
+	return bmcTargetFor(ctx, r.data, m.Name.ValueString(), m.BMC, opTimeout)
+}
+
+// bmcTargetFor builds the bmc.Config of node name from a `bmc` object of the node's shape (the
+// node's, or a power action's) and the provider's defaults.
+func bmcTargetFor(ctx context.Context, data *Data, name string, obj types.Object, opTimeout time.Duration) (*bmcTarget, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var b nodeBMCModel
-	diags.Append(m.BMC.As(ctx, &b, objectAsOptions)...)
+	diags.Append(obj.As(ctx, &b, objectAsOptions)...)
 	if diags.HasError() {
 		return nil, diags
 	}
 	var defaults BMCDefaults
-	if r.data != nil {
-		defaults = r.data.BMC
+	if data != nil {
+		defaults = data.BMC
 	}
-	name := m.Name.ValueString()
 	cfg := bmc.Config{
 		Endpoint:    b.Endpoint.ValueString(),
 		Port:        int(b.Port.ValueInt64()),

@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -19,7 +21,11 @@ import (
 // Address is the provider's registry address.
 const Address = "registry.terraform.io/gpucluster/gpucluster"
 
-var _ provider.Provider = (*gpuclusterProvider)(nil)
+var (
+	_ provider.Provider                  = (*gpuclusterProvider)(nil)
+	_ provider.ProviderWithActions       = (*gpuclusterProvider)(nil)
+	_ provider.ProviderWithListResources = (*gpuclusterProvider)(nil)
+)
 
 // New returns a constructor of the provider at the given version.
 func New(version string) func() provider.Provider {
@@ -34,6 +40,7 @@ type providerModel struct {
 	CatalogFiles types.List   `tfsdk:"catalog_files"`
 	SSH          types.Object `tfsdk:"ssh"`
 	BMC          types.Object `tfsdk:"bmc"`
+	Floor        types.Object `tfsdk:"floor"`
 }
 
 type sshModel struct {
@@ -53,6 +60,8 @@ type Data struct {
 	// Fleet defaults; a resource's own settings override them.
 	SSH SSHDefaults
 	BMC BMCDefaults
+	// floor is the provider's `floor` (floor.go), nil without one.
+	floor *providerFloor
 }
 
 // SSHDefaults are the provider-level SSH settings.
@@ -105,6 +114,7 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"password": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "BMC password. Sensitive: never logged."},
 				},
 			},
+			"floor": floorProviderAttribute(),
 		},
 	}
 }
@@ -142,8 +152,16 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.Append(cfg.BMC.As(ctx, &b, objectAsOptions)...)
 		data.BMC = BMCDefaults{Username: b.Username.ValueString(), Password: b.Password.ValueString()}
 	}
+	if !cfg.Floor.IsNull() && !cfg.Floor.IsUnknown() {
+		var f floorModel
+		resp.Diagnostics.Append(cfg.Floor.As(ctx, &f, objectAsOptions)...)
+		f.check(path.Root("floor"), &resp.Diagnostics)
+		data.floor = &providerFloor{model: f}
+	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
+	resp.ListResourceData = data
 }
 
 // Resources lists every resource type the provider serves; a new type is added here, where a
@@ -170,6 +188,25 @@ func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.
 		newPortCountersDataSource,
 		newSchedulerTopologyDataSource,
 		newTopologyDataSource,
+	}
+}
+
+// ListResources lists every list resource (Terraform 1.14+, terraform query).
+func (p *gpuclusterProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		newCableList,
+		newHCAList,
+		newNodeList,
+		newSwitchList,
+	}
+}
+
+// Actions lists every action type (Terraform 1.14+).
+func (p *gpuclusterProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		newHCAResetAction,
+		newNodePowerAction,
+		newOpenSMSweepAction,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -28,6 +29,7 @@ var (
 	_ resource.ResourceWithValidateConfig = (*cableResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*cableResource)(nil)
 	_ resource.ResourceWithImportState    = (*cableResource)(nil)
+	_ resource.ResourceWithIdentity       = (*cableResource)(nil)
 )
 
 func newCableResource() resource.Resource { return &cableResource{} }
@@ -150,6 +152,12 @@ func (r *cableResource) ValidateConfig(ctx context.Context, req resource.Validat
 	}
 }
 
+func (r *cableResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"label": identityschema.StringAttribute{RequiredForImport: true, Description: "The cable's `label`, `<a.device>:<a.port> <-> <b.device>:<b.port>`, e.g. `leaf01:33 <-> gpu001/mlx5_0:1`."},
+	}}
+}
+
 // ModifyPlan computes the label and the SKU, and checks what needs the catalog: ports no switch
 // model has, and a length that no cable of the kind reaches.
 func (r *cableResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -210,6 +218,7 @@ func (r *cableResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, cableIdentity{m.Label}, &resp.Diagnostics)
 }
 
 // Read keeps the state as it is: a cable declaration has nothing remote to refresh (drift
@@ -218,6 +227,7 @@ func (r *cableResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	var m cableModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, cableIdentity{m.Label}, &resp.Diagnostics)
 }
 
 func (r *cableResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -227,6 +237,7 @@ func (r *cableResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, cableIdentity{m.Label}, &resp.Diagnostics)
 }
 
 func (r *cableResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
@@ -236,6 +247,10 @@ const cableImportSyntax = "DEVICE:PORT <-> DEVICE:PORT[,kind=K][,length_m=M], e.
 // ImportState takes the cable's label, then the optional kind and length:
 // `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
 func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		r.importIdentity(ctx, req, resp)
+		return
+	}
 	label, kv, err := parseImportID(req.ID, "kind", "length_m")
 	var a, b plainCableEnd
 	if err == nil {

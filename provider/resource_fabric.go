@@ -27,7 +27,7 @@ var (
 	_ resource.ResourceWithModifyPlan = (*fabricResource)(nil)
 )
 
-func newFabricResource() resource.Resource { return &fabricResource{} }
+func newFabricResource() resource.Resource { return withFabricIdentity(&fabricResource{}) }
 
 type fabricResource struct {
 	data *Data

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -26,6 +27,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*hcaResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*hcaResource)(nil)
 	_ resource.ResourceWithImportState = (*hcaResource)(nil)
+	_ resource.ResourceWithIdentity    = (*hcaResource)(nil)
 )
 
 func newHCAResource() resource.Resource { return &hcaResource{} }
@@ -194,23 +196,35 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
+func (r *hcaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"node":   identityschema.StringAttribute{RequiredForImport: true, Description: "The HCA's `node`."},
+		"device": identityschema.StringAttribute{RequiredForImport: true, Description: "The HCA's RDMA `device` on its node, e.g. `mlx5_0`."},
+	}}
+}
+
 // Create records the HCA and, with firmware_settings, configures the card (hca_firmware.go).
 func (r *hcaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, false, &resp.Diagnostics)
+	if m := r.apply(ctx, req.Plan, &resp.State, false, &resp.Diagnostics); m != nil {
+		setIdentity(ctx, resp.Identity, hcaIdentity{m.Node, m.Device}, &resp.Diagnostics)
+	}
 }
 
 // Update applies firmware_settings again: hca.Apply sets only what differs from the card, and
 // nothing when nothing does.
 func (r *hcaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, true, &resp.Diagnostics)
+	if m := r.apply(ctx, req.Plan, &resp.State, true, &resp.Diagnostics); m != nil {
+		setIdentity(ctx, resp.Identity, hcaIdentity{m.Node, m.Device}, &resp.Diagnostics)
+	}
 }
 
-// apply is Create and Update; they differ only in the timeout they read.
-func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, diags *diag.Diagnostics) {
+// apply is Create and Update; they differ only in the timeout they read. It returns the model it
+// recorded, nil on error.
+func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, diags *diag.Diagnostics) *hcaModel {
 	var m hcaModel
 	diags.Append(plan.Get(ctx, &m)...)
 	if diags.HasError() {
-		return
+		return nil
 	}
 	if !m.FirmwareSettings.IsNull() {
 		timeout, d := m.Timeouts.Create(ctx, defaultHCACreateTimeout)
@@ -222,10 +236,11 @@ func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.S
 		defer cancel()
 		diags.Append(r.firmwareApply(ctx, &m, timeout)...)
 		if diags.HasError() {
-			return
+			return nil
 		}
 	}
 	diags.Append(state.Set(ctx, &m)...)
+	return &m
 }
 
 // Read queries the card's firmware settings; an HCA without them is a declaration with nothing
@@ -247,6 +262,7 @@ func (r *hcaResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, hcaIdentity{m.Node, m.Device}, &resp.Diagnostics)
 }
 
 // Delete forgets the HCA and leaves the card's settings as they are: there is no "previous"
@@ -258,8 +274,12 @@ const hcaImportSyntax = "NODE/DEVICE,port_guid=0x...[,model=M][,rail=N][,mst_dev
 
 // ImportState takes the HCA's name and its attributes. For the default name `NODE/DEVICE` the
 // node and device come from the name; an HCA with a name of its own gives them as node= and
-// device=.
+// device=. An identity `{ node, device }` imports it by those (identity_import.go).
 func (r *hcaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		r.importIdentity(ctx, req, resp)
+		return
+	}
 	name, kv, err := parseImportID(req.ID, "node", "device", "model", "port_guid", "rail", "mst_device")
 	if err == nil {
 		if node, device, ok := strings.Cut(name, "/"); ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,6 +27,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*nodeResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*nodeResource)(nil)
 	_ resource.ResourceWithImportState = (*nodeResource)(nil)
+	_ resource.ResourceWithIdentity    = (*nodeResource)(nil)
 )
 
 func newNodeResource() resource.Resource { return &nodeResource{} }
@@ -98,14 +100,16 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					defaultNodeModel + "`.",
 			},
 			"rack": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in.",
-				Validators:          []validator.String{nameValidator()},
+				Optional: true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in; with `position_u`. Unset (a node " +
+					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
+					"reach, rack units and power) and says so once.",
+				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
 			},
 			"position_u": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: positionUDescription,
-				Validators:          []validator.Int64{positionUValidator()},
+				Optional:            true,
+				MarkdownDescription: positionUDescription + " With `rack`.",
+				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
 			},
 			"ssh_host": schema.StringAttribute{
 				Optional: true,
@@ -210,6 +214,10 @@ func defaultHCADevices(n int) types.List {
 	return l
 }
 
+func (r *nodeResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nameIdentitySchema("node")
+}
+
 // Create records the node and, when it has a BMC, sets it up through the BMC (node_bmc.go).
 func (r *nodeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m nodeModel
@@ -233,6 +241,7 @@ func (r *nodeResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Read refreshes what the BMC reports; a node without a BMC is a declaration with nothing remote
@@ -254,6 +263,7 @@ func (r *nodeResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Update changes through the BMC what differs from the state (everything, when the node now
@@ -286,6 +296,7 @@ func (r *nodeResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Delete forgets the node. It changes nothing on the server: powering off or resetting a machine
@@ -297,7 +308,13 @@ const nodeImportSyntax = "NAME,rack=R,position_u=U[,model=M][,ssh_host=H][,compu
 
 // ImportState takes `NAME,rack=R,position_u=U[,model=M][,ssh_host=H][,compute_hcas=N]
 // [,hca_devices=D0;D1;...]`; the devices are separated by ';' because ',' separates attributes.
+//
+// An identity `{ name }` imports the node by name (identity_import.go).
 func (r *nodeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		r.importIdentity(ctx, req, resp)
+		return
+	}
 	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "ssh_host", "compute_hcas", "hca_devices")
 	if err == nil {
 		err = requireImportKeys(req.ID, kv, nodeImportSyntax, "rack", "position_u")

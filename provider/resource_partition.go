@@ -26,6 +26,7 @@ var (
 	_ resource.Resource                = (*partitionResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
 	_ resource.ResourceWithImportState = (*partitionResource)(nil)
+	_ resource.ResourceWithIdentity    = (*partitionResource)(nil)
 )
 
 func newPartitionResource() resource.Resource { return &partitionResource{} }
@@ -148,6 +149,10 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), name)...)
 }
 
+func (r *partitionResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nameIdentitySchema("partition")
+}
+
 func (r *partitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m partitionModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -156,6 +161,7 @@ func (r *partitionResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	m.ID = m.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Read keeps the state as it is: the partition reaches OpenSM through the fabric resource, which
@@ -164,6 +170,7 @@ func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, 
 	var m partitionModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *partitionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -174,6 +181,7 @@ func (r *partitionResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	m.ID = m.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *partitionResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
@@ -184,8 +192,21 @@ const partitionImportSyntax = "NAME,pkey=0x....,members=MEMBER[=full|limited];..
 // ImportState takes `NAME,pkey=0x8001,members=M1[=full|limited];M2...[,ipoib=B][,mtu=N][,rate=N]
 // [,sl=N]`, members written as in partitions.conf but separated by ';' (',' separates
 // attributes). A member with a '/' is an HCA name, any other a GUID or keyword; an omitted
-// membership is full, the resource's default.
+// membership is full, the resource's default. An identity `{ name }` imports the name alone: the
+// key and members come from the configuration at the first apply (the partition reaches OpenSM
+// through the fabric, whose refresh reads partitions.conf back).
 func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		name := importName(ctx, req, fabric.CheckPartitionName, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		n := types.StringValue(name)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: n, Name: n, PKey: types.StringNull(),
+			Members: types.ListNull(types.ObjectType{AttrTypes: partitionMemberAttrTypes}),
+			IPoIB:   types.BoolValue(false), MTU: types.Int64Null(), Rate: types.Int64Null(), SL: types.Int64Value(0)})...)
+		return
+	}
 	name, kv, err := parseImportID(req.ID, "pkey", "members", "ipoib", "mtu", "rate", "sl")
 	if err == nil {
 		err = requireImportKeys(req.ID, kv, partitionImportSyntax, "pkey", "members")

@@ -13,11 +13,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 var (
 	_ resource.Resource                = (*rackResource)(nil)
 	_ resource.ResourceWithImportState = (*rackResource)(nil)
+	_ resource.ResourceWithIdentity    = (*rackResource)(nil)
 )
 
 func newRackResource() resource.Resource { return &rackResource{} }
@@ -81,6 +84,10 @@ func (r *rackResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	}
 }
 
+func (r *rackResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nameIdentitySchema("rack")
+}
+
 func (r *rackResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m rackModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -89,6 +96,7 @@ func (r *rackResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	m.ID = m.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Read keeps the state as it is: a rack is a declaration with nothing remote to refresh.
@@ -96,6 +104,7 @@ func (r *rackResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	var m rackModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *rackResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -106,12 +115,25 @@ func (r *rackResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	m.ID = m.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *rackResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-// ImportState takes `NAME,row=R,position=P[,units=U][,power_kw=K]`.
+// ImportState takes `NAME,row=R,position=P[,units=U][,power_kw=K]`, or an identity `{ name }`:
+// a rack is a declaration with nothing to read, so row and position come from the configuration
+// at the first apply.
 func (r *rackResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		name := importName(ctx, req, fabric.CheckName, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		n := types.StringValue(name)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &rackModel{ID: n, Name: n, Row: types.Int64Null(), Position: types.Int64Null(),
+			Units: types.Int64Value(42), PowerKW: types.Float64Null()})...)
+		return
+	}
 	name, kv, err := parseImportID(req.ID, "row", "position", "units", "power_kw")
 	if err == nil && (kv["row"] == "" || kv["position"] == "") {
 		err = fmt.Errorf("import ID %q needs row and position: NAME,row=R,position=P[,units=U][,power_kw=K]", req.ID)

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -20,6 +22,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*switchResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*switchResource)(nil)
 	_ resource.ResourceWithImportState = (*switchResource)(nil)
+	_ resource.ResourceWithIdentity    = (*switchResource)(nil)
 )
 
 func newSwitchResource() resource.Resource { return &switchResource{} }
@@ -71,14 +74,16 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
 			},
 			"rack": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in.",
-				Validators:          []validator.String{nameValidator()},
+				Optional: true,
+				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in; with `position_u`. Unset (a switch " +
+					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
+					"reach, rack units and power) and says so once.",
+				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
 			},
 			"position_u": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: positionUDescription,
-				Validators:          []validator.Int64{positionUValidator()},
+				Optional:            true,
+				MarkdownDescription: positionUDescription + " With `rack`.",
+				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
 			},
 			"role": schema.StringAttribute{
 				Optional: true,
@@ -136,6 +141,10 @@ func (r *switchResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
+func (r *switchResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = nameIdentitySchema("switch")
+}
+
 func (r *switchResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m switchModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -143,6 +152,7 @@ func (r *switchResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 // Read keeps the state as it is: a switch declaration has nothing remote to refresh.
@@ -150,6 +160,7 @@ func (r *switchResource) Read(ctx context.Context, req resource.ReadRequest, res
 	var m switchModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *switchResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -159,14 +170,20 @@ func (r *switchResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setIdentity(ctx, resp.Identity, nameIdentity{m.Name}, &resp.Diagnostics)
 }
 
 func (r *switchResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
 const switchImportSyntax = "NAME,rack=R,position_u=U,guid=0x...[,model=M][,role=leaf|spine|core][,group=G]"
 
-// ImportState takes `NAME,rack=R,position_u=U,guid=G[,model=M][,role=ROLE][,group=GROUP]`.
+// ImportState takes `NAME,rack=R,position_u=U,guid=G[,model=M][,role=ROLE][,group=GROUP]`, or an
+// identity `{ name }` (switch_identity.go).
 func (r *switchResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(req) {
+		r.importIdentity(ctx, req, resp)
+		return
+	}
 	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "role", "guid", "group")
 	if err == nil {
 		err = requireImportKeys(req.ID, kv, switchImportSyntax, "rack", "position_u", "guid")

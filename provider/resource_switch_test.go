@@ -119,6 +119,9 @@ func TestAccSwitchInvalid(t *testing.T) {
 		{sw(ok + `  role = "aggregation"`), `role "aggregation" is not a switch role: use "leaf", "spine" or "core", or leave it unset to have the fabric infer it`},
 		{sw(`  name = "leaf01"
   rack = "r03"
+  guid = "0x0002c903000a0001"`), `Attribute "position_u" must be specified when "rack" is specified`},
+		{sw(`  name = "leaf01"
+  rack = "r03"
   position_u = 20
   guid = "0x2c903000a0001"`), `GUID "0x2c903000a0001" has 13 hex digits, not 16; write 0x and 16 hex digits`},
 		{sw(ok + `  group = "group one"`), `"group one" holds a space at position 6`},

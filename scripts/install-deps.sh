@@ -22,4 +22,8 @@ install -d -m 0755 /run/sshd 2>/dev/null || true
 
 command -v terraform >/dev/null || { echo "install-deps: terraform (>= 1.11) must be on PATH" >&2; exit 1; }
 command -v go >/dev/null || { echo "install-deps: go must be on PATH" >&2; exit 1; }
-echo "install-deps: all test peers present"
+# The version matrix (make testacc-matrix): the newest Terraform and OpenTofu, built from the Go
+# module proxy once and cached between runs (tools/tfbuild.sh says where and how).
+tf=$("$(dirname "$0")/../tools/tfbuild.sh" terraform)
+tofu=$("$(dirname "$0")/../tools/tfbuild.sh" tofu)
+echo "install-deps: all test peers present; matrix: $tf, $tofu"

@@ -53,6 +53,7 @@ type backend interface {
 	ensureUser(ctx context.Context, name, role, password string) error
 	removeUser(ctx context.Context, name string) (how string, err error)
 	reset(ctx context.Context, kind string) error
+	resetBMC(ctx context.Context) error
 	setBIOS(ctx context.Context, settings map[string]string) error
 	close(ctx context.Context) error
 	classify(err error) (kind error, detail string, timedOut bool)

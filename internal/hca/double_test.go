@@ -80,6 +80,7 @@ type dDevice struct {
 	NoDefaultCurrent bool       `json:"no_default_current,omitempty"`
 	Params           []*dParam  `json:"params"`
 	Firmware         *dFirmware `json:"firmware,omitempty"`
+	ResetLevels      []int      `json:"reset_levels"` // nil: the double's default; []: none
 }
 
 type dParam struct {

@@ -564,21 +564,26 @@ func (t *Target) apply(ctx context.Context, res *Result, pr probe) (string, erro
 		return stage, err
 	}
 	res.Standby, res.Verdict, res.Log, err = t.verify(ctx, res.Action, pr.state, offset)
-	switch {
-	case err != nil:
-	case res.Standby:
-		t.say("verified: a standby SM, partitions accepted (a standby does not route)")
-	default:
-		roots := ""
-		switch {
-		case res.Verdict.Roots == 1:
-			roots = ", 1 root switch"
-		case res.Verdict.Roots >= 0:
-			roots = fmt.Sprintf(", %d root switches", res.Verdict.Roots)
-		}
-		t.say("verified: %s tables configured on all switches%s, subnet up", res.Verdict.Engine, roots)
+	if err == nil {
+		t.sayVerified(res)
 	}
 	return "verify", err
+}
+
+// sayVerified reports a verified outcome.
+func (t *Target) sayVerified(res *Result) {
+	if res.Standby {
+		t.say("verified: a standby SM, partitions accepted (a standby does not route)")
+		return
+	}
+	roots := ""
+	switch {
+	case res.Verdict.Roots == 1:
+		roots = ", 1 root switch"
+	case res.Verdict.Roots >= 0:
+		roots = fmt.Sprintf(", %d root switches", res.Verdict.Roots)
+	}
+	t.say("verified: %s tables configured on all switches%s, subnet up", res.Verdict.Engine, roots)
 }
 
 type status int

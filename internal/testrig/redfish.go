@@ -55,6 +55,9 @@ type RedfishOptions struct {
 	// ConsumeOnceOverride makes a boot (power on or restart) consume a "Once" boot override, as
 	// real hosts do when they finish POST. Off by default: the tests then read back what they set.
 	ConsumeOnceOverride bool
+	// RestartTime is how long the BMC is away after a Manager.Reset (default 300 ms): every
+	// request then gets 503, as from a BMC whose web server is still starting.
+	RestartTime time.Duration
 }
 
 // RedfishUser is an account RedfishOptions.Accounts creates.
@@ -108,6 +111,9 @@ type Redfish struct {
 	sessions map[string]*rfSession // by token
 	nextSess int
 	changes  []RedfishChange
+
+	resets       []string  // every reset accepted, "ComputerSystem.Reset ForceRestart", "Manager.Reset GracefulRestart"
+	restartUntil time.Time // the BMC is restarting until then (Manager.Reset)
 
 	busy       int    // requests still to refuse with 503 (Busy)
 	retryAfter string // their Retry-After header ("" for none)
@@ -516,6 +522,11 @@ func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 	}
 
 	r.mu.Lock()
+	if time.Now().Before(r.restartUntil) {
+		r.mu.Unlock()
+		rfError(w, http.StatusServiceUnavailable, "ServiceTemporarilyUnavailable", "The service is temporarily unavailable; retry the request later.", nil, nil)
+		return
+	}
 	if r.busy > 0 {
 		r.busy--
 		r.busyServed++
@@ -651,6 +662,8 @@ func (r *Redfish) route(rq *rfRequest) {
 		r.get(rq, r.collection(root+"/Managers", "#ManagerCollection.ManagerCollection", "Manager Collection", []string{"1"}), "GET")
 	case p == root+"/Managers/1":
 		r.get(rq, r.manager(), "GET")
+	case p == root+"/Managers/1/Actions/Manager.Reset":
+		r.resetManager(rq)
 	case p == root+"/Chassis":
 		r.get(rq, r.collection(root+"/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection", []string{"1"}), "GET")
 	case p == root+"/Chassis/1":
@@ -963,6 +976,7 @@ func (r *Redfish) reset(rq *rfRequest) {
 		rfError(rq.w, http.StatusBadRequest, "ActionParameterValueNotInList", fmt.Sprintf("The value '%v' for the parameter ResetType in the action ComputerSystem.Reset is not in the list of acceptable values.", v), []any{fmt.Sprint(v), "ResetType", "ComputerSystem.Reset"}, []string{"/ResetType"})
 		return
 	}
+	r.resets = append(r.resets, "ComputerSystem.Reset "+rt)
 	old := r.power
 	boots := false
 	switch rt {
@@ -1118,7 +1132,51 @@ func (r *Redfish) manager() map[string]any {
 		"Id": "1", "Name": "Manager", "ManagerType": "BMC", "Description": "Baseboard Management Controller",
 		"Model": "AST2600", "FirmwareVersion": r.bmcFW, "PowerState": "On", "Status": rfStatus(),
 		"Links": map[string]any{"ManagerForServers": []any{rfLink("/redfish/v1/Systems/1")}},
+		"Actions": map[string]any{
+			"#Manager.Reset": map[string]any{
+				"target":                            "/redfish/v1/Managers/1/Actions/Manager.Reset",
+				"ResetType@Redfish.AllowableValues": rfManagerResetTypes,
+			},
+		},
 	}
+}
+
+// rfManagerResetTypes are the resets a BMC offers of itself (DSP2046, Manager.Reset).
+var rfManagerResetTypes = []string{"GracefulRestart", "ForceRestart"}
+
+// resetManager restarts the BMC: it forgets every session and answers nothing but 503 for
+// RestartTime. The host is not touched.
+func (r *Redfish) resetManager(rq *rfRequest) {
+	if rq.req.Method != http.MethodPost {
+		rq.w.Header().Set("Allow", "POST")
+		rfError(rq.w, http.StatusMethodNotAllowed, "OperationNotAllowed", "The HTTP method is not allowed on this resource.", nil, nil)
+		return
+	}
+	rt, _ := rq.body["ResetType"].(string)
+	if _, present := rq.body["ResetType"]; present && !slices.Contains(rfManagerResetTypes, rt) {
+		rfError(rq.w, http.StatusBadRequest, "ActionParameterValueNotInList", fmt.Sprintf("The value '%v' for the parameter ResetType in the action Manager.Reset is not in the list of acceptable values.", rq.body["ResetType"]), []any{fmt.Sprint(rq.body["ResetType"]), "ResetType", "Manager.Reset"}, []string{"/ResetType"})
+		return
+	}
+	if rt == "" {
+		rt = "GracefulRestart"
+	}
+	r.resets = append(r.resets, "Manager.Reset "+rt)
+	d := r.opts.RestartTime
+	if d <= 0 {
+		d = 300 * time.Millisecond
+	}
+	r.restartUntil = time.Now().Add(d)
+	r.sessions = map[string]*rfSession{}
+	r.liveSessions = 0
+	rq.w.WriteHeader(http.StatusNoContent)
+}
+
+// Resets lists every reset the rig accepted, in order: "ComputerSystem.Reset ForceRestart" for
+// the host, "Manager.Reset GracefulRestart" for the BMC itself.
+func (r *Redfish) Resets() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.resets...)
 }
 
 func (r *Redfish) chassis() map[string]any {

@@ -48,6 +48,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,6 +85,19 @@ type device struct {
 	NoDefaultCurrent bool      `json:"no_default_current,omitempty"`
 	Params           []*param  `json:"params"`
 	Firmware         *firmware `json:"firmware,omitempty"`
+	// ResetLevels are the mlxfwreset levels the card reports as supported
+	// in its current state (the MFRL register); nil is [3, 4], what a
+	// ConnectX-7 with pending NVConfig changes reports (level 3 is then the
+	// default, as in samples/mlxfwreset.txt). [] is a card that supports
+	// none: only a reboot loads the changes.
+	ResetLevels []int `json:"reset_levels"`
+}
+
+func (d *device) resetLevels() []int {
+	if d.ResetLevels == nil {
+		return []int{3, 4}
+	}
+	return d.ResetLevels
 }
 
 type param struct {
@@ -858,12 +872,82 @@ var resetLevels = map[string]string{
 	"5": "Cold Reboot",
 }
 
+// queryLevels are the reset levels "mlxfwreset query" lists, in order, as
+// mstflint's cmd_reg_mfrl.py (reset_levels_db) describes them; validDefault
+// says which may be the default (the lowest supported one that may is).
+var queryLevels = []struct {
+	level        int
+	desc         string
+	validDefault bool
+}{
+	{0, `Driver, PCI link, network link will remain up ("live-Patch")`, true},
+	{1, `Only ARM side will not remain up ("Immediate reset").`, false},
+	{3, "Driver restart and PCI reset", true},
+	{4, "Warm Reboot", true},
+}
+
+// defaultResetLevel is mlxfwreset's default: the lowest supported level
+// that may be a default (CmdRegMfrl.default_reset_level); -1 when none is.
+func defaultResetLevel(supported []int) int {
+	for _, l := range queryLevels {
+		if l.validDefault && slices.Contains(supported, l.level) {
+			return l.level
+		}
+	}
+	return -1
+}
+
+// fwresetQuery prints "mlxfwreset -d DEV query" for a card without the
+// MROQ register (ConnectX-7 firmware of MFT 4.30's time): the reset levels
+// (CmdRegMfrl.query_text), the reset types and the reset sync
+// (CmdRegMcam.reset_sync_query_text), each line "%d: %-62s-%-14s%s" and each
+// section ended by the blank line Python's print adds. The types and sync
+// lines are those of a real run (a BlueField-3, github.com/j3soon/
+// bluefield-dpu-setup-notes, README.md); the levels come from the state.
+func (t *tool) fwresetQuery(d *device) int {
+	supported := d.resetLevels()
+	def := defaultResetLevel(supported)
+	if def < 0 {
+		t.printf("-E- There is no supported reset-level.\n")
+		return 1
+	}
+	line := func(n int, desc, sup, dflt string) {
+		t.printf("%d: %-62s-%-14s%s\n", n, desc, sup, dflt)
+	}
+	t.printf("Reset-levels:\n")
+	for _, l := range queryLevels {
+		sup, dflt := "Not Supported", ""
+		if slices.Contains(supported, l.level) {
+			sup = "Supported"
+		}
+		if l.level == def {
+			dflt = "(default)"
+		}
+		line(l.level, l.desc, sup, dflt)
+	}
+	t.printf("\nReset-types (relevant only for reset-levels 1,3,4):\n")
+	for i, typ := range []string{"Full chip reset", "Phy-less reset (keep network port active during reset)",
+		"NIC only reset (for SoC devices)", "ARM only reset", "ARM OS shut down"} {
+		if i == 0 {
+			line(i, typ, "Supported", "(default)")
+		} else {
+			line(i, typ, "Not Supported", "")
+		}
+	}
+	t.printf("\n")
+	t.printf("Reset-sync (relevant only for reset-level 3):\n")
+	line(0, "Tool is the owner", "Not supported", "")
+	line(1, "Driver is the owner", "Supported", "(default)")
+	t.printf("\n")
+	return exitOK
+}
+
 // fwreset handles "mlxfwreset -d DEV [-l LEVEL] [-y] reset": the Next Boot
 // configuration becomes the Current one, as after the real firmware reset.
 // The text follows an MFT 4.30 mlxfwreset run on a ConnectX-7.
 func (t *tool) fwreset(args []string) int {
 	var dev, cmd string
-	level, yes := "3", false
+	level, yes := "", false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "-d", "--device":
@@ -890,8 +974,7 @@ func (t *tool) fwreset(args []string) int {
 	if dev == "" || cmd == "" {
 		return t.undoable(t.prog + " without -d DEV and a command")
 	}
-	desc, ok := resetLevels[level]
-	if !ok {
+	if _, ok := resetLevels[level]; level != "" && !ok {
 		t.out.Flush()
 		fmt.Fprintf(t.errw, "%s: error: argument --level/-l: invalid choice: '%s' (choose from 0, 3, 4, 5)\n", t.prog, level)
 		return 2
@@ -902,8 +985,23 @@ func (t *tool) fwreset(args []string) int {
 		return 1
 	}
 	if cmd == "query" {
-		return t.undoable(t.prog + " query")
+		return t.fwresetQuery(d)
 	}
+	// The level asked for, or the default; one the card does not support in
+	// its current state is refused before the prompt (mstfwreset.py).
+	if level == "" {
+		def := defaultResetLevel(d.resetLevels())
+		if def < 0 {
+			t.printf("-E- There is no supported reset-level.\n")
+			return 1
+		}
+		level = strconv.Itoa(def)
+	}
+	if n, _ := strconv.Atoi(level); !slices.Contains(d.resetLevels(), n) {
+		t.printf("-E- Reset-level '%s' is not supported in the current state of this device.\n", level)
+		return 1
+	}
+	desc := resetLevels[level]
 	t.printf("\nThe reset level for device, %s is:\n\n%s: %s\n", dev, level, desc)
 	t.printf("Continue with reset?[y/N] ")
 	if yes {

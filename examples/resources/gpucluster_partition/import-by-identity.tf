@@ -1,0 +1,6 @@
+# Terraform 1.12+ and OpenTofu 1.12+: the partition by its name; the key and members come from
+# the configuration at the first apply (the fabric's refresh reads partitions.conf back).
+import {
+  to       = gpucluster_partition.tenant_a
+  identity = { name = "tenant-a" }
+}

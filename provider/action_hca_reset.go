@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+var (
+	_ action.Action              = (*hcaResetAction)(nil)
+	_ action.ActionWithConfigure = (*hcaResetAction)(nil)
+)
+
+func newHCAResetAction() action.Action { return &hcaResetAction{} }
+
+// hcaResetAction is gpucluster_hca_reset: an HCA's pending firmware settings loaded with
+// mlxfwreset where the card allows it (hca.ResetPending).
+type hcaResetAction struct{ data *Data }
+
+type hcaResetModel struct {
+	Node      types.String   `tfsdk:"node"`
+	Device    types.String   `tfsdk:"device"`
+	MSTDevice types.String   `tfsdk:"mst_device"`
+	SSHHost   types.String   `tfsdk:"ssh_host"`
+	SSH       types.Object   `tfsdk:"ssh"`
+	Tool      types.String   `tfsdk:"tool"`
+	Level     types.String   `tfsdk:"level"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+}
+
+const defaultHCAResetTimeout = 10 * time.Minute
+
+func (a *hcaResetAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_hca_reset"
+}
+
+func (a *hcaResetAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *hcaResetAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	// The attributes a gpucluster_hca has, with its validators and descriptions: the action takes
+	// the same values (`ssh_host = gpucluster_hca.x.ssh_host`, ...).
+	var rs resource.SchemaResponse
+	(&hcaResource{}).Schema(ctx, resource.SchemaRequest{}, &rs)
+	attrs := map[string]schema.Attribute{}
+	for _, k := range []string{"node", "device", "mst_device", "ssh_host", "ssh", "tool"} {
+		attrs[k] = actionAttribute(rs.Schema.Attributes[k])
+	}
+	for _, k := range []string{"node", "device"} {
+		a := schemaAs[schema.StringAttribute](attrs[k])
+		a.Validators = []validator.String{nameValidator()} // the resource's also replace on change: not a thing here
+		attrs[k] = a
+	}
+	host := schemaAs[schema.StringAttribute](attrs["ssh_host"])
+	host.Required, host.Optional = true, false
+	host.MarkdownDescription = "Where to run mlxfwreset and mlxconfig: the HCA's node as SSH reaches it, usually " +
+		"`gpucluster_hca.<name>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. User, key and known_hosts come from the " +
+		"provider's `ssh` block (or `ssh`). Host keys are always checked."
+	attrs["ssh_host"] = host
+	attrs["level"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "The `mlxfwreset` level: `0` (live patch), `1` (immediate reset, the ARM side of a SoC) or `3` " +
+			"(driver restart and PCI reset: the HCA's links go down for seconds). Unset: the level the tool chooses for the " +
+			"card's current state, unless that is a reboot. A level the card does not support now is an error naming " +
+			"those it does.",
+		Validators: []validator.String{stringvalidator.OneOf("0", "1", "3")},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Loads an HCA's pending firmware settings now. `mlxconfig` writes every setting to the " +
+			"card's Next Boot values; this action queries the card, and when some value waits, asks `mlxfwreset` which " +
+			"reset levels the card supports in its current state and resets it at one that does not reboot the node, then " +
+			"queries again to check that nothing waits any more. When only a reboot would load them (the card supports " +
+			"no other level now), it resets nothing and says so in a warning: reboot the node, e.g. with " +
+			"`gpucluster_node_power`. Nothing pending: nothing is reset. `mstconfig`'s `mstfwreset` is used with " +
+			"`tool = \"mstconfig\"`. The node's SSH lock is held throughout, so it never interleaves with an apply of " +
+			"the node's HCAs. For `terraform apply -invoke`, or as the `action_trigger` of a `firmware_settings` change " +
+			"(`events = [after_update]`). Terraform 1.14 or later.",
+		Attributes: attrs,
+		Blocks: map[string]schema.Block{"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
+			InvokeDescription: "Bound on the whole reset (default 10m): SSH, the queries and mlxfwreset.",
+		})},
+	}
+}
+
+func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var m hcaResetModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := m.Timeouts.Invoke(ctx, defaultHCAResetTimeout)
+	resp.Diagnostics.Append(d...)
+	name := fabric.HCAName(m.Node.ValueString(), m.Device.ValueString())
+	// The HCA resource's own target: same tool, device and SSH rules.
+	t, d := (&hcaResource{data: a.data}).firmwareTarget(ctx, &hcaModel{
+		Name: types.StringValue(name), Device: m.Device, MSTDevice: m.MSTDevice, SSHHost: m.SSHHost, SSH: m.SSH, Tool: m.Tool,
+	}, timeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ctx = maskSecrets(ctx, t.ssh.PrivateKeyPEM)
+	opts := hca.ResetPendingOptions{}
+	if v := m.Level.ValueString(); v != "" {
+		opts.Level, _ = strconv.Atoi(v) // the validator allows 0, 1, 3 only
+		opts.LevelSet = true
+	}
+
+	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
+	if err != nil {
+		t.fail(&resp.Diagnostics, "wait for its node", err, nil)
+		return
+	}
+	defer release()
+	client, err := remote.Dial(ctx, t.ssh)
+	if err != nil {
+		t.fail(&resp.Diagnostics, "connect to its node", err, nil)
+		return
+	}
+	defer client.Close()
+	actionProgress(ctx, resp, "hca %s on %s: querying pending firmware settings", name, t.host)
+	res, err := hca.ResetPending(ctx, client, t.tool, t.device, opts)
+	if err != nil {
+		t.fail(&resp.Diagnostics, "load its pending firmware settings", err, res.Commands)
+		return
+	}
+	waiting := strings.Join(res.Pending, ", ")
+	switch {
+	case res.RebootNeeded:
+		levels := "none"
+		if res.Levels != nil {
+			var ls []string
+			for _, l := range res.Levels.SupportedLevels() {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			levels = strings.Join(ls, ", ")
+		}
+		what := waiting
+		if res.Unknown {
+			what = "the settings (the firmware cannot show whether any wait)"
+		}
+		actionProgress(ctx, resp, "hca %s on %s: %s wait for a reboot; no firmware reset short of one is supported now", name, t.host, what)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("HCA %s: reboot node %s to load its firmware settings", name, m.Node.ValueString()),
+			fmt.Sprintf("HCA %q (device %s on %s): %s wait for a reboot, and the card supports no mlxfwreset level short of one "+
+				"now (supported levels: %s). Nothing was reset. Reboot the node, e.g. terraform apply -invoke with a "+
+				"gpucluster_node_power action of power = \"graceful_restart\".", name, t.device, t.ssh.Addr(), what, levels))
+	case !res.Reset:
+		actionProgress(ctx, resp, "hca %s on %s: no firmware setting waits; nothing to reset", name, t.host)
+	default:
+		if res.Unknown {
+			waiting = "whatever was pending (the firmware cannot show it)"
+		}
+		actionProgress(ctx, resp, "hca %s on %s: mlxfwreset at level %d loaded %s", name, t.host, res.Level, waiting)
+	}
+}

@@ -1,0 +1,53 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// TestActionSchemas: the provider serves the three actions, each taking its objects in exactly
+// the shape of the resource attribute it mirrors (so `bmc = gpucluster_node.x.bmc` and
+// `subnet_manager = gpucluster_fabric.x.subnet_manager` convert without loss), and the secrets
+// in them say that an action cannot hide them.
+func TestActionSchemas(t *testing.T) {
+	fw := providerserver.NewProtocol6(New("test")())()
+	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Errorf("%s: %s", d.Summary, d.Detail)
+	}
+	attr := func(s *tfprotov6.Schema, name string) *tfprotov6.SchemaAttribute {
+		for _, a := range s.Block.Attributes {
+			if a.Name == name {
+				return a
+			}
+		}
+		t.Fatalf("no attribute %s", name)
+		return nil
+	}
+	mirror := []struct{ action, attr, resource, secret string }{
+		{"gpucluster_node_power", "bmc", "gpucluster_node", "password"},
+		{"gpucluster_opensm_sweep", "subnet_manager", "gpucluster_fabric", "ssh_private_key"},
+		{"gpucluster_hca_reset", "ssh", "gpucluster_hca", "private_key"},
+	}
+	for _, m := range mirror {
+		as, ok := resp.ActionSchemas[m.action]
+		if !ok {
+			t.Fatalf("the provider serves no %s", m.action)
+		}
+		a, r := attr(as.Schema, m.attr), attr(resp.ResourceSchemas[m.resource], m.attr)
+		if !a.ValueType().Equal(r.ValueType()) {
+			t.Errorf("%s.%s is %s, %s.%s is %s", m.action, m.attr, a.ValueType(), m.resource, m.attr, r.ValueType())
+		}
+		for _, na := range a.NestedType.Attributes {
+			if na.Name == m.secret && !strings.Contains(na.Description, "An action cannot mark it sensitive") {
+				t.Errorf("%s.%s.%s does not say it shows in the plan: %q", m.action, m.attr, m.secret, na.Description)
+			}
+		}
+	}
+}

@@ -1,0 +1,260 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+)
+
+// The fabric on the floor, read the way gpucluster_discovered_fabric reads it (a topology file,
+// or ibnetdiscover over SSH, then asbuilt.Read with the same options) and named the same way as
+// its `as_built`, for the list resources (terraform query) and for imports by identity, which
+// fill an item from the provider's `floor`. One reader: asbuilt.Read; this file only says where
+// the text comes from and turns the floor's items into the resources' models.
+
+// floorModel is where a floor is read from: the provider's `floor` and a list block's config.
+type floorModel struct {
+	TopologyFile         types.String `tfsdk:"topology_file"`
+	NodeNameMap          types.String `tfsdk:"node_name_map"`
+	Simulated            types.Bool   `tfsdk:"simulated"`
+	Host                 types.String `tfsdk:"host"`
+	Port                 types.Int64  `tfsdk:"port"`
+	IBNetDiscoverCommand types.String `tfsdk:"ibnetdiscover_command"`
+}
+
+// floorAttributeDocs describes each floor attribute once, for the provider's and the list
+// resources' schemas.
+var floorAttributeDocs = map[string]string{
+	"topology_file": "Read the floor from this file: ibnetdiscover output, as `gpucluster_discovered_fabric` reads it " +
+		"(the committed as-built record). Exactly one of `topology_file` and `host`.",
+	"node_name_map": "OpenSM's node-name-map file: where it names a switch's node GUID, or a CA's node or port GUID, its " +
+		"name wins over the node description, as in `gpucluster_discovered_fabric`'s `as_built`.",
+	"simulated": "The floor is ibsim running a declared fabric: its `4xHDR` stand-in reads as NDR.",
+	"host": "Run ibnetdiscover over SSH on this host of the fabric (the SM host, or any host with an HCA on it and " +
+		"infiniband-diags); `host` or `host:port`. User, key and known_hosts come from the provider's `ssh` block.",
+	"port":                  "SSH port when `host` has none (default 22).",
+	"ibnetdiscover_command": "Command that prints the fabric in ibnetdiscover format over SSH (default `ibnetdiscover`).",
+}
+
+// set reports whether the model names a source.
+func (m floorModel) set() bool { return !m.TopologyFile.IsNull() || !m.Host.IsNull() }
+
+// check reports a model that names no source or both; at is where to report it.
+func (m floorModel) check(at path.Path, diags *diag.Diagnostics) {
+	switch {
+	case !m.TopologyFile.IsNull() && !m.Host.IsNull():
+		diags.AddAttributeError(at, "Two sources for the floor", "Give either topology_file (a committed ibnetdiscover output) or host (ibnetdiscover run there over SSH), not both.")
+	case !m.set():
+		diags.AddAttributeError(at, "No source for the floor", "Give topology_file (a committed ibnetdiscover output) or host (ibnetdiscover run there over SSH), here or in the provider's floor = { ... }.")
+	}
+}
+
+// readFloor reads the floor a model names. at is where to report a problem with it.
+func readFloor(ctx context.Context, data *Data, m floorModel, at path.Path) (*asbuilt.Floor, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	m.check(at, &diags)
+	if diags.HasError() {
+		return nil, diags
+	}
+	var text string
+	if !m.TopologyFile.IsNull() {
+		b, err := os.ReadFile(m.TopologyFile.ValueString())
+		if err != nil {
+			diags.AddAttributeError(at.AtName("topology_file"), "Cannot read the topology file", err.Error())
+			return nil, diags
+		}
+		text = string(b)
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, fabricDiagTimeout)
+		defer cancel()
+		c, err := dialFabricHost(ctx, data, fabricHostModel{Host: m.Host, Port: m.Port})
+		if err != nil {
+			diags.AddAttributeError(at.AtName("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
+			return nil, diags
+		}
+		defer func() { _ = c.Close() }()
+		cmd := m.IBNetDiscoverCommand.ValueString()
+		if cmd == "" {
+			cmd = "ibnetdiscover"
+		}
+		if text, err = runDiag(ctx, c, cmd); err != nil {
+			diags.AddAttributeError(at.AtName("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
+			return nil, diags
+		}
+	}
+	disc, err := opensm.ParseTopology(text)
+	if err != nil {
+		diags.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
+	}
+	opts := asbuilt.ReadOptions{Simulated: m.Simulated.ValueBool(), Catalog: inventoryCatalog(data)}
+	if !m.NodeNameMap.IsNull() {
+		b, err := os.ReadFile(m.NodeNameMap.ValueString())
+		if err == nil {
+			opts.NodeNameMap, err = opensm.ParseNodeNameMap(string(b))
+		}
+		if err != nil {
+			diags.AddAttributeError(at.AtName("node_name_map"), "Cannot read the node name map", err.Error())
+			return nil, diags
+		}
+	}
+	floor, err := asbuilt.Read(disc, opts)
+	if err != nil {
+		diags.AddAttributeError(at, "The floor cannot be adopted", err.Error())
+		return nil, diags
+	}
+	return floor, diags
+}
+
+// providerFloor is the provider's `floor`, read once per provider process; nil without one.
+type providerFloor struct {
+	model floorModel
+	once  sync.Once
+	floor *asbuilt.Floor
+	diags diag.Diagnostics
+}
+
+// get reads the provider's floor the first time it is needed.
+func (p *providerFloor) get(ctx context.Context, data *Data) (*asbuilt.Floor, diag.Diagnostics) {
+	p.once.Do(func() { p.floor, p.diags = readFloor(ctx, data, p.model, path.Root("floor")) })
+	return p.floor, p.diags
+}
+
+// floorOf returns the provider's floor for an import by identity: nil, without a word, when the
+// provider has none; a floor that cannot be read is an error.
+func floorOf(ctx context.Context, data *Data, diags *diag.Diagnostics) *asbuilt.Floor {
+	if data == nil || data.floor == nil {
+		return nil
+	}
+	f, d := data.floor.get(ctx, data)
+	for _, x := range d {
+		diags.AddError("The provider's floor cannot be read", fmt.Sprintf("%s: %s", x.Summary(), x.Detail()))
+	}
+	return f
+}
+
+// The floor's items as the resources' models: what a list result holds, and what an import by
+// identity of an item on the floor starts from. Discovery sees no rack, so none has a location.
+
+func floorSwitch(data *Data, s *fabric.Switch) switchModel {
+	n := types.StringValue(s.Name)
+	m := switchModel{ID: n, Name: n, Model: types.StringValue(orDefault(s.Model, defaultSwitchModel)), Rack: types.StringNull(),
+		PositionU: types.Int64Null(), Role: strOrNull(s.Role), GUID: strOrNull(s.GUID), Group: strOrNull(s.Group), Ports: types.Int64Null()}
+	if sm, ok := inventoryCatalog(data).Switches[m.Model.ValueString()]; ok {
+		m.Ports = types.Int64Value(int64(sm.Ports))
+	}
+	return m
+}
+
+func floorNode(ctx context.Context, data *Data, spec *fabric.Spec, nd *fabric.Node) nodeModel {
+	n := types.StringValue(nd.Name)
+	m := nodeModel{ID: n, Name: n, Model: types.StringValue(orDefault(nd.Model, defaultNodeModel)), Rack: types.StringNull(),
+		PositionU: types.Int64Null(), SSHHost: types.StringNull()}
+	nullNodeBMCFields(&m)
+	var devs []string
+	for i := range spec.HCAs {
+		if spec.HCAs[i].Node == nd.Name {
+			devs = append(devs, spec.HCAs[i].Device)
+		}
+	}
+	count := nd.ComputeHCAs
+	if count == 0 {
+		count = len(devs)
+		if nm, ok := inventoryCatalog(data).Nodes[m.Model.ValueString()]; ok && count == 0 {
+			count = nm.ComputeHCAs
+		}
+	}
+	m.ComputeHCAs = types.Int64Value(int64(count))
+	if len(devs) == count {
+		m.HCADevices, _ = types.ListValueFrom(ctx, types.StringType, devs)
+	} else {
+		m.HCADevices = defaultHCADevices(count)
+	}
+	return m
+}
+
+func floorHCA(h *fabric.HCA) hcaModel {
+	n := types.StringValue(orDefault(h.Name, fabric.HCAName(h.Node, h.Device)))
+	m := hcaModel{ID: n, Name: n, Node: types.StringValue(h.Node), Device: types.StringValue(h.Device),
+		Model: types.StringValue(orDefault(h.Model, defaultHCAModel)), PortGUID: strOrNull(h.PortGUID),
+		Rail: types.Int64Null(), MSTDevice: types.StringNull()}
+	if h.Rail >= 0 {
+		m.Rail = types.Int64Value(int64(h.Rail))
+	}
+	nullHCAFirmwareFields(&m)
+	return m
+}
+
+func floorCable(c *fabric.Cable) cableModel {
+	a, b := plainCableEnd{device: c.A.Device, port: int64(c.A.Port)}, plainCableEnd{device: c.B.Device, port: int64(c.B.Port)}
+	l := types.StringValue(cableLabel(a, b))
+	m := cableModel{ID: l, A: a.object(), B: b.object(), Kind: strOrNull(c.Kind), LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()}
+	if c.LengthM > 0 {
+		m.LengthM = types.Float64Value(c.LengthM)
+	}
+	return m
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func strOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// floorProviderAttribute is the provider's `floor`.
+func floorProviderAttribute() pschema.SingleNestedAttribute {
+	d := floorAttributeDocs
+	return pschema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "The fabric on the floor, read as `gpucluster_discovered_fabric` reads it: what an `import` block " +
+			"with an `identity` of a switch, node, HCA or cable fills the item from (its GUID, model and devices, as the " +
+			"list resources return it), and what the list resources read when their `config` names no source. Read once " +
+			"per run, and only when an import or a list needs it.",
+		Attributes: map[string]pschema.Attribute{
+			"topology_file":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"]},
+			"node_name_map":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"]},
+			"simulated":             pschema.BoolAttribute{Optional: true, MarkdownDescription: d["simulated"]},
+			"host":                  pschema.StringAttribute{Optional: true, MarkdownDescription: d["host"]},
+			"port":                  pschema.Int64Attribute{Optional: true, MarkdownDescription: d["port"]},
+			"ibnetdiscover_command": pschema.StringAttribute{Optional: true, MarkdownDescription: d["ibnetdiscover_command"]},
+		},
+	}
+}
+
+// floorListSchema is the configuration of the list resources: where to read the floor.
+func floorListSchema(what string) lschema.Schema {
+	d := floorAttributeDocs
+	return lschema.Schema{
+		MarkdownDescription: "Every " + what + " of the fabric on the floor, read as `gpucluster_discovered_fabric` reads it and " +
+			"named as its `as_built` names them, for `terraform query` (Terraform 1.14 or later): with " +
+			"`-generate-config-out`, a resource block and an `import` block with its identity for each. Without a source " +
+			"in `config`, the provider's `floor` is read; give the provider that `floor` for the imports too, so that they " +
+			"fill each item from it and the generated configuration plans with no change.",
+		Attributes: map[string]lschema.Attribute{
+			"topology_file":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"]},
+			"node_name_map":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"]},
+			"simulated":             lschema.BoolAttribute{Optional: true, MarkdownDescription: d["simulated"]},
+			"host":                  lschema.StringAttribute{Optional: true, MarkdownDescription: d["host"]},
+			"port":                  lschema.Int64Attribute{Optional: true, MarkdownDescription: d["port"]},
+			"ibnetdiscover_command": lschema.StringAttribute{Optional: true, MarkdownDescription: d["ibnetdiscover_command"]},
+		},
+	}
+}

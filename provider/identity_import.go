@@ -1,0 +1,153 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// Imports by identity of the inventory types whose import ID carries their attributes. The
+// identity names the item. An item on the provider's `floor` starts from what the floor says of
+// it, exactly what the list resources return for it (floor.go), so a configuration that
+// `terraform query -generate-config-out` wrote plans with no change; any other starts from the
+// identity and the defaults the schema would give, and the first apply records the rest
+// (identity.go).
+
+// hcaIdentity is the identity of an HCA: the node it sits in and its RDMA device there.
+type hcaIdentity struct {
+	Node   types.String `tfsdk:"node"`
+	Device types.String `tfsdk:"device"`
+}
+
+// cableIdentity is the identity of a cable: its label, which holds both ends.
+type cableIdentity struct {
+	Label types.String `tfsdk:"label"`
+}
+
+func (r *switchResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := importName(ctx, req, fabric.CheckName, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Switches {
+			if f.Spec.Switches[i].Name == name {
+				m := floorSwitch(r.data, &f.Spec.Switches[i])
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	n := types.StringValue(name)
+	m := switchModel{ID: n, Name: n, Model: types.StringValue(defaultSwitchModel), Rack: types.StringNull(),
+		PositionU: types.Int64Null(), Role: types.StringNull(), GUID: types.StringNull(), Group: types.StringNull()}
+	cat := inventoryCatalog(r.data)
+	sm, ok := cat.Switches[m.Model.ValueString()]
+	if !ok {
+		addUnknownModel(&resp.Diagnostics, path.Root("model"), "switch", m.Model.ValueString(), cat.SwitchNames())
+		return
+	}
+	m.Ports = types.Int64Value(int64(sm.Ports))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *nodeResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name := importName(ctx, req, fabric.CheckName, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Nodes {
+			if f.Spec.Nodes[i].Name == name {
+				m := floorNode(ctx, r.data, f.Spec, &f.Spec.Nodes[i])
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	n := types.StringValue(name)
+	m := nodeModel{ID: n, Name: n, Model: types.StringValue(defaultNodeModel), Rack: types.StringNull(),
+		PositionU: types.Int64Null(), SSHHost: types.StringNull()}
+	nullNodeBMCFields(&m)
+	cat := inventoryCatalog(r.data)
+	nm, ok := cat.Nodes[m.Model.ValueString()]
+	if !ok {
+		addUnknownModel(&resp.Diagnostics, path.Root("model"), "node", m.Model.ValueString(), cat.NodeNames())
+		return
+	}
+	m.ComputeHCAs = types.Int64Value(int64(nm.ComputeHCAs))
+	m.HCADevices = defaultHCADevices(nm.ComputeHCAs)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *hcaResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	node := identityString(ctx, req, "node", fabric.CheckName, &resp.Diagnostics)
+	device := identityString(ctx, req, "device", fabric.CheckName, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.HCAs {
+			if h := &f.Spec.HCAs[i]; h.Node == node && h.Device == device {
+				m := floorHCA(h)
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := types.StringValue(fabric.HCAName(node, device))
+	m := hcaModel{ID: name, Name: name, Node: types.StringValue(node), Device: types.StringValue(device),
+		Model: types.StringValue(defaultHCAModel), PortGUID: types.StringNull(), Rail: types.Int64Null(), MSTDevice: types.StringNull()}
+	nullHCAFirmwareFields(&m)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	label := identityString(ctx, req, "label", nil, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a, b, err := parseCableLabel(label)
+	if err == nil {
+		if msg := fabric.CheckCableEnds(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)}); msg != "" {
+			err = errorString(msg)
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error()+
+			"; a cable's label is \"<a.device>:<a.port> <-> <b.device>:<b.port>\", e.g. \"leaf01:33 <-> gpu001/mlx5_0:1\"")
+		return
+	}
+	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
+		for i := range f.Spec.Cables {
+			if m := floorCable(&f.Spec.Cables[i]); m.Label.ValueString() == cableLabel(a, b) {
+				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				return
+			}
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	l := types.StringValue(cableLabel(a, b))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringNull(),
+		LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()})...)
+}
+
+// errorString is an error of a fixed text.
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
