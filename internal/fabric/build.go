@@ -34,6 +34,8 @@ func Build(spec *Spec, cat *catalog.Catalog) (*Graph, []Problem) {
 	b.cables()
 	b.adjacency()
 	b.levels()
+	b.checkRoles()
+	b.inferRoles()
 	b.rackBudgets()
 	b.partitions()
 	b.connectivity()
@@ -56,6 +58,7 @@ type builder struct {
 	// table instead of a map per device: Build runs on every plan of fabrics with 200,000 ports.
 	used     []int32
 	portBase []int32
+	top      int // the highest level (levels)
 }
 
 func (b *builder) add(rule string, sev Severity, path Path, format string, args ...any) {
@@ -285,9 +288,8 @@ func (b *builder) adjacency() {
 	}
 }
 
-// levels runs a breadth-first search from every HCA at once and infers the roles of switches
-// that have none: level 1 is a leaf; above that, the highest level of the fabric is "core" when
-// there are three switch levels or more and "spine" otherwise.
+// levels runs a breadth-first search from every HCA at once: a device's level is its distance in
+// links from the nearest HCA.
 func (b *builder) levels() {
 	g := b.g
 	queue := make([]int32, 0, len(g.Devices))
@@ -311,6 +313,14 @@ func (b *builder) levels() {
 			}
 		}
 	}
+	b.top = top
+}
+
+// inferRoles gives the switches without a declared role (or whose role checkRoles dropped) the
+// role their level makes of them: level 1 is a leaf; above that, the highest level of the fabric
+// is "core" when there are three switch levels or more and "spine" otherwise.
+func (b *builder) inferRoles() {
+	g, top := b.g, b.top
 	for i := range g.Devices {
 		d := &g.Devices[i]
 		if d.Kind != KindSwitch || d.Declared {
