@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
 
@@ -188,11 +189,9 @@ func checkKnownHostsFile(p string) string {
 	case st.IsDir():
 		return fmt.Sprintf("known_hosts_file %q is a directory; %s", p, how)
 	}
-	f, err := os.Open(p)
-	if err != nil {
+	if err := inputfile.Check(p, inputfile.MaxKnownHostsFile); err != nil {
 		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
 	}
-	_ = f.Close() // opened only to prove it is readable
 	return ""
 }
 

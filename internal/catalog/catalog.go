@@ -4,13 +4,14 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 )
 
 //go:embed catalog.hcl
@@ -139,7 +140,7 @@ func Load(files ...string) (*Catalog, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := inputfile.Read(f, inputfile.MaxCatalogFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading catalog file: %w", err)
 		}
