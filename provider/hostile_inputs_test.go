@@ -1,0 +1,146 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
+)
+
+// The hostile inputs of issue 22, in the layout of the bad-input table (bad_inputs_test.go): each
+// row is a configuration the real terraform must refuse at plan with an error on the attribute
+// at fault. They are kept apart from the table of issue 13 so that the two can grow
+// independently; `go test ./provider -run TestAccHostileInputs -v` prints them for the closing
+// note.
+func hostileInputs(t *testing.T) []badInput {
+	const f = "gpucluster_fabric.f"
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sparse := filepath.Join(dir, "sparse")
+	if err := os.WriteFile(sparse, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	const cube = `[for a in range(1000) : [for b in range(1000) : [for c in range(1000) : c]]]`
+	huge := file("huge.hcl", "rule \"huge\" {\n  condition     = length(flatten("+cube+")) > 0\n  error_message = \"never\"\n}\n")
+	policyFiles := func(files ...string) string {
+		q := make([]string, len(files))
+		for i, p := range files {
+			q[i] = fmt.Sprintf("%q", p)
+		}
+		return plain(t, "  # EXTRA\n", "  policy_files = ["+strings.Join(q, ", ")+"]\n")
+	}
+	catalogFiles := func(p string) string {
+		return fmt.Sprintf("provider \"gpucluster\" {\n  catalog_files = [%q]\n}\n", p) + badBase
+	}
+	knownHosts := func(p string) string {
+		return fmt.Sprintf("provider \"gpucluster\" {\n  ssh = {\n    user = \"root\"\n    known_hosts_file = %q\n  }\n}\n", p) + badBase
+	}
+	return []badInput{
+		// ---- item 1: a declared role is checked against the cabling ----
+		{`leaf with endpoints declared role = "core"`, "plain", f, `switches["leaf01"].role`,
+			`switch "leaf01" is declared role = "core" but 1 HCA(s) are cabled to it: a switch with endpoints is a leaf whatever its label. Set role = "leaf" or leave it unset`,
+			plain(t, `role       = "leaf"`, `role       = "core"`)},
+		{`leaf with endpoints declared role = "spine"`, "plain", f, `switches["leaf01"].role`,
+			`switch "leaf01" is declared role = "spine" but 1 HCA(s) are cabled to it`,
+			plain(t, `role       = "leaf"`, `role       = "spine"`)},
+
+		// ---- item 2: every file a plan reads is capped, every rule budgeted ----
+		{`policy_files = ["/dev/zero"]`, "plain", f, "policy_files",
+			`"/dev/zero" holds more than 4 MiB, the most the provider reads from a file of this kind`, policyFiles("/dev/zero")},
+		{"policy file of 1 TiB (sparse)", "plain", f, "policy_files",
+			`"` + sparse + `" is 1024 GiB, more than 4 MiB, the most the provider reads from a file of this kind`, policyFiles(sparse)},
+		{"rule with a 10^9-element for", "plain", f, "policy",
+			fmt.Sprintf(`huge (%s:1): condition could not be evaluated: evaluation stopped because it visited more than %d elements (the budget of a rule)`, huge, policy.MaxRuleElements),
+			strings.Replace(policyFiles(huge), "  policy_files", "  policy = { preset = \"inference\" }\n  policy_files", 1)},
+		{`provider catalog_files = ["/dev/zero"]`, "provider", "provider", "catalog_files",
+			`reading catalog file: "/dev/zero" holds more than 4 MiB, the most the provider reads from a file of this kind`, catalogFiles("/dev/zero")},
+		{"provider catalog file of 1 TiB (sparse)", "provider", "provider", "catalog_files",
+			`reading catalog file: "` + sparse + `" is 1024 GiB, more than 4 MiB`, catalogFiles(sparse)},
+		{`provider ssh.known_hosts_file = "/dev/zero"`, "provider", "provider", "ssh.known_hosts_file",
+			fmt.Sprintf(`known_hosts_file "/dev/zero" cannot be read: "/dev/zero" holds more than %s`, inputfile.Bytes(inputfile.MaxKnownHostsFile)), knownHosts("/dev/zero")},
+	}
+}
+
+func TestAccHostileInputs(t *testing.T) {
+	t.Parallel()
+	rows := hostileInputs(t)
+	t.Logf("| input | via | attribute | message |")
+	t.Logf("|---|---|---|---|")
+	for _, b := range rows {
+		t.Logf("| %s | %s | `%s` | %s |", b.input, b.via, b.attr, strings.ReplaceAll(b.want, "|", `\|`))
+	}
+	steps := make([]resource.TestStep, 0, len(rows))
+	for _, b := range rows {
+		steps = append(steps, resource.TestStep{Config: b.config, PlanOnly: true, ExpectError: badInputPattern(b)})
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+}
+
+// topology_file of gpucluster_discovered_fabric: /dev/zero and a sparse terabyte are refused with
+// the path and the cap, on the attribute, in the data source's read at plan.
+func TestAccDiscoveredTopologyFileCapped(t *testing.T) {
+	t.Parallel()
+	sparse := filepath.Join(t.TempDir(), "ibnetdiscover.out")
+	if err := os.WriteFile(sparse, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	var steps []resource.TestStep
+	for p, want := range map[string]string{
+		"/dev/zero": `"/dev/zero" holds more than 64 MiB, the most the provider reads from a file of this kind`,
+		sparse:      `"` + sparse + `" is 1024 GiB, more than 64 MiB`,
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      fmt.Sprintf("data \"gpucluster_discovered_fabric\" \"floor\" {\n  topology_file = %q\n}\n", p),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`Error: Cannot read the topology file[\s│]+with data.gpucluster_discovered_fabric.floor,[^\n]*\n[│ ]*on [^\n]+ line \d+, in data "gpucluster_discovered_fabric" "floor":\n[│ ]*\d+:[ \t]*topology_file[^\n]*\n[\s│]*` + regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(want), `[\s│]+`)),
+		})
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+}
+
+// The gate of examples/ci (issue 22, item 1): at nodes = 3 and 16 uplinks its leaf is 1.5:1 and
+// training-large refuses it. Declared role = "core" on the leaf and "spine" on the spine, the
+// plan used to pass ("Links node-core", max_oversubscription 0); now the label is an error, so
+// the plan fails as it does unlabelled.
+func TestAccGateHoldsAgainstALabel(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(moduleRoot(), "examples", "ci", "infra", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b)
+	cfg = cfg[strings.Index(cfg, "variable \"nodes\""):] // the test harness installs the provider itself
+	for _, r := range [][2]string{
+		{"type    = number\n  default = 2\n", "type    = number\n  default = 3\n"},
+		{`leaf01  = { name = "leaf01",`, `leaf01  = { name = "leaf01", role = "core",`},
+		{`spine01 = { name = "spine01",`, `spine01 = { name = "spine01", role = "spine",`},
+	} {
+		if strings.Count(cfg, r[0]) != 1 {
+			t.Fatalf("examples/ci/infra/main.tf holds %q %d times, want once", r[0], strings.Count(cfg, r[0]))
+		}
+		cfg = strings.Replace(cfg, r[0], r[1], 1)
+	}
+	words := func(s string) string { return regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(s), `[\s│]+`) }
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: []resource.TestStep{
+		{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(words(`switches["leaf01"].role: switch "leaf01" is declared role = "core" but 24 HCA(s) are cabled to it`))},
+	}})
+}
