@@ -51,6 +51,9 @@ func hostileInputs(t *testing.T) []badInput {
 	knownHosts := func(p string) string {
 		return fmt.Sprintf("provider \"gpucluster\" {\n  ssh = {\n    user = \"root\"\n    known_hosts_file = %q\n  }\n}\n", p) + badBase
 	}
+	node := func(bmcBlock, users string) string {
+		return "resource \"gpucluster_node\" \"n\" {\n  name = \"gpu001\"\n  rack = \"r01\"\n  position_u = 2\n  bmc = " + bmcBlock + "\n  bmc_users = " + users + "\n}\n"
+	}
 	return []badInput{
 		// ---- item 1: a declared role is checked against the cabling ----
 		{`leaf with endpoints declared role = "core"`, "plain", f, `switches["leaf01"].role`,
@@ -74,6 +77,15 @@ func hostileInputs(t *testing.T) []badInput {
 			`reading catalog file: "` + sparse + `" is 1024 GiB, more than 4 MiB`, catalogFiles(sparse)},
 		{`provider ssh.known_hosts_file = "/dev/zero"`, "provider", "provider", "ssh.known_hosts_file",
 			fmt.Sprintf(`known_hosts_file "/dev/zero" cannot be read: "/dev/zero" holds more than %s`, inputfile.Bytes(inputfile.MaxKnownHostsFile)), knownHosts("/dev/zero")},
+
+		// ---- item 3: the provider's own BMC login ----
+		{"bmc_users demotes bmc.username", "resource", "gpucluster_node.n", `bmc_users[0].role`,
+			`"admin" is the account the provider logs in with to this BMC, and role "ReadOnly" would lock the provider out`,
+			node(`{ endpoint = "10.0.0.5", username = "admin", password = "pw" }`, `[{ name = "admin", role = "ReadOnly", password = "x" }]`)},
+		{"bmc_users disables the provider's default login", "resource", "gpucluster_node.n", `bmc_users[1].role`,
+			`"ops" is the account the provider logs in with to this BMC, and role "None" (no access: the account disabled) would lock the provider out`,
+			"provider \"gpucluster\" {\n  bmc = { username = \"ops\", password = \"pw\" }\n}\n" +
+				node(`{ endpoint = "10.0.0.5" }`, `[{ name = "dev", role = "ReadOnly", password = "x" }, { name = "ops", role = "None", password = "x" }]`)},
 	}
 }
 
@@ -139,7 +151,9 @@ func TestAccGateHoldsAgainstALabel(t *testing.T) {
 		}
 		cfg = strings.Replace(cfg, r[0], r[1], 1)
 	}
-	words := func(s string) string { return regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(s), `[\s│]+`) }
+	words := func(s string) string {
+		return regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(s), `[\s│]+`)
+	}
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: []resource.TestStep{
 		{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(words(`switches["leaf01"].role: switch "leaf01" is declared role = "core" but 24 HCA(s) are cabled to it`))},
 	}})

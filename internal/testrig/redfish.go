@@ -433,6 +433,19 @@ func (r *Redfish) SetBIOSOutOfBand(name string, value any) {
 	r.bios[name] = value
 }
 
+// SetAccountOutOfBand sets an account's role and whether it is enabled, as another administrator
+// at the BMC would (or an earlier apply that demoted the provider's own login).
+func (r *Redfish) SetAccountOutOfBand(user, role string, enabled bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.accounts {
+		if a.UserName == user {
+			r.record(RedfishChange{Source: "out-of-band", Property: "AccountService/Accounts/" + a.ID + "/RoleId", Old: a.RoleID, New: role})
+			a.RoleID, a.Enabled = role, enabled
+		}
+	}
+}
+
 // SetFirmwareOutOfBand changes the reported BMC and BIOS firmware versions (a firmware update).
 func (r *Redfish) SetFirmwareOutOfBand(bmcFirmware, biosVersion string) {
 	r.mu.Lock()
