@@ -90,7 +90,7 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 		"hosts": schema.ListAttribute{
 			Required: true, ElementType: types.StringType,
 			MarkdownDescription: "SM hosts, primary first: names or addresses, optionally `host:port`. Refresh reads the files back from the first.",
-			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), sameSSHHostValidator{}},
 		},
 	} {
 		attrs[k] = v

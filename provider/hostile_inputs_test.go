@@ -54,6 +54,10 @@ func hostileInputs(t *testing.T) []badInput {
 	node := func(bmcBlock, users string) string {
 		return "resource \"gpucluster_node\" \"n\" {\n  name = \"gpu001\"\n  rack = \"r01\"\n  position_u = 2\n  bmc = " + bmcBlock + "\n  bmc_users = " + users + "\n}\n"
 	}
+	kh := file("known_hosts", "")
+	sm := func(extra string) string {
+		return plain(t, "  # EXTRA\n", fmt.Sprintf("  subnet_manager = {\n    ssh_user = \"root\"\n    ssh_private_key = \"unused\"\n    known_hosts_file = %q\n%s\n  }\n", kh, extra))
+	}
 	return []badInput{
 		// ---- item 1: a declared role is checked against the cabling ----
 		{`leaf with endpoints declared role = "core"`, "plain", f, `switches["leaf01"].role`,
@@ -77,6 +81,17 @@ func hostileInputs(t *testing.T) []badInput {
 			`reading catalog file: "` + sparse + `" is 1024 GiB, more than 4 MiB`, catalogFiles(sparse)},
 		{`provider ssh.known_hosts_file = "/dev/zero"`, "provider", "provider", "ssh.known_hosts_file",
 			fmt.Sprintf(`known_hosts_file "/dev/zero" cannot be read: "/dev/zero" holds more than %s`, inputfile.Bytes(inputfile.MaxKnownHostsFile)), knownHosts("/dev/zero")},
+
+		// ---- item 4: one SM host twice ----
+		{`hosts = ["h", "h:22"]`, "plain", f, "subnet_manager.hosts[1]",
+			`"h:22" is the same SSH endpoint as hosts[0] "h" (host h, port 22): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.`,
+			sm(`    hosts = ["h", "h:22"]`)},
+		{`port = 2222, hosts = ["sm01.example", "SM01.example.:2222"]`, "plain", f, "subnet_manager.hosts[1]",
+			`"SM01.example.:2222" is the same SSH endpoint as hosts[0] "sm01.example" (host sm01.example, port 2222)`,
+			sm("    port = 2222\n    hosts = [\"sm01.example\", \"SM01.example.:2222\"]")},
+		{`hosts = ["::1", "[0:0::1]:22"]`, "plain", f, "subnet_manager.hosts[1]",
+			`"[0:0::1]:22" is the same SSH endpoint as hosts[0] "::1" (host ::1, port 22)`,
+			sm(`    hosts = ["::1", "[0:0::1]:22"]`)},
 
 		// ---- item 3: the provider's own BMC login ----
 		{"bmc_users demotes bmc.username", "resource", "gpucluster_node.n", `bmc_users[0].role`,

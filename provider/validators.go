@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -392,4 +394,69 @@ func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringR
 		resp.Diagnostics.AddAttributeError(req.Path, "Hostname label as a fabric tier",
 			"kubernetes.io/hostname is Kueue's lowest level (see hostname_level), not a fabric tier; choose another key.")
 	}
+}
+
+// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice:
+// "h" and "h:22" (or "h:2222" with port = 2222, "H" and "h", "::1" and "[0::1]:22") are the same
+// host and port, so the "standby" would be the primary again (issue 22). Entries are compared as
+// host (case-insensitive, an address in its canonical form, no trailing dot) and port (the entry's,
+// else the sibling `port` attribute, else 22). Names that resolve to one machine cannot be told
+// at plan and are not judged.
+type sameSSHHostValidator struct{}
+
+func (sameSSHHostValidator) Description(context.Context) string {
+	return "each entry a different host and port"
+}
+
+func (v sameSSHHostValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	defPort := 22
+	var port types.Int64
+	if d := req.Config.GetAttribute(ctx, req.Path.ParentPath().AtName("port"), &port); d.HasError() || port.IsUnknown() {
+		return
+	}
+	if !port.IsNull() {
+		defPort = int(port.ValueInt64())
+	}
+	seen := map[string]int{}
+	for i, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		key, shown, ok := sshEndpointKey(s.ValueString(), defPort)
+		if !ok {
+			continue // the entry's own error is reported when it is dialled
+		}
+		if j, dup := seen[key]; dup {
+			prev := req.ConfigValue.Elements()[j].(types.String).ValueString()
+			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice",
+				fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
+					s.ValueString(), j, prev, shown))
+			continue
+		}
+		seen[key] = i
+	}
+}
+
+// sshEndpointKey is the host and port an SSH host entry reaches, as a comparable key and as text.
+func sshEndpointKey(entry string, defPort int) (key, shown string, ok bool) {
+	h, p, err := splitSSHHost(entry)
+	if err != nil {
+		return "", "", false
+	}
+	if p == 0 {
+		p = defPort
+	}
+	h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+	if ip := net.ParseIP(h); ip != nil {
+		h = ip.String()
+	}
+	return net.JoinHostPort(h, strconv.Itoa(p)), fmt.Sprintf("host %s, port %d", h, p), true
 }
