@@ -232,7 +232,11 @@ func openSMSchema() schema.MapNestedAttribute {
 			"`subnet_manager`, keyed by the file name on the host (`opensm.conf`, `partitions.conf`, `root_guids.conf`, " +
 			"`cn_guids.conf`, `node-name-map`, `torus-2QoS.conf`). After a refresh it holds the digests of the files the first host has " +
 			"(a file missing there is missing here), so a hand edit shows in the next plan as a change of that file's " +
-			"digest, and the apply pushes the rendered text back. The texts themselves are the `files` of " +
+			"digest, and the apply pushes the rendered text back. When OpenSM does not run on some SM host (its status " +
+			"command fails, or its log ends with it exiting), or runs there as master without routes (its last routing " +
+			"run configured no switch tables), it runs none of the files: the map is empty after the refresh, the plan " +
+			"shows every file as a change with a warning naming the host, and the apply starts OpenSM with the rendered " +
+			"files and verifies that it routes. The texts themselves are the `files` of " +
 			"`gpucluster_opensm_files` given the same inputs. Null when the fabric cannot be rendered and there is no " +
 			"`subnet_manager` (a warning says why).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{

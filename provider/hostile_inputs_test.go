@@ -93,6 +93,29 @@ func hostileInputs(t *testing.T) []badInput {
 			`"[0:0::1]:22" is the same SSH endpoint as hosts[0] "::1" (host ::1, port 22)`,
 			sm(`    hosts = ["::1", "[0:0::1]:22"]`)},
 
+		// ---- item 5: silently wrong inputs ----
+		{`"gpu001/mlx5_1" = { node = "gpu001", device = "mlx5_0" }`, "plain", f, `hcas["gpu001/mlx5_1"].device`,
+			`HCA "gpu001/mlx5_1" is device mlx5_0 of node gpu001, which HCA "gpu001/mlx5_0" already is: one device is one HCA`,
+			plain(t, `device    = "mlx5_1"`, `device    = "mlx5_0"`)},
+		{"a map key naming another node than node", "plain", f, `hcas["gpu002/mlx5_1"].node`,
+			`HCA "gpu002/mlx5_1" is named for node "gpu002", but its node is "gpu001": an HCA is named "<node>/<device>" (its map key, when it has no name). Set node = "gpu002", or key it "gpu001/mlx5_1"`,
+			plain(t, `    "gpu001/mlx5_1" = {`, `    "gpu002/mlx5_1" = {`, `{ device = "gpu001/mlx5_1", port = 1 }`, `{ device = "gpu002/mlx5_1", port = 1 }`)},
+		{"a switch and a node of one name", "plain", f, `nodes["gpu001"].name`,
+			`node name "gpu001" is already the name of switch "gpu001"; switches and nodes share one namespace (Slurm's topology.conf, OpenSM's node descriptions): rename one of them`,
+			plain(t, "  switches = {\n", "  switches = {\n    gpu001 = { rack = \"r01\", position_u = 30 }\n")},
+		{`design plus an explicit leaf01 without its GUID`, "design", "gpucluster_fabric.g", `switches["leaf01"].guid`,
+			`switch "leaf01" replaces the design's switch of that name, whose GUID 0x0002c90000100001 it does not carry`,
+			"resource \"gpucluster_fabric\" \"g\" {\n  name = \"g\"\n  design = {\n    kind = \"fat-tree\"\n    node_count = 4\n  }\n  switches = { leaf01 = { role = \"leaf\" } }\n}\n"},
+
+		// ---- item 5: numbers the schema cannot hold, ±Inf included ----
+		{"power_kw = 1/0", "resource", "gpucluster_rack.r", "power_kw",
+			`power_kw = +Inf is beyond the largest number the provider computes with (about ±1.8e308); give the value you mean, e.g. 1.0`,
+			"resource \"gpucluster_rack\" \"r\" {\n  name = \"r01\"\n  row = 1\n  position = 1\n  power_kw = 1/0\n}\n"},
+		{"power_kw = -1/0", "plain", f, `racks["r01"].power_kw`,
+			`power_kw = -Inf is beyond the largest number the provider computes with (about ±1.8e308)`, plain(t, "power_kw = 40", "power_kw = -1/0")},
+		{"port = 1/0", "plain", f, `cables["c1"].a.port`,
+			`port must be a whole number from -9223372036854775808 to 9223372036854775807, got +Inf`, plain(t, `{ device = "leaf01", port = 1 }`, `{ device = "leaf01", port = 1/0 }`)},
+
 		// ---- item 3: the provider's own BMC login ----
 		{"bmc_users demotes bmc.username", "resource", "gpucluster_node.n", `bmc_users[0].role`,
 			`"admin" is the account the provider logs in with to this BMC, and role "ReadOnly" would lock the provider out`,
@@ -172,4 +195,30 @@ func TestAccGateHoldsAgainstALabel(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: []resource.TestStep{
 		{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile(words(`switches["leaf01"].role: switch "leaf01" is declared role = "core" but 24 HCA(s) are cabled to it`))},
 	}})
+}
+
+// root_name of gpucluster_scheduler_topology with a line break (issue 22, item 5) used to be
+// written into topology.conf as a line of its own; it is refused on the attribute.
+func TestAccSchedulerRootNameLineBreak(t *testing.T) {
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: []resource.TestStep{{
+		Config:   "data \"gpucluster_scheduler_topology\" \"s\" {\n  root_name = \"top\\nSwitchName=evil Nodes=ALL\"\n}\n",
+		PlanOnly: true,
+		ExpectError: regexp.MustCompile(`Error: Invalid root_name[\s│]+with data.gpucluster_scheduler_topology.s,[^\n]*\n[│ ]*on [^\n]+ line \d+, in data "gpucluster_scheduler_topology" "s":\n[│ ]*\d+:[ \t]*root_name[^\n]*\n[\s│]*` +
+			regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(`"top\nSwitchName=evil Nodes=ALL" cannot be a switch name in topology.conf: it contains a line break or another control character`), `[\s│]+`)),
+	}}})
+}
+
+// workload.parameters = 1e308 (issue 22, item 5): the gradient's bytes overflow a float64, and
+// the estimate used to be null without a word; the plan is refused on the fabric, saying why.
+// (The provider reports workload errors on workload.parameters, which Terraform shows as the
+// resource.)
+func TestAccWorkloadPastFloatRange(t *testing.T) {
+	t.Parallel()
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: []resource.TestStep{{
+		Config:   plain(t, "  # EXTRA\n", "  workload = { parameters = 1e308 }\n"),
+		PlanOnly: true,
+		ExpectError: regexp.MustCompile(`Error: [^\n]+[\s│]+with gpucluster_fabric.f,[\s\S]*` +
+			regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(`1e+308 parameters of 2 gradient bytes each are more bytes than the provider computes with (about 1.8e308), so no all-reduce time can be estimated`), `[\s│]+`)),
+	}}})
 }

@@ -1,7 +1,10 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -178,4 +181,24 @@ func hasRule(ps []fabric.Problem, rule string) bool {
 		}
 	}
 	return false
+}
+
+// A gradient of more bytes than a float64 holds (issue 22: workload numbers past float range gave
+// a null estimate without a word) is refused on workload.parameters; the largest that fits passes.
+func TestCheckWorkloadOverflow(t *testing.T) {
+	g := mustBuild(t, fatTree(treeParams{pods: 1, podLeaves: 2, podSpines: 1, hostsPerLeaf: 8, leafUp: 8}))
+	var we *WorkloadError
+	for _, w := range []Workload{{Parameters: 1e308, GradientBytesPerParam: 2}, {Parameters: 1e308}, {Parameters: math.MaxFloat64, GradientBytesPerParam: 8}} {
+		err := CheckWorkload(g, &w)
+		if !errors.As(err, &we) || we.Attribute != "parameters" || !strings.Contains(we.Reason, "more bytes than the provider computes with") {
+			t.Errorf("%+v: %v", w, err)
+		}
+	}
+	w := Workload{Parameters: math.MaxFloat64 / 2, GradientBytesPerParam: 2}
+	if err := CheckWorkload(g, &w); err != nil {
+		t.Errorf("%+v: %v", w, err)
+	}
+	if r := Analyze(g, &w); r.AllReduce == nil || math.IsInf(r.AllReduce.RingSeconds, 0) || math.IsNaN(r.AllReduce.RingSeconds) {
+		t.Errorf("the largest gradient that fits: %+v", r.AllReduce)
+	}
 }

@@ -127,6 +127,12 @@ func (b *builder) nodes() {
 			b.add(RuleDuplicateName, Error, b.at("nodes", i, "name"), "node name %q is used twice; every node needs a unique name", n.Name)
 			continue
 		}
+		// Switches and nodes share one namespace wherever the fabric is written down: Slurm's
+		// topology.conf (SwitchName= and Nodes= read the same host names), OpenSM's node
+		// descriptions and node-name-map, the diagram.
+		if d, isDev := b.g.index[n.Name]; isDev {
+			b.add(RuleDuplicateName, Error, b.at("nodes", i, "name"), "node name %q is already the name of switch %q; switches and nodes share one namespace (Slurm's topology.conf, OpenSM's node descriptions): rename one of them", n.Name, b.g.Devices[d].Name)
+		}
 		if _, ok := b.cat.Nodes[n.Model]; !ok {
 			b.add(RuleUnknownModel, Error, b.at("nodes", i, "model"), "unknown node model %q; the catalog has %s", n.Model, quoteSome(b.cat.NodeNames(), 20))
 		}
@@ -137,7 +143,17 @@ func (b *builder) nodes() {
 
 func (b *builder) hcas() {
 	perNode := map[string]int{}
+	device := map[string]int{} // "<node>/<device>" -> the HCA that is that device
 	for i, h := range b.spec.HCAs {
+		if h.Node != "" && h.Device != "" {
+			key := HCAName(h.Node, h.Device)
+			if j, dup := device[key]; dup {
+				b.add(RuleHCADevice, Error, b.at("hcas", i, "device"), "HCA %q is device %s of node %s, which HCA %q already is: one device is one HCA. Give this HCA the device it is (its name says %q), or remove one of the two",
+					h.Name, h.Device, h.Node, b.spec.HCAs[j].Name, deviceOfName(h.Name))
+			} else {
+				device[key] = i
+			}
+		}
 		ni, ok := b.nodeByName[h.Node]
 		if !ok {
 			b.leaveOut(h.Name)
@@ -174,6 +190,12 @@ func (b *builder) hcas() {
 			Level: -1, Spec: i,
 		}, "hcas", i)
 	}
+}
+
+// deviceOfName is the device part of an HCA name "<node>/<device>".
+func deviceOfName(name string) string {
+	_, dev, _ := strings.Cut(name, "/")
+	return dev
 }
 
 func (b *builder) placement(d *Device) Placement {
