@@ -492,17 +492,13 @@ func maskSecrets(ctx context.Context, secrets ...string) context.Context {
 	return ctx
 }
 
-// fail adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
+// failLogin adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
 // carries) and what failed, with what to do about it. The BMC package never puts a password in
 // an error.
-func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
-	t.failLogin(diags, what, err, false, false)
-}
-
-// failLogin is fail where the provider's own login may be what the BMC refuses: opened tells
-// that the session had opened (the credentials were accepted), workedBefore that an earlier
-// refresh read this BMC. A refusal then is a lockout, and the error says so and how to recover
-// (bmc.LockoutAdvice).
+//
+// The provider's own login may be what the BMC refuses: opened tells that the session had opened
+// (the credentials were accepted), workedBefore that an earlier refresh read this BMC. A refusal
+// then is a lockout, and the error says so and how to recover (bmc.LockoutAdvice).
 func (t *bmcTarget) failLogin(diags *diag.Diagnostics, what string, err error, opened, workedBefore bool) {
 	hint := bmcHint(err, t.cfg.Timeout)
 	if errors.Is(err, bmc.ErrAuth) {

@@ -424,7 +424,11 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 	if !port.IsNull() {
 		defPort = int(port.ValueInt64())
 	}
-	seen := map[string]int{}
+	type first struct {
+		i     int
+		entry string
+	}
+	seen := map[string]first{}
 	for i, e := range req.ConfigValue.Elements() {
 		s, ok := e.(types.String)
 		if !ok || s.IsNull() || s.IsUnknown() {
@@ -434,14 +438,13 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 		if !ok {
 			continue // the entry's own error is reported when it is dialled
 		}
-		if j, dup := seen[key]; dup {
-			prev := req.ConfigValue.Elements()[j].(types.String).ValueString()
+		if prev, dup := seen[key]; dup {
 			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice",
 				fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
-					s.ValueString(), j, prev, shown))
+					s.ValueString(), prev.i, prev.entry, shown))
 			continue
 		}
-		seen[key] = i
+		seen[key] = first{i, s.ValueString()}
 	}
 }
 

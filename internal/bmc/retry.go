@@ -221,7 +221,8 @@ func (b *redfishBackend) retryCall(ctx context.Context, idempotent bool, fn func
 	wait := retryFirstWait
 	for attempt := 1; ; attempt++ {
 		err := fn()
-		if !(busyErr(err) || idempotent && serverErr(err)) || attempt >= retryAttempts || ctx.Err() != nil {
+		retry := busyErr(err) || idempotent && serverErr(err)
+		if !retry || attempt >= retryAttempts || ctx.Err() != nil {
 			return err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
