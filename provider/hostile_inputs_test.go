@@ -143,7 +143,8 @@ func TestAccHostileInputs(t *testing.T) {
 }
 
 // topology_file of gpucluster_discovered_fabric: /dev/zero and a sparse terabyte are refused with
-// the path and the cap, on the attribute, in the data source's read at plan.
+// the path and the cap, on the attribute, in the data source's read at plan; so is /dev/zero as
+// its node_name_map.
 func TestAccDiscoveredTopologyFileCapped(t *testing.T) {
 	t.Parallel()
 	sparse := filepath.Join(t.TempDir(), "ibnetdiscover.out")
@@ -164,6 +165,14 @@ func TestAccDiscoveredTopologyFileCapped(t *testing.T) {
 			ExpectError: regexp.MustCompile(`Error: Cannot read the topology file[\s│]+with data.gpucluster_discovered_fabric.floor,[^\n]*\n[│ ]*on [^\n]+ line \d+, in data "gpucluster_discovered_fabric" "floor":\n[│ ]*\d+:[ \t]*topology_file[^\n]*\n[\s│]*` + regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(want), `[\s│]+`)),
 		})
 	}
+	// node_name_map, read with a topology file that reads well.
+	topo := filepath.Join(moduleRoot(), "internal", "opensm", "testdata", "ibnetdiscover-2leaf.txt")
+	steps = append(steps, resource.TestStep{
+		Config:   fmt.Sprintf("data \"gpucluster_discovered_fabric\" \"floor\" {\n  topology_file = %q\n  node_name_map = \"/dev/zero\"\n}\n", topo),
+		PlanOnly: true,
+		ExpectError: regexp.MustCompile(`Error: Cannot read the node name map[\s│]+with data.gpucluster_discovered_fabric.floor,[^\n]*\n[│ ]*on [^\n]+ line \d+, in data "gpucluster_discovered_fabric" "floor":\n[│ ]*\d+:[ \t]*node_name_map[^\n]*\n[\s│]*` +
+			regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(`"/dev/zero" holds more than 16 MiB, the most the provider reads from a file of this kind`), `[\s│]+`)),
+	})
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }
 

@@ -145,9 +145,9 @@ func TestBadNamesRefused(t *testing.T) {
 // control character is refused, with the name and why; plain names still go through. The
 // refused name never reaches the text: Build returns no topology.
 func TestRootNameCannotStartALine(t *testing.T) {
-	d, g := generate(t, topogen.Params{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 2}})
+	_, g := generate(t, topogen.Params{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 2}})
 	for _, name := range []string{"x\nSwitchName=evil Nodes=ALL", "x\rSwitchName=evil", "x\tY", "x\x00y", "x\x7f"} {
-		top, err := Build(g, Options{Groups: DesignGroups(d), RootName: name})
+		top, err := Build(g, Options{Groups: g.Spec.Groups, RootName: name})
 		if err == nil || top != nil || !strings.Contains(err.Error(), "line break or another control character") || !strings.Contains(err.Error(), "root_name ") {
 			t.Errorf("root_name %q: %v", name, err)
 		}
@@ -155,7 +155,7 @@ func TestRootNameCannotStartALine(t *testing.T) {
 			t.Errorf("CheckName(%q) = %q", name, msg)
 		}
 	}
-	top, err := Build(g, Options{Groups: DesignGroups(d), RootName: "hall-a.top_1"})
+	top, err := Build(g, Options{Groups: g.Spec.Groups, RootName: "hall-a.top_1"})
 	if err != nil || !strings.Contains(top.TreeConf("t"), "SwitchName=hall-a.top_1 Switches=") {
 		t.Errorf("a plain root_name: %v", err)
 	}
