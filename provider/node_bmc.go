@@ -492,6 +492,12 @@ func maskSecrets(ctx context.Context, secrets ...string) context.Context {
 	return ctx
 }
 
+// fail adds an error naming the node, the BMC and what failed, with what to do about it
+// (failLogin, for a failure that says nothing of whether the login had worked).
+func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
+	t.failLogin(diags, what, err, false, false)
+}
+
 // failLogin adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
 // carries) and what failed, with what to do about it. The BMC package never puts a password in
 // an error.
