@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
@@ -155,7 +155,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 
 	var text string
 	if !m.TopologyFile.IsNull() {
-		b, err := os.ReadFile(m.TopologyFile.ValueString())
+		b, err := inputfile.Read(m.TopologyFile.ValueString(), inputfile.MaxTopologyFile)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("topology_file"), "Cannot read the topology file", err.Error())
 			return

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
@@ -69,7 +69,7 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 func readAsBuilt(disc *opensm.Discovered, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *asbuilt.Floor {
 	opts := asbuilt.ReadOptions{Simulated: m.Simulated.ValueBool(), Catalog: inventoryCatalog(data)}
 	if !m.NodeNameMap.IsNull() {
-		b, err := os.ReadFile(m.NodeNameMap.ValueString())
+		b, err := inputfile.Read(m.NodeNameMap.ValueString(), inputfile.MaxNodeNameMapFile)
 		if err != nil {
 			diags.AddAttributeError(path.Root("node_name_map"), "Cannot read the node name map", err.Error())
 			return nil

@@ -67,6 +67,7 @@ func (d *schedulerTopologyDataSource) Schema(_ context.Context, _ datasource.Sch
 		MarkdownDescription: "Whether `kubernetes.io/hostname` is the Topology's last level, as Kueue recommends (default " +
 			"`true`). The kubelet sets that label, so `node_labels` never carries it."}
 	attrs["root_name"] = schema.StringAttribute{Optional: true,
+		Validators: []validator.String{stringRule{"Invalid root_name", "a name topology.conf can carry", scheduler.CheckName}},
 		MarkdownDescription: "Name of the virtual top switch written to `slurm_topology_conf` when no switch of the " +
 			"fabric reaches every node (dragonfly+ groups, a torus); default `fabric`."}
 	attrs["slurm_topology_conf"] = outStr("`topology.conf` for Slurm's `TopologyPlugin=topology/tree`: one " +

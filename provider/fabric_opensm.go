@@ -90,7 +90,7 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 		"hosts": schema.ListAttribute{
 			Required: true, ElementType: types.StringType,
 			MarkdownDescription: "SM hosts, primary first: names or addresses, optionally `host:port`. Refresh reads the files back from the first.",
-			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), sameSSHHostValidator{}},
 		},
 	} {
 		attrs[k] = v
@@ -232,7 +232,11 @@ func openSMSchema() schema.MapNestedAttribute {
 			"`subnet_manager`, keyed by the file name on the host (`opensm.conf`, `partitions.conf`, `root_guids.conf`, " +
 			"`cn_guids.conf`, `node-name-map`, `torus-2QoS.conf`). After a refresh it holds the digests of the files the first host has " +
 			"(a file missing there is missing here), so a hand edit shows in the next plan as a change of that file's " +
-			"digest, and the apply pushes the rendered text back. The texts themselves are the `files` of " +
+			"digest, and the apply pushes the rendered text back. When OpenSM does not run on some SM host (its status " +
+			"command fails, or its log ends with it exiting), or runs there as master without routes (its last routing " +
+			"run configured no switch tables), it runs none of the files: the map is empty after the refresh, the plan " +
+			"shows every file as a change with a warning naming the host, and the apply starts OpenSM with the rendered " +
+			"files and verifies that it routes. The texts themselves are the `files` of " +
 			"`gpucluster_opensm_files` given the same inputs. Null when the fabric cannot be rendered and there is no " +
 			"`subnet_manager` (a warning says why).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -454,37 +458,72 @@ func pushedNote(done, left []string) string {
 	return b.String()
 }
 
-// refreshOpenSM replaces `opensm` with the digests of the files on the first SM host, so that a
-// hand edit there shows in the next plan as a change of that file's digest back to the rendered
-// one (a file missing on the host is missing from the map). An unreachable host leaves the state
-// as it was, with a warning; a refused host key is an error.
+// refreshOpenSM replaces `opensm` with what the subnet managers run: the digests of the files on
+// the first SM host, so that a hand edit there shows in the next plan as a change of that file's
+// digest back to the rendered one (a file missing on the host is missing from the map), and
+// nothing at all when OpenSM does not run or route as intended on some host (dead, or a master
+// whose last routing run configured no tables: opensm.Health), or when the files on the first host
+// were never activated (opensm.PendingMarker). In those cases what OpenSM runs is not the
+// rendered set, so the plan shows every file as a change, with a warning that says why, and the
+// apply's push starts or signals OpenSM and verifies it (it acts on a host whose files are in
+// sync when the host needs it). An unreachable host leaves the state as it was, with a warning;
+// a refused host key is an error.
 func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) {
 	sm, ok := readSubnetManager(ctx, m.SubnetManager, diags)
 	if !ok || len(sm.hosts) == 0 || m.OpenSM.IsNull() {
 		return
 	}
-	host := sm.hosts[0]
-	t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
 	var files opensm.Files
+	var sick []string // "host: what is wrong"
 	pending := false
-	if err == nil {
-		files, pending, err = opensm.ReadActivatedFiles(ctx, t.Host, sm.render.Graph.Paths)
-		closeFn()
-	}
-	var hk *remote.HostKeyError
-	switch {
-	case errors.As(err, &hk):
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(0), "Subnet manager host key refused", err.Error())
-		return
-	case err != nil:
-		diags.AddWarning("Cannot read the OpenSM files back from "+host,
-			err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
-		return
+	for i, host := range sm.hosts {
+		t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
+		var st opensm.HostState
+		if err == nil {
+			st, err = opensm.ReadHostState(ctx, t, i == 0)
+			closeFn()
+		}
+		var hk *remote.HostKeyError
+		switch {
+		case errors.As(err, &hk):
+			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "Subnet manager host key refused", err.Error())
+			return
+		case err != nil && i == 0:
+			diags.AddWarning("Cannot read the OpenSM files back from "+host,
+				err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
+			return
+		case err != nil:
+			diags.AddWarning("Cannot read the state of OpenSM on "+host,
+				err.Error()+"\n\nWhether OpenSM runs there is not seen by this plan.")
+			continue
+		}
+		if i == 0 {
+			files, pending = st.Files, st.Pending
+		}
+		if st.Health.NeedsRepair() {
+			sick = append(sick, fmt.Sprintf("%s: OpenSM is %s: %s", host, st.Health.Live, st.Health.Why))
+		}
 	}
 	if pending {
-		diags.AddWarning("OpenSM on "+host+" never took the files on its disk",
+		diags.AddWarning("OpenSM on "+sm.hosts[0]+" never took the files on its disk",
 			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.render.Graph.Paths.Dir()+"). "+
 				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails.")
 	}
+	if len(sick) > 0 {
+		diags.AddWarning("OpenSM does not run as intended on "+strings.Join(hostsOf(sick), ", "),
+			strings.Join(sick, "\n")+"\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply "+
+				"starts OpenSM (or makes it sweep again) with the rendered files on that host and verifies that it routes, "+
+				"and rolls back and fails with OpenSM's log if it does not.")
+		files = opensm.Files{}
+	}
 	m.OpenSM = openSMValue(files)
+}
+
+// hostsOf is the host part of "host: ..." lines.
+func hostsOf(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i], _, _ = strings.Cut(l, ": ")
+	}
+	return out
 }

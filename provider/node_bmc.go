@@ -338,6 +338,7 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 	if !m.BMCUsers.IsNull() && !m.BMCUsers.IsUnknown() {
 		var users []bmcUserModel
 		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
+		login, loginKnown := r.loginName(ctx, m)
 		seen := map[string]bool{}
 		for i, u := range users {
 			if u.Name.IsUnknown() {
@@ -348,6 +349,11 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 					fmt.Sprintf("bmc_users lists the account %q twice; list each account once", u.Name.ValueString()))
 			}
 			seen[u.Name.ValueString()] = true
+			if loginKnown && !u.Role.IsUnknown() {
+				if msg := bmc.CheckLoginAccount(login, u.Name.ValueString(), u.Role.ValueString()); msg != "" {
+					addRuleError(diags, path.Root("bmc_users").AtListIndex(i).AtName("role"), "BMC user would lock the provider out", msg)
+				}
+			}
 		}
 	}
 
@@ -367,6 +373,22 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 	if samePrior && !prior.Inventory.IsNull() {
 		m.Inventory = prior.Inventory
 	}
+}
+
+// loginName is the account the provider logs in to the node's BMC with: bmc.username, else the
+// provider's bmc = { username }. known is false while it is unknown.
+func (r *nodeResource) loginName(ctx context.Context, m *nodeModel) (login string, known bool) {
+	if m.BMC.IsNull() || m.BMC.IsUnknown() {
+		return "", false
+	}
+	var b nodeBMCModel
+	if m.BMC.As(ctx, &b, objectAsOptions).HasError() || b.Username.IsUnknown() {
+		return "", false
+	}
+	if login = b.Username.ValueString(); login == "" && r.data != nil {
+		login = r.data.BMC.Username
+	}
+	return login, true
 }
 
 // sameBMCTarget reports whether two bmc objects reach the same BMC (credentials and protocol
@@ -470,12 +492,28 @@ func maskSecrets(ctx context.Context, secrets ...string) context.Context {
 	return ctx
 }
 
-// fail adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
+// fail adds an error naming the node, the BMC and what failed, with what to do about it
+// (failLogin, for a failure that says nothing of whether the login had worked).
+func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
+	t.failLogin(diags, what, err, false, false)
+}
+
+// failLogin adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
 // carries) and what failed, with what to do about it. The BMC package never puts a password in
 // an error.
-func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
+//
+// The provider's own login may be what the BMC refuses: opened tells that the session had opened
+// (the credentials were accepted), workedBefore that an earlier refresh read this BMC. A refusal
+// then is a lockout, and the error says so and how to recover (bmc.LockoutAdvice).
+func (t *bmcTarget) failLogin(diags *diag.Diagnostics, what string, err error, opened, workedBefore bool) {
+	hint := bmcHint(err, t.cfg.Timeout)
+	if errors.Is(err, bmc.ErrAuth) {
+		if adv := bmc.LockoutAdvice(t.cfg.Username, opened, workedBefore); adv != "" {
+			hint = adv
+		}
+	}
 	diags.AddError(fmt.Sprintf("Node %s: cannot %s through its BMC", t.node, what),
-		fmt.Sprintf("Node %q: %s.\n\n%s", t.node, strings.TrimSuffix(err.Error(), "."), bmcHint(err, t.cfg.Timeout)))
+		fmt.Sprintf("Node %q: %s.\n\n%s", t.node, strings.TrimSuffix(err.Error(), "."), hint))
 }
 
 func bmcHint(err error, timeout time.Duration) string {
@@ -518,7 +556,7 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	tgt.cfg.Logger = bmcLogger(ctx)
 	sess, err := bmc.Open(ctx, tgt.cfg)
 	if err != nil {
-		tgt.fail(&diags, "open a session", err)
+		tgt.failLogin(&diags, "open a session", err, false, prior != nil && !prior.Inventory.IsNull())
 		return diags
 	}
 	defer sess.Close()
@@ -548,10 +586,10 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 			fmt.Sprintf("Node %q: the BMC account %q needs its password in the configuration (it is write-only, so it is never kept in the state).", tgt.node, noPW.User))
 		return diags
 	case errors.As(err, &step):
-		tgt.fail(&diags, step.Step, step.Err)
+		tgt.failLogin(&diags, step.Step, step.Err, true, true)
 		return diags
 	case err != nil:
-		tgt.fail(&diags, "apply the configuration", err)
+		tgt.failLogin(&diags, "apply the configuration", err, true, true)
 		return diags
 	}
 	if res.BIOSStillPending {
@@ -640,6 +678,7 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 	ctx = maskSecrets(ctx, tgt.cfg.Password)
 	tgt.cfg.Logger = bmcLogger(ctx)
 	sess, err := bmc.Open(ctx, tgt.cfg)
+	opened := err == nil
 	var st bmc.State
 	if err == nil {
 		st, err = sess.Read(ctx)
@@ -651,7 +690,7 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 				fmt.Sprintf("Node %q: %s.\n\nThe plan uses the node's last known BMC state; drift on this node cannot be seen until its BMC answers, and an apply that changes it will fail.", tgt.node, strings.TrimSuffix(err.Error(), ".")))
 			return diags
 		}
-		tgt.fail(&diags, "read its state", err)
+		tgt.failLogin(&diags, "read its state", err, opened, !m.Inventory.IsNull())
 		return diags
 	}
 

@@ -192,10 +192,10 @@ func int64Misfit(name string, f *big.Float) string {
 	if name == "" {
 		name = "the value"
 	}
-	if !f.IsInt() {
+	if !f.IsInt() && !f.IsInf() {
 		return fmt.Sprintf("%s must be a whole number, got %s", name, numberText(f))
 	}
-	if _, acc := f.Int64(); acc != big.Exact {
+	if _, acc := f.Int64(); acc != big.Exact || f.IsInf() {
 		return fmt.Sprintf("%s must be a whole number from %d to %d, got %s", name, int64(math.MinInt64), int64(math.MaxInt64), numberText(f))
 	}
 	return ""

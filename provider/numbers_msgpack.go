@@ -179,8 +179,11 @@ func (s *mpScanner) number(c byte) (*big.Float, bool) {
 		return new(big.Float).SetFloat64(float64(math.Float32frombits(uint32(s.uint(4))))), true
 	case c == 0xcb:
 		f := math.Float64frombits(s.uint(8))
-		if math.IsInf(f, 0) || math.IsNaN(f) {
+		switch {
+		case math.IsNaN(f):
 			return nil, false
+		case math.IsInf(f, 0): // go-cty writes ±Inf (1/0 in HCL) as a float64
+			return new(big.Float).SetInf(f < 0), true
 		}
 		return new(big.Float).SetFloat64(f), true
 	}

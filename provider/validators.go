@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
 
@@ -188,11 +191,9 @@ func checkKnownHostsFile(p string) string {
 	case st.IsDir():
 		return fmt.Sprintf("known_hosts_file %q is a directory; %s", p, how)
 	}
-	f, err := os.Open(p)
-	if err != nil {
+	if err := inputfile.Check(p, inputfile.MaxKnownHostsFile); err != nil {
 		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
 	}
-	_ = f.Close() // opened only to prove it is readable
 	return ""
 }
 
@@ -393,4 +394,72 @@ func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringR
 		resp.Diagnostics.AddAttributeError(req.Path, "Hostname label as a fabric tier",
 			"kubernetes.io/hostname is Kueue's lowest level (see hostname_level), not a fabric tier; choose another key.")
 	}
+}
+
+// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice:
+// "h" and "h:22" (or "h:2222" with port = 2222, "H" and "h", "::1" and "[0::1]:22") are the same
+// host and port, so the "standby" would be the primary again (issue 22). Entries are compared as
+// host (case-insensitive, an address in its canonical form, no trailing dot) and port (the entry's,
+// else the sibling `port` attribute, else 22). Names that resolve to one machine cannot be told
+// at plan and are not judged.
+type sameSSHHostValidator struct{}
+
+func (sameSSHHostValidator) Description(context.Context) string {
+	return "each entry a different host and port"
+}
+
+func (v sameSSHHostValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	defPort := 22
+	var port types.Int64
+	if d := req.Config.GetAttribute(ctx, req.Path.ParentPath().AtName("port"), &port); d.HasError() || port.IsUnknown() {
+		return
+	}
+	if !port.IsNull() {
+		defPort = int(port.ValueInt64())
+	}
+	type first struct {
+		i     int
+		entry string
+	}
+	seen := map[string]first{}
+	for i, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		key, shown, ok := sshEndpointKey(s.ValueString(), defPort)
+		if !ok {
+			continue // the entry's own error is reported when it is dialled
+		}
+		if prev, dup := seen[key]; dup {
+			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice",
+				fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
+					s.ValueString(), prev.i, prev.entry, shown))
+			continue
+		}
+		seen[key] = first{i, s.ValueString()}
+	}
+}
+
+// sshEndpointKey is the host and port an SSH host entry reaches, as a comparable key and as text.
+func sshEndpointKey(entry string, defPort int) (key, shown string, ok bool) {
+	h, p, err := splitSSHHost(entry)
+	if err != nil {
+		return "", "", false
+	}
+	if p == 0 {
+		p = defPort
+	}
+	h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+	if ip := net.ParseIP(h); ip != nil {
+		h = ip.String()
+	}
+	return net.JoinHostPort(h, strconv.Itoa(p)), fmt.Sprintf("host %s, port %d", h, p), true
 }

@@ -73,7 +73,7 @@ func allReduce(r *Result, w *Workload, f fabricGPUs) *AllReduce {
 	nf, gf := float64(n), float64(g)
 	ar.RingSeconds = ringTime(nf, S, ib)
 	nodes := nf / gf
-	ar.HierarchicalSeconds = 2 * (gf - 1) / gf * S / nvlBps
+	ar.HierarchicalSeconds = S / nvlBps * (2 * (gf - 1) / gf)
 	if nodes > 1 {
 		ar.HierarchicalSeconds += ringTime(nodes, S, gf*ib)
 	}
@@ -84,7 +84,8 @@ func ringTime(n, S, bytesPerSec float64) float64 {
 	if bytesPerSec <= 0 {
 		return math.Inf(1)
 	}
-	return 2 * (n - 1) / n * S / bytesPerSec
+	// S is divided first: a gradient near the largest float64 must not overflow on the way.
+	return S / bytesPerSec * (2 * (n - 1) / n)
 }
 
 // fabricGPUs is what the estimate needs to know of the nodes: the GPUs on nodes with a cabled
@@ -176,9 +177,24 @@ type WorkloadError struct {
 func (e *WorkloadError) Error() string { return "workload." + e.Attribute + ": " + e.Reason }
 
 // CheckWorkload refuses a workload the fabric cannot hold: more GPUs than the nodes cabled to
-// it have. An estimate for such a job would describe a fabric that does not exist.
+// it have. An estimate for such a job would describe a fabric that does not exist. It also
+// refuses a gradient of more bytes than a float64 holds (parameters x gradient bytes beyond
+// about 1.8e308): the estimate would be +Inf, which the provider can only show as null, and a
+// null estimate without a word is what issue 22 found.
 func CheckWorkload(g *fabric.Graph, w *Workload) error {
-	if g == nil || w == nil || w.GPUs <= 0 {
+	if g == nil || w == nil {
+		return nil
+	}
+	bpp := w.GradientBytesPerParam
+	if bpp <= 0 {
+		bpp = DefaultGradientBytesPerParam
+	}
+	if s := w.Parameters * bpp; math.IsInf(s, 0) || math.IsNaN(s) {
+		return &WorkloadError{Attribute: "parameters", Reason: fmt.Sprintf(
+			"%g parameters of %g gradient bytes each are more bytes than the provider computes with (about 1.8e308), so no all-reduce time can be estimated; give the model's parameter count, e.g. parameters = 70e9",
+			w.Parameters, bpp)}
+	}
+	if w.GPUs <= 0 {
 		return nil
 	}
 	f := gpusOf(newTopo(g), w)

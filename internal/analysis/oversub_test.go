@@ -1,8 +1,14 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // Down, up and lateral capacity; a switch without links up has no ratio. (A loopback cable is
@@ -96,5 +102,103 @@ func TestOversubscriptionTorus(t *testing.T) {
 		if r.Tiers != 1 || len(r.Oversubscription) != 0 || r.MaxOversubscription != 0 {
 			t.Errorf("%d empty switches: tiers %d, oversubscription %v (max %g); want 1 tier, none", empty, r.Tiers, r.Oversubscription, r.MaxOversubscription)
 		}
+	}
+}
+
+// No label lowers a measured oversubscription (issue 22): on a three-tier tree that is 2:1 at
+// the leaves and 2:1 at the spines, every one of the 4^5 ways to label its five switches (unset,
+// leaf, spine, core) either gets a role error from fabric.Build or gives every switch at least
+// the down:up ratio it has unlabelled, the reading of the cabling alone. The one labelling the
+// cabling cannot refute is left out and named: a core labelled leaf is what a leaf whose nodes
+// are not cabled yet looks like (fabric.checkRoles).
+func TestNoLabelLowersOversubscription(t *testing.T) {
+	names := []string{"l1", "l2", "s1", "s2", "c1"}
+	spec := func(roles []string) *fabric.Spec {
+		b := newSpecBuilder()
+		for i, n := range names {
+			b.sw(n, roles[i], "")
+		}
+		for i := 0; i < 8; i++ {
+			b.cable(b.hca(), names[i/4])
+		}
+		for _, l := range []string{"l1", "l2"} {
+			b.cable(l, "s1")
+			b.cable(l, "s2")
+		}
+		b.cable("s1", "c1")
+		b.cable("s2", "c1")
+		return &b.spec
+	}
+	ratios := func(r Result) map[string]float64 {
+		m := map[string]float64{}
+		for _, s := range r.PerSwitch {
+			m[s.Name] = s.Oversubscription
+		}
+		return m
+	}
+	_, base := analyze(t, spec(make([]string, 5)))
+	measured := ratios(base)
+	if measured["l1"] != 2 || measured["s1"] != 2 || base.MaxOversubscription != 2 {
+		t.Fatalf("unlabelled: %v (max %g); want 2:1 at leaves and spines", measured, base.MaxOversubscription)
+	}
+	labels := []string{"", fabric.RoleLeaf, fabric.RoleSpine, fabric.RoleCore}
+	refused, passed := 0, 0
+	for code := 0; code < 1<<10; code++ {
+		roles := make([]string, 5)
+		for i := range roles {
+			roles[i] = labels[code>>(2*i)&3]
+		}
+		if roles[4] == fabric.RoleLeaf {
+			continue // a leaf waiting for its nodes, below the spines: see above
+		}
+		g, ps := fabric.Build(spec(roles), catalog.Default())
+		if hasRule(ps, fabric.RuleRole) {
+			refused++
+			continue
+		}
+		passed++
+		r := Analyze(g, nil)
+		got := ratios(r)
+		for _, n := range names {
+			if got[n] < measured[n] {
+				t.Errorf("roles %q pass fabric.Build, yet %s reads %g:1 where the cabling gives %g:1", roles, n, got[n], measured[n])
+			}
+		}
+		if r.MaxOversubscription < base.MaxOversubscription {
+			t.Errorf("roles %q: max oversubscription %g, cabling %g", roles, r.MaxOversubscription, base.MaxOversubscription)
+		}
+	}
+	t.Logf("%d labellings refused, %d pass with the measured ratios", refused, passed)
+	if passed == 0 || refused == 0 {
+		t.Errorf("refused %d, passed %d: the enumeration tests nothing", refused, passed)
+	}
+}
+
+func hasRule(ps []fabric.Problem, rule string) bool {
+	for _, p := range ps {
+		if p.Rule == rule && p.Severity == fabric.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// A gradient of more bytes than a float64 holds (issue 22: workload numbers past float range gave
+// a null estimate without a word) is refused on workload.parameters; the largest that fits passes.
+func TestCheckWorkloadOverflow(t *testing.T) {
+	g := mustBuild(t, fatTree(treeParams{pods: 1, podLeaves: 2, podSpines: 1, hostsPerLeaf: 8, leafUp: 8}))
+	var we *WorkloadError
+	for _, w := range []Workload{{Parameters: 1e308, GradientBytesPerParam: 2}, {Parameters: 1e308}, {Parameters: math.MaxFloat64, GradientBytesPerParam: 8}} {
+		err := CheckWorkload(g, &w)
+		if !errors.As(err, &we) || we.Attribute != "parameters" || !strings.Contains(we.Reason, "more bytes than the provider computes with") {
+			t.Errorf("%+v: %v", w, err)
+		}
+	}
+	w := Workload{Parameters: math.MaxFloat64 / 2, GradientBytesPerParam: 2}
+	if err := CheckWorkload(g, &w); err != nil {
+		t.Errorf("%+v: %v", w, err)
+	}
+	if r := Analyze(g, &w); r.AllReduce == nil || math.IsInf(r.AllReduce.RingSeconds, 0) || math.IsNaN(r.AllReduce.RingSeconds) {
+		t.Errorf("the largest gradient that fits: %+v", r.AllReduce)
 	}
 }

@@ -71,3 +71,42 @@ func CheckEndpointPort(endpoint string, port int) string {
 	return fmt.Sprintf("bmc.endpoint %q names port %d but bmc.port is %d; give the port once: remove \":%d\" from endpoint (endpoint = %q) to use port %d, or remove port to use %d",
 		endpoint, ep, port, ep, host, port, ep)
 }
+
+// LoginRole is the role the account the provider logs in with needs: managing bmc_users takes
+// Administrator (Redfish AccountService; IPMI Set User Access needs ADMINISTRATOR privilege,
+// IPMI v2.0 section 22.26), and only an Administrator can give an account its role back.
+const LoginRole = "Administrator"
+
+// CheckLoginAccount refuses a bmc_users entry that would lower the role of the account the
+// provider logs in with (login): the apply would succeed and every later call would fail with
+// 401 or 403, leaving Terraform unable to undo its own change (issue 22). Role "None" is the
+// account disabled.
+func CheckLoginAccount(login, name, role string) string {
+	if login == "" || name != login || role == LoginRole {
+		return ""
+	}
+	what := fmt.Sprintf("role %q", role)
+	if role == "None" {
+		what = `role "None" (no access: the account disabled)`
+	}
+	return fmt.Sprintf("%q is the account the provider logs in with to this BMC, and %s would lock the provider out: the apply would succeed and every later refresh and apply would be refused, and only another Administrator could give the account its role back. Keep role = %q for %q, or first move the provider to another Administrator account (bmc.username and bmc.password) and then change %q",
+		login, what, LoginRole, login, login)
+}
+
+// LockoutAdvice says what happened and how to recover when the BMC refuses the provider's own
+// login (ErrAuth). opened tells that the session opened, so the credentials were accepted and an
+// operation was refused (403: the role is too low); workedBefore that the BMC accepted this login
+// before (a refresh read it), so a 401 means the account changed on the BMC. It returns "" when
+// neither applies (credentials that never worked: the usual hint fits).
+func LockoutAdvice(login string, opened, workedBefore bool) string {
+	restore := fmt.Sprintf("Terraform cannot repair the account it logs in with. With another Administrator account of the BMC (its web interface, or Redfish PATCH /redfish/v1/AccountService/Accounts/<id> with {\"RoleId\": %q, \"Enabled\": true}) or from the host (ipmitool user list 1, then ipmitool user priv <id> 4 1 and ipmitool user enable <id>)", LoginRole)
+	switch {
+	case opened:
+		return fmt.Sprintf("The BMC accepted the provider's login %q but refused the operation: the account's role is too low for it (bmc_users needs %s; power, boot and BIOS need Operator or %s). If its role was lowered (by an earlier apply of bmc_users, or at the BMC), %s, give %q the %s role again, then run the plan again.",
+			login, LoginRole, LoginRole, restore, login, LoginRole)
+	case workedBefore:
+		return fmt.Sprintf("The BMC refused the provider's login %q, which it accepted before (an earlier refresh read this BMC with it): the account was disabled, deleted, demoted to no access, locked after failed logins, or its password was changed. %s, check that %q exists, is enabled, has the %s role and the password the provider has (bmc.password, or the provider's bmc = { password }); a lockout after failed logins ends after the BMC's lockout period. Then run the plan again.",
+			login, restore, login, LoginRole)
+	}
+	return ""
+}

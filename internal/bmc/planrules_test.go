@@ -19,6 +19,16 @@ func TestPlanRules(t *testing.T) {
 		{"conflict", CheckEndpointPort("10.0.0.5:9623", 9624), `remove ":9623" from endpoint (endpoint = "10.0.0.5") to use port 9624, or remove port to use 9623`},
 		{"conflict https", CheckEndpointPort("https://bmc.example:8443/", 443), `names port 8443 but bmc.port is 443`},
 		{"conflict v6", CheckEndpointPort("[fd00::5]:9623", 9624), `endpoint = "[fd00::5]"`},
+		{"login demoted", CheckLoginAccount("admin", "admin", "ReadOnly"), `"admin" is the account the provider logs in with to this BMC, and role "ReadOnly" would lock the provider out`},
+		{"login to Operator", CheckLoginAccount("admin", "admin", "Operator"), `role "Operator" would lock the provider out`},
+		{"login disabled", CheckLoginAccount("admin", "admin", "None"), `role "None" (no access: the account disabled)`},
+		{"login kept Administrator", CheckLoginAccount("admin", "admin", "Administrator"), ""},
+		{"another account demoted", CheckLoginAccount("admin", "ops", "ReadOnly"), ""},
+		{"names compare exactly", CheckLoginAccount("admin", "Admin", "ReadOnly"), ""},
+		{"login unknown", CheckLoginAccount("", "admin", "ReadOnly"), ""},
+		{"403 after login", LockoutAdvice("admin", true, true), `The BMC accepted the provider's login "admin" but refused the operation: the account's role is too low`},
+		{"401 after it worked", LockoutAdvice("admin", false, true), `The BMC refused the provider's login "admin", which it accepted before`},
+		{"401, never worked", LockoutAdvice("admin", false, false), ""},
 	}
 	for _, c := range cases {
 		if (c.want == "") != (c.got == "") || !strings.Contains(c.got, c.want) {

@@ -75,7 +75,7 @@ func (b *redfishBackend) classify(err error) (error, string, bool) { return clas
 func (b *redfishBackend) close(ctx context.Context) error {
 	b.httpc.CloseIdleConnections()
 	b.libc.CloseIdleConnections()
-	return b.retryBusy(ctx, func() error { return b.cl.Close(ctx) })
+	return b.retryIdempotent(ctx, func() error { return b.cl.Close(ctx) })
 }
 
 // gofish opens a gofish client for one operation: the context bounds every request it makes
@@ -118,7 +118,7 @@ func getJSON(gf *gofish.APIClient, uri string, v any) (etag string, err error) {
 
 func (b *redfishBackend) powerState(ctx context.Context) (string, error) {
 	var raw string
-	err := b.retryBusy(ctx, func() (err error) { raw, err = b.cl.GetPowerState(ctx); return err })
+	err := b.retryIdempotent(ctx, func() (err error) { raw, err = b.cl.GetPowerState(ctx); return err })
 	if err != nil {
 		return "", err
 	}
@@ -228,11 +228,31 @@ func bootFromRedfish(boot rf.Boot) (device string, persistent, efi bool) {
 	return device, boot.BootSourceOverrideEnabled == rf.ContinuousBootSourceOverrideEnabled, efi
 }
 
+// landed decides a change the BMC answered with an error by what it shows afterwards (issue 22):
+// a BMC can do the work and then fail to say so (a 500 from its web server, a body that is not
+// JSON), and an apply that landed must not be reported as failed. inPlace reads back whether the
+// change is in place; when it is, the answer is logged and the change counts as done. Refused
+// credentials or certificates and an unreachable BMC are never second-guessed.
+func (b *redfishBackend) landed(err error, what string, inPlace func() bool) error {
+	if err == nil {
+		return nil
+	}
+	if kind, _, _ := classifyRedfish(err); kind == ErrAuth || kind == ErrTLS || kind == ErrUnreachable {
+		return err
+	}
+	if !inPlace() {
+		return err
+	}
+	kind, _, _ := classifyRedfish(err)
+	b.log.V(1).Info("the BMC answered the change with an error, but reading it back shows it in place", "change", what, "answer", kind.Error())
+	return nil
+}
+
 func (b *redfishBackend) setPower(ctx context.Context, state string) error {
 	var ok bool
 	err := b.retryBusy(ctx, func() (err error) { ok, err = b.cl.SetPowerState(ctx, state); return err })
 	if err != nil {
-		return err
+		return b.landed(err, "power "+state, func() bool { return waitPower(ctx, state, b.powerState) == nil })
 	}
 	if !ok {
 		return &Error{Kind: ErrRejected, Detail: "bmclib reports that the power action failed"}
@@ -277,15 +297,20 @@ func waitPower(ctx context.Context, want string, get func(context.Context) (stri
 
 func (b *redfishBackend) setBootDevice(ctx context.Context, device string, persistent, efi bool) error {
 	var ok bool
-	err := b.retryBusy(ctx, func() (err error) { ok, err = b.cl.SetBootDevice(ctx, device, persistent, efi); return err })
-	if err != nil {
-		return err
+	err := b.retryIdempotent(ctx, func() (err error) { ok, err = b.cl.SetBootDevice(ctx, device, persistent, efi); return err })
+	if err == nil && !ok {
+		err = &Error{Kind: ErrRejected, Detail: "bmclib reports that setting the boot device failed"}
 	}
-	if !ok {
-		return &Error{Kind: ErrRejected, Detail: "bmclib reports that setting the boot device failed"}
+	if err != nil {
+		return b.landed(err, "boot device "+device, func() bool { return b.bootIs(ctx, device, persistent, efi) == nil })
 	}
 	// Read back: bmclib retries a refused PATCH with target and enable only, silently dropping
 	// the UEFI/Legacy mode; a BMC may also accept and ignore.
+	return b.bootIs(ctx, device, persistent, efi)
+}
+
+// bootIs reads the boot override back and compares it with the one asked for.
+func (b *redfishBackend) bootIs(ctx context.Context, device string, persistent, efi bool) error {
 	gf, err := b.gofish(ctx)
 	if err != nil {
 		return err
@@ -307,15 +332,15 @@ func (b *redfishBackend) ensureUser(ctx context.Context, name, role, password st
 	if err != nil {
 		return err
 	}
-	exists := false
+	exists, roleBefore := false, ""
 	for _, u := range users {
 		if u["Username"] == name {
-			exists = true
+			exists, roleBefore = true, u["RoleID"]
 		}
 	}
 	var ok bool
 	if exists {
-		err = b.retryBusy(ctx, func() (err error) { ok, err = b.cl.UpdateUser(ctx, name, password, role); return err })
+		err = b.retryIdempotent(ctx, func() (err error) { ok, err = b.cl.UpdateUser(ctx, name, password, role); return err })
 	} else {
 		err = b.retryBusy(ctx, func() (err error) { ok, err = b.cl.CreateUser(ctx, name, password, role); return err })
 		// bmclib claims an empty, disabled slot (iDRAC, Supermicro). Services that create
@@ -326,7 +351,21 @@ func (b *redfishBackend) ensureUser(ctx context.Context, name, role, password st
 		}
 	}
 	if err != nil {
-		return err
+		// Landed when the account is now there with the role, and the change shows: it was
+		// created, or its role changed (the role and the password go in one request), or the
+		// new password logs in.
+		return b.landed(err, "account "+name, func() bool {
+			users, rerr := b.readUsers(ctx)
+			if rerr != nil {
+				return false
+			}
+			for _, u := range users {
+				if u["Username"] == name && u["RoleID"] == role {
+					return !exists || roleBefore != role || b.logsIn(ctx, name, password)
+				}
+			}
+			return false
+		})
 	}
 	if !ok {
 		return &Error{Kind: ErrRejected, Detail: "bmclib reports that the account change failed"}
@@ -467,14 +506,19 @@ func (b *redfishBackend) setBIOS(ctx context.Context, settings map[string]string
 	}
 	resp, err := gf.PatchWithHeaders(v.settingsURI, map[string]any{"Attributes": payload}, hdr)
 	if err != nil {
-		return err
+		return b.landed(err, "BIOS settings", func() bool { return biosIs(gf, v.settingsURI, payload) == nil })
 	}
 	resp.Body.Close()
 	if v.settingsURI == v.uri {
 		return nil // no separate settings object to read the pending values from
 	}
+	return biosIs(gf, v.settingsURI, payload)
+}
+
+// biosIs reads the settings object at uri back and compares the attributes of payload.
+func biosIs(gf *gofish.APIClient, uri string, payload map[string]any) error {
 	var after rfBIOS
-	if _, err := getJSON(gf, v.settingsURI, &after); err != nil {
+	if _, err := getJSON(gf, uri, &after); err != nil {
 		return err
 	}
 	for _, name := range sortedKeys(payload) {
@@ -483,6 +527,23 @@ func (b *redfishBackend) setBIOS(ctx context.Context, settings map[string]string
 		}
 	}
 	return nil
+}
+
+// logsIn tells whether name and password open the account service (HTTP Basic, through the
+// session's TLS settings): how an account's new password is read back.
+func (b *redfishBackend) logsIn(ctx context.Context, name, password string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.cfg.redfishURL()+"/redfish/v1/AccountService", nil)
+	if err != nil {
+		return false
+	}
+	req.SetBasicAuth(name, password)
+	resp, err := b.httpc.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // typedLike converts text to the JSON type of the BMC's current value.
@@ -523,6 +584,6 @@ func biosText(v any) string {
 
 func (b *redfishBackend) readUsers(ctx context.Context) ([]map[string]string, error) {
 	var users []map[string]string
-	err := b.retryBusy(ctx, func() (err error) { users, err = b.cl.ReadUsers(ctx); return err })
+	err := b.retryIdempotent(ctx, func() (err error) { users, err = b.cl.ReadUsers(ctx); return err })
 	return users, err
 }

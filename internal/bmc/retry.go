@@ -17,6 +17,13 @@ import (
 // 9110 section 10.2.3 for its two forms). retryTransport retries such answers with exponential
 // backoff, honouring Retry-After, for every request bmclib and gofish send, until the request's
 // own deadline: the operation's timeout (Config.Timeout) bounds the retries too.
+//
+// The other server errors a BMC gives while its web server or Redfish service hiccups (500
+// Internal Server Error, 502 Bad Gateway, 504 Gateway Timeout; issue 22 saw 500 never retried)
+// are retried the same way for the requests that can be sent twice (RFC 9110 section 9.2.2:
+// GET, HEAD, PUT, DELETE; and PATCH, which Redfish uses to set properties to absolute values). A
+// POST (a Reset action, an account creation) that failed with one of them may have acted, so it
+// is not sent again: the caller reads back whether it landed (redfish.go, landed).
 
 // Backoff bounds: the first wait, its ceiling, and how many attempts at most.
 const (
@@ -46,17 +53,33 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// busy reports the answers worth retrying: 503, and 429 Too Many Requests, which some BMCs send
-// for the same reason.
+// busy reports the answers worth retrying whatever the request: 503, and 429 Too Many Requests,
+// which some BMCs send for the same reason. Both say the request was not processed.
 func busy(status int) bool {
 	return status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests
+}
+
+// retryable reports the answers retried for a request of this method: busy ones always, and the
+// other transient server errors (500, 502, 504) when the request can be sent twice.
+func retryable(status int, method string) bool {
+	if busy(status) {
+		return true
+	}
+	switch status {
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		switch method {
+		case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+			return true
+		}
+	}
+	return false
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	wait := retryFirstWait
 	for attempt := 1; ; attempt++ {
 		resp, err := t.next.RoundTrip(req)
-		if err != nil || !busy(resp.StatusCode) || attempt >= retryAttempts {
+		if err != nil || !retryable(resp.StatusCode, req.Method) || attempt >= retryAttempts {
 			return resp, err
 		}
 		// A body that cannot be sent again (no GetBody) ends the retries: the BMC's answer
@@ -139,6 +162,27 @@ func busyErr(err error) bool {
 		strings.Contains(msg, "429") && strings.Contains(strings.ToLower(msg), "too many")
 }
 
+// serverErr reports a bmclib error that carries one of the transient server errors retryable
+// retries for requests that can be sent twice (500, 502, 504): gofish's *common.Error, or its
+// text as bmclib and gofish quote it ("500: {...}", "500 Internal Server Error").
+func serverErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	if st := httpStatus(err); st != 0 {
+		return retryable(st, http.MethodGet) && !busy(st)
+	}
+	msg := err.Error()
+	for _, code := range []string{"500", "502", "504"} {
+		if strings.Contains(msg, code+": ") || strings.Contains(msg, code+" "+http.StatusText(atoi(code))) {
+			return true
+		}
+	}
+	return false
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
 // waitReady asks the service root through the retrying client until it answers other than busy
 // (honouring Retry-After) or ctx ends. A transport error is left to the caller's next request.
 func (b *redfishBackend) waitReady(ctx context.Context) error {
@@ -163,10 +207,22 @@ func (b *redfishBackend) waitReady(ctx context.Context) error {
 // then calls again, within ctx. bmclib hides the response, so the Retry-After is learnt from the
 // service root's own answer.
 func (b *redfishBackend) retryBusy(ctx context.Context, fn func() error) error {
+	return b.retryCall(ctx, false, fn)
+}
+
+// retryIdempotent is retryBusy for a call that may be made twice (a read, a PATCH of absolute
+// values, a logout): it also retries the transient server errors (500, 502, 504), as the
+// transport does for such requests.
+func (b *redfishBackend) retryIdempotent(ctx context.Context, fn func() error) error {
+	return b.retryCall(ctx, true, fn)
+}
+
+func (b *redfishBackend) retryCall(ctx context.Context, idempotent bool, fn func() error) error {
 	wait := retryFirstWait
 	for attempt := 1; ; attempt++ {
 		err := fn()
-		if !busyErr(err) || attempt >= retryAttempts || ctx.Err() != nil {
+		retry := busyErr(err) || idempotent && serverErr(err)
+		if !retry || attempt >= retryAttempts || ctx.Err() != nil {
 			return err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {

@@ -4,13 +4,15 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 )
 
 //go:embed catalog.hcl
@@ -125,21 +127,83 @@ func Default() *Catalog {
 	return c
 }
 
+var (
+	builtinOnce sync.Once
+	builtinCat  *Catalog
+	builtinErr  error
+)
+
+// parsedBuiltin is the built-in catalog, parsed once per process: parsing it takes milliseconds,
+// and Default and Load are called for every fabric read, every test and every fuzz input.
+// Callers get a deep copy (clone), never this value.
+func parsedBuiltin() (*Catalog, error) {
+	builtinOnce.Do(func() {
+		c := &Catalog{
+			Switches:     map[string]SwitchModel{},
+			HCAs:         map[string]HCAModel{},
+			Nodes:        map[string]NodeModel{},
+			Cables:       map[string]Cable{},
+			Transceivers: map[string]Transceiver{},
+		}
+		if err := c.merge("builtin catalog.hcl", builtin); err != nil {
+			builtinErr = err
+			return
+		}
+		builtinCat = c
+	})
+	return builtinCat, builtinErr
+}
+
+// clone is a deep copy of c: nothing a merge or a caller changes in it reaches c.
+func (c *Catalog) clone() *Catalog {
+	price := func(p *Price) *Price {
+		if p == nil {
+			return nil
+		}
+		q := *p
+		return &q
+	}
+	out := &Catalog{
+		Switches:     make(map[string]SwitchModel, len(c.Switches)),
+		HCAs:         make(map[string]HCAModel, len(c.HCAs)),
+		Nodes:        make(map[string]NodeModel, len(c.Nodes)),
+		Cables:       make(map[string]Cable, len(c.Cables)),
+		Transceivers: make(map[string]Transceiver, len(c.Transceivers)),
+	}
+	for k, v := range c.Switches {
+		v.Price = price(v.Price)
+		out.Switches[k] = v
+	}
+	for k, v := range c.HCAs {
+		v.Price = price(v.Price)
+		out.HCAs[k] = v
+	}
+	for k, v := range c.Nodes {
+		v.Price = price(v.Price)
+		out.Nodes[k] = v
+	}
+	for k, v := range c.Cables {
+		v.Price = price(v.Price)
+		v.LengthsM = append([]float64(nil), v.LengthsM...)
+		out.Cables[k] = v
+	}
+	for k, v := range c.Transceivers {
+		v.Price = price(v.Price)
+		out.Transceivers[k] = v
+	}
+	return out
+}
+
 // Load reads the built-in catalog and then each named file in order; later entries replace
 // earlier ones of the same kind and name.
 func Load(files ...string) (*Catalog, error) {
-	c := &Catalog{
-		Switches:     map[string]SwitchModel{},
-		HCAs:         map[string]HCAModel{},
-		Nodes:        map[string]NodeModel{},
-		Cables:       map[string]Cable{},
-		Transceivers: map[string]Transceiver{},
-	}
-	if err := c.merge("builtin catalog.hcl", builtin); err != nil {
+	b, err := parsedBuiltin()
+	if err != nil {
 		return nil, err
 	}
+	c := b.clone()
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := inputfile.Read(f, inputfile.MaxCatalogFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading catalog file: %w", err)
 		}

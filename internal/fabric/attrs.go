@@ -68,13 +68,22 @@ func (b *builder) attributes() {
 		h := &s.HCAs[i]
 		b.rule(MapHCAs, i, "device", CheckName(h.Device))
 		if h.Name != HCAName(h.Node, h.Device) {
-			b.rule(MapHCAs, i, "name", CheckHCAName(h.Name))
+			if msg := CheckHCAName(h.Name); msg != "" {
+				b.rule(MapHCAs, i, "name", msg)
+			} else if node, _, _ := strings.Cut(h.Name, "/"); node != h.Node && h.Node != "" {
+				// The name (or the map key, which stands for it) says another node than the
+				// HCA's node: cables and partition members that use the name would reach a
+				// port of another machine than the one the name says.
+				b.add(RuleHCANode, Error, b.at(MapHCAs, i, "node"), "HCA %q is named for node %q, but its node is %q: an HCA is named \"<node>/<device>\" (its map key, when it has no name). Set node = %q, or key it %q",
+					h.Name, node, h.Node, node, HCAName(h.Node, h.Device))
+			}
 		}
 		if h.Rail != -1 {
 			b.rule(MapHCAs, i, "rail", CheckRail(h.Rail))
 		}
 		guid(MapHCAs, i, "port_guid", "HCA "+h.Name, h.PortGUID)
 	}
+	b.droppedGUIDs()
 	for i := range s.Cables {
 		c := &s.Cables[i]
 		if msg := CheckCableEnds(c.A, c.B); msg != "" {
@@ -183,4 +192,31 @@ func (b *builder) leaveOut(name string) {
 		b.leftOut = map[string]bool{}
 	}
 	b.leftOut[name] = true
+}
+
+// droppedGUIDs reports the explicit items that replaced generated ones without carrying their
+// GUID (Spec.Merge), on the item's guid attribute, with the design's GUID to copy.
+func (b *builder) droppedGUIDs() {
+	if len(b.spec.dropped) == 0 {
+		return
+	}
+	at := map[string]int{}
+	for i := range b.spec.Switches {
+		at[MapSwitches+"\x00"+b.spec.Switches[i].Name] = i
+	}
+	for i := range b.spec.HCAs {
+		at[MapHCAs+"\x00"+b.spec.HCAs[i].Name] = i
+	}
+	for _, d := range b.spec.dropped {
+		i, ok := at[d.m+"\x00"+d.name]
+		if !ok {
+			continue
+		}
+		attr, what := "guid", "switch"
+		if d.m == MapHCAs {
+			attr, what = "port_guid", "HCA"
+		}
+		b.add(RuleMergeGUID, Error, b.at(d.m, i, attr), "%s %q replaces the design's %s of that name, whose GUID %s it does not carry: without it OpenSM's node-name-map, root and compute-node GUID files lose this %s. Set %s = %q (the design's), or the GUID the hardware has",
+			what, d.name, what, d.guid, what, attr, d.guid)
+	}
 }

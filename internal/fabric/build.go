@@ -34,6 +34,8 @@ func Build(spec *Spec, cat *catalog.Catalog) (*Graph, []Problem) {
 	b.cables()
 	b.adjacency()
 	b.levels()
+	b.checkRoles()
+	b.inferRoles()
 	b.rackBudgets()
 	b.partitions()
 	b.connectivity()
@@ -56,6 +58,7 @@ type builder struct {
 	// table instead of a map per device: Build runs on every plan of fabrics with 200,000 ports.
 	used     []int32
 	portBase []int32
+	top      int // the highest level (levels)
 }
 
 func (b *builder) add(rule string, sev Severity, path Path, format string, args ...any) {
@@ -124,6 +127,12 @@ func (b *builder) nodes() {
 			b.add(RuleDuplicateName, Error, b.at("nodes", i, "name"), "node name %q is used twice; every node needs a unique name", n.Name)
 			continue
 		}
+		// Switches and nodes share one namespace wherever the fabric is written down: Slurm's
+		// topology.conf (SwitchName= and Nodes= read the same host names), OpenSM's node
+		// descriptions and node-name-map, the diagram.
+		if d, isDev := b.g.index[n.Name]; isDev {
+			b.add(RuleDuplicateName, Error, b.at("nodes", i, "name"), "node name %q is already the name of switch %q; switches and nodes share one namespace (Slurm's topology.conf, OpenSM's node descriptions): rename one of them", n.Name, b.g.Devices[d].Name)
+		}
 		if _, ok := b.cat.Nodes[n.Model]; !ok {
 			b.add(RuleUnknownModel, Error, b.at("nodes", i, "model"), "unknown node model %q; the catalog has %s", n.Model, quoteSome(b.cat.NodeNames(), 20))
 		}
@@ -134,7 +143,17 @@ func (b *builder) nodes() {
 
 func (b *builder) hcas() {
 	perNode := map[string]int{}
+	device := map[string]int{} // "<node>/<device>" -> the HCA that is that device
 	for i, h := range b.spec.HCAs {
+		if h.Node != "" && h.Device != "" {
+			key := HCAName(h.Node, h.Device)
+			if j, dup := device[key]; dup {
+				b.add(RuleHCADevice, Error, b.at("hcas", i, "device"), "HCA %q is device %s of node %s, which HCA %q already is: one device is one HCA. Give this HCA the device it is (its name says %q), or remove one of the two",
+					h.Name, h.Device, h.Node, b.spec.HCAs[j].Name, deviceOfName(h.Name))
+			} else {
+				device[key] = i
+			}
+		}
 		ni, ok := b.nodeByName[h.Node]
 		if !ok {
 			b.leaveOut(h.Name)
@@ -171,6 +190,12 @@ func (b *builder) hcas() {
 			Level: -1, Spec: i,
 		}, "hcas", i)
 	}
+}
+
+// deviceOfName is the device part of an HCA name "<node>/<device>".
+func deviceOfName(name string) string {
+	_, dev, _ := strings.Cut(name, "/")
+	return dev
 }
 
 func (b *builder) placement(d *Device) Placement {
@@ -285,9 +310,8 @@ func (b *builder) adjacency() {
 	}
 }
 
-// levels runs a breadth-first search from every HCA at once and infers the roles of switches
-// that have none: level 1 is a leaf; above that, the highest level of the fabric is "core" when
-// there are three switch levels or more and "spine" otherwise.
+// levels runs a breadth-first search from every HCA at once: a device's level is its distance in
+// links from the nearest HCA.
 func (b *builder) levels() {
 	g := b.g
 	queue := make([]int32, 0, len(g.Devices))
@@ -311,6 +335,14 @@ func (b *builder) levels() {
 			}
 		}
 	}
+	b.top = top
+}
+
+// inferRoles gives the switches without a declared role (or whose role checkRoles dropped) the
+// role their level makes of them: level 1 is a leaf; above that, the highest level of the fabric
+// is "core" when there are three switch levels or more and "spine" otherwise.
+func (b *builder) inferRoles() {
+	g, top := b.g, b.top
 	for i := range g.Devices {
 		d := &g.Devices[i]
 		if d.Kind != KindSwitch || d.Declared {

@@ -12,7 +12,31 @@ import (
 // Merge merges explicit items into a generated spec by name: an item whose name the design
 // generated replaces that item (keeping its place, so the generated order and keys stay), any
 // other is added after the generated ones. Cables are matched by their key.
+//
+// The explicit item replaces the generated one whole. A GUID is the one thing it cannot leave to
+// the design without saying so: the generated GUID goes with the generated item, and with it the
+// switch's line in OpenSM's node-name-map and its root GUID (issue 22: an explicit leaf01 given
+// only another role lost both). Build reports each such item (RuleMergeGUID) with the design's
+// GUID to copy.
 func (s *Spec) Merge(explicit *Spec) {
+	gen := map[string]string{}
+	for _, w := range s.Switches {
+		gen[w.Name] = w.GUID
+	}
+	for _, w := range explicit.Switches {
+		if g := gen[w.Name]; g != "" && w.GUID == "" {
+			s.dropped = append(s.dropped, droppedGUID{MapSwitches, w.Name, g})
+		}
+	}
+	clear(gen)
+	for _, h := range s.HCAs {
+		gen[h.Name] = h.PortGUID
+	}
+	for _, h := range explicit.HCAs {
+		if g := gen[h.Name]; g != "" && h.PortGUID == "" {
+			s.dropped = append(s.dropped, droppedGUID{MapHCAs, h.Name, g})
+		}
+	}
 	s.Racks = mergeByName(s.Racks, explicit.Racks, func(r *Rack) string { return r.Name })
 	s.Switches = mergeByName(s.Switches, explicit.Switches, func(w *Switch) string { return w.Name })
 	s.Nodes = mergeByName(s.Nodes, explicit.Nodes, func(n *Node) string { return n.Name })

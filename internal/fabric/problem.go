@@ -118,6 +118,9 @@ const (
 	RuleDisconnected    = "disconnected"
 	RuleUncabled        = "uncabled"
 	RuleHCACount        = "hca-count"
+	RuleHCADevice       = "hca-device"
+	RuleHCANode         = "hca-node"
+	RuleMergeGUID       = "merge-guid"
 )
 
 // HasErrors reports whether any problem is an error.

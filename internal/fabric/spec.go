@@ -22,6 +22,16 @@ type Spec struct {
 	// of a generated fabric, by name: what the scheduler's blocks and the diagram fold by. nil
 	// for a declared fabric.
 	Groups map[string]string
+
+	// dropped are the GUIDs of generated switches and HCAs that Merge replaced by explicit
+	// items without one (Build reports them).
+	dropped []droppedGUID
+}
+
+// droppedGUID is the GUID of a generated item that an explicit item of its name replaced
+// without a GUID of its own.
+type droppedGUID struct {
+	m, name, guid string
 }
 
 // TorusLayout places the switches of a generated 3D torus: Dims are the sides along x, y and z,

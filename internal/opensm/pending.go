@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
@@ -126,6 +127,24 @@ func (p *pending) backup(h Host, dir string) (remote.Backup, error) {
 // the files are activated and verified, and the next push only tells OpenSM once more.
 func (t *Target) clearPending(ctx context.Context) {
 	_, _, _, _ = t.Host.Run(ctx, remote.Command("rm", "-f", "--", path.Join(t.Paths.Dir(), PendingMarker)))
+}
+
+// pendingState asks the host whether PendingMarker is there, after a failed rollback: the
+// message must not claim a marker the restore removed. It runs when the caller's context may
+// have ended, with a bound of its own.
+func (t *Target) pendingState(ctx context.Context) PendingState {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	stdout, _, exit, err := t.Host.Run(ctx, fmt.Sprintf("if [ -e %s ]; then echo gpc-pending; else echo gpc-none; fi\n", remote.Quote(path.Join(t.Paths.Dir(), PendingMarker))))
+	switch {
+	case err != nil || exit != 0:
+		return PendingUnknown
+	case strings.TrimSpace(stdout) == "gpc-pending":
+		return PendingKept
+	case strings.TrimSpace(stdout) == "gpc-none":
+		return PendingGone
+	}
+	return PendingUnknown
 }
 
 // ReadActivatedFiles is ReadFiles for drift detection. When the host holds PendingMarker, the

@@ -228,7 +228,20 @@ type PushError struct {
 	LogLines    []string // the log lines that explain the failure
 	RolledBack  bool
 	RollbackErr error
+	// Pending says, after a failed rollback, whether PendingMarker is on the host: the files
+	// were restored but OpenSM could not be told (the marker went with them), the restore itself
+	// failed (the marker stayed), or the host could not be asked.
+	Pending PendingState
 }
+
+// PendingState is whether PendingMarker is on a host after a failed rollback.
+type PendingState int
+
+const (
+	PendingGone PendingState = iota
+	PendingKept
+	PendingUnknown // the host could not be asked
+)
 
 func (e *PushError) Unwrap() error { return e.Err }
 
@@ -238,8 +251,13 @@ func (e *PushError) Error() string {
 	switch {
 	case e.RollbackErr != nil:
 		fmt.Fprintf(&b, "; ROLLBACK FAILED, the host needs attention: %v", e.RollbackErr)
-		if e.Stage != "check" && e.Stage != "read" && e.Stage != "lock" {
+		switch e.Pending {
+		case PendingKept:
 			fmt.Fprintf(&b, " (the host keeps %s: the next push to it tells OpenSM about the files on disk, or restores the ones it ran)", PendingMarker)
+		case PendingUnknown:
+			fmt.Fprintf(&b, " (the host could not be asked whether it keeps %s; if it does, the next push to it tells OpenSM about the files on disk, or restores the ones it ran)", PendingMarker)
+		default:
+			b.WriteString(" (the previous files are on the host; OpenSM must be started or told by hand, or by the next apply: the next refresh sees whether it runs)")
 		}
 	case e.RolledBack:
 		b.WriteString("; the previous files were restored and OpenSM was told again (or stopped, if it was not running before)")
@@ -460,9 +478,15 @@ func Push(ctx context.Context, t Target) (Result, error) {
 		}
 		res.Decision.Reasons = append(res.Decision.Reasons, fmt.Sprintf("an earlier push wrote the files but never told OpenSM (%s is on the host): %s now", PendingMarker, res.Action))
 	}
-	if running == statusDown {
+	switch {
+	case running == statusDown:
 		res.Action = ActionRestart
-		res.Decision.Reasons = append(res.Decision.Reasons, "OpenSM is not running: start it with the new files")
+		res.Decision.Reasons = append(res.Decision.Reasons, "OpenSM is not running ("+pr.health.Why+"): start it with the rendered files and verify")
+	case pr.health.Live == LiveUnrouted:
+		// A restart, not a SIGHUP: an OpenSM that cannot route may run options other than
+		// those on disk (routing_engine and lmc are read only at start).
+		res.Action = ActionRestart
+		res.Decision.Reasons = append(res.Decision.Reasons, "OpenSM runs without routes ("+pr.health.Why+"): restart it with the rendered files and verify")
 	}
 	if res.Action == ActionNone && sameFiles(old, t.Files) {
 		if pr.pending != nil {
@@ -487,6 +511,9 @@ func Push(ctx context.Context, t Target) (Result, error) {
 		perr := &PushError{Host: t.Name, Stage: stage, Err: verr, LogLines: explain(res.Log)}
 		perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
 		perr.RolledBack = perr.RollbackErr == nil
+		if !perr.RolledBack {
+			perr.Pending = t.pendingState(ctx)
+		}
 		return res, perr
 	}
 	if pr.noDir {
@@ -536,6 +563,8 @@ func Push(ctx context.Context, t Target) (Result, error) {
 	perr.RolledBack = perr.RollbackErr == nil
 	if perr.RolledBack {
 		t.say("rolled back: the previous files are in place and OpenSM was told")
+	} else {
+		perr.Pending = t.pendingState(ctx)
 	}
 	return res, perr
 }
@@ -618,12 +647,14 @@ type probe struct {
 	state    string // the last SM state in the log: "MASTER", "STANDBY", ... or ""
 	logSize  int64
 	pending  *pending // PendingMarker's record, nil without one
+	health   Health   // from the status and the log's lifecycle lines
 }
 
 func (t *Target) probe(ctx context.Context) (probe, error) {
 	pr := probe{status: statusUnknown}
 	var b strings.Builder
 	b.WriteString(t.statusScript())
+	b.WriteString(t.lifeScript())
 	b.WriteString(t.logSizeScript())
 	fmt.Fprintf(&b, "[ -e %s ] && echo gpc-manifest\n", remote.Quote(path.Join(t.Paths.Dir(), OriginalManifest)))
 	fmt.Fprintf(&b, "[ -d %s ] || echo gpc-nodir\n", remote.Quote(t.Paths.Dir()))
@@ -666,6 +697,10 @@ func (t *Target) probe(ctx context.Context) (probe, error) {
 				pr.state = m[1]
 			}
 		}
+	}
+	pr.health = t.parseHealth(strings.Split(head, "\n"))
+	if pr.status == statusUnknown && pr.health.Live == LiveStopped {
+		pr.status = statusDown // no status command, but the log shows OpenSM exiting
 	}
 	pr.files, err = parseFiles(files)
 	return pr, err

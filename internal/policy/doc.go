@@ -24,6 +24,11 @@
 //   - Cheap: the cty values that custom rules see are built once per Evaluate call, and only
 //     the parts of `fabric` that some rule refers to (the per-link and per-endpoint lists of a
 //     65,536-endpoint fabric are large).
+//   - Bounded: a custom rule (its condition, the naming of its failing elements, its
+//     error_message) stops at MaxRuleElements elements visited or MaxRuleTime, and fails with
+//     an error that names it; a rule can therefore not hang a plan or exhaust its memory. The
+//     element budget is deterministic; the clock, far above it, only catches what elements do
+//     not measure.
 //   - Pure: no I/O and no Terraform imports; the provider reads policy files and hands their
 //     bytes to ParseRules.
 //

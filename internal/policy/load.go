@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"os"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 )
 
 // FileError is a policy file that could not be read or parsed; Index is its place in the list
@@ -19,7 +19,7 @@ func LoadRules(files []string) ([]Rule, []*FileError) {
 	var rules []Rule
 	var errs []*FileError
 	for i, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := inputfile.Read(f, inputfile.MaxPolicyFile)
 		if err == nil {
 			var rs []Rule
 			rs, err = ParseRules(f, src)

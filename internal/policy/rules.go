@@ -127,10 +127,17 @@ func parseRule(b *hcl.Block) (Rule, hcl.Diagnostics) {
 	rule.errorMessage = content.Attributes["error_message"].Expr
 	diags = append(diags, rule.checkExpr(rule.condition)...)
 	diags = append(diags, rule.checkExpr(rule.errorMessage)...)
+	countCalls(rule.condition)
+	countCalls(rule.errorMessage)
 
 	if len(rule.errorMessage.Variables()) == 0 && !diags.HasErrors() {
-		v, ds := rule.errorMessage.Value(&hcl.EvalContext{Functions: functions()})
-		if !ds.HasErrors() {
+		b := newBudget()
+		v, ds := rule.errorMessage.Value(b.context(&hcl.EvalContext{Functions: functions()}))
+		switch {
+		case b.exceeded != "":
+			ds = hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid error_message",
+				Detail: "error_message could not be evaluated: " + b.exceeded, Subject: rule.errorMessage.Range().Ptr()}}
+		case !ds.HasErrors():
 			ds = checkMessage(v, rule.errorMessage.Range())
 		}
 		diags = append(diags, ds...)
@@ -233,15 +240,16 @@ func checkMessage(v cty.Value, rng hcl.Range) hcl.Diagnostics {
 func EvaluateRules(env *Env, rules []Rule) []Violation {
 	var out []Violation
 	for i := range rules {
-		if v, ok := evalRule(env.ctx, &rules[i]); ok {
+		if v, ok := evalRule(env.ctx, &rules[i], newBudget()); ok {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-func evalRule(ctx *hcl.EvalContext, r *Rule) (v Violation, failed bool) {
+func evalRule(ctx *hcl.EvalContext, r *Rule, b *budget) (v Violation, failed bool) {
 	loc := r.Location()
+	ctx = b.context(ctx)
 	fail := func(sev Severity, measured, witness, format string, args ...any) (Violation, bool) {
 		return Violation{Rule: r.Name, Severity: sev, Measured: measured, Required: "true", Witness: witness,
 			Message: fmt.Sprintf("%s (%s): ", r.Name, loc) + fmt.Sprintf(format, args...)}, true
@@ -256,6 +264,9 @@ func evalRule(ctx *hcl.EvalContext, r *Rule) (v Violation, failed bool) {
 		return fail(Error, "error", loc, "rule has no condition")
 	}
 	val, diags := r.condition.Value(ctx)
+	if b.exceeded != "" { // also where can() or try() turned the budget's error into a value
+		return fail(Error, "stopped", loc, "condition could not be evaluated: evaluation stopped because %s; write the rule so that it visits fewer elements (nested for expressions multiply their collections' lengths)", b.exceeded)
+	}
 	if diags.HasErrors() {
 		return fail(Error, "error", loc, "condition could not be evaluated: %s", diagText(diags))
 	}
@@ -305,11 +316,11 @@ func (r *Rule) message(ctx *hcl.EvalContext) (msg, note string) {
 // like the built-in rules do. Elements are named by their `name` attribute, their map key or
 // their index. It returns ok=false for any other form.
 func falseElements(ctx *hcl.EvalContext, cond hcl.Expression) (failing []string, total int, ok bool) {
-	call, isCall := cond.(*hclsyntax.FunctionCallExpr)
+	call, isCall := unwrapCall(cond).(*hclsyntax.FunctionCallExpr)
 	if !isCall || call.Name != "alltrue" || len(call.Args) != 1 {
 		return nil, 0, false
 	}
-	f, isFor := call.Args[0].(*hclsyntax.ForExpr)
+	f, isFor := unwrapCall(call.Args[0]).(*hclsyntax.ForExpr)
 	if !isFor || f.KeyExpr != nil {
 		return nil, 0, false
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -100,6 +101,10 @@ func (c *Client) WriteFiles(ctx context.Context, dir string, files map[string]st
 			tmp:  path.Join(dir, "."+name+".gpc-"+id+".new"),
 			old:  path.Join(dir, "."+name+".gpc-"+id+".old"),
 		}
+	}
+
+	if err := c.checkSpace(ctx, dir, ops, files); err != nil {
+		return Backup{}, err
 	}
 
 	// Stage, a few files at a time (each session costs a remote login shell start). Nothing
@@ -239,6 +244,65 @@ func (c *Client) Restore(ctx context.Context, b Backup) error {
 	}
 	return nil
 }
+
+// spaceBlock is the allocation unit each file is rounded up to when the space a write needs is
+// counted: 4 KiB, the block of ext4 and xfs by default and the page of tmpfs.
+const spaceBlock = 4096
+
+// ErrNoSpace marks a write refused because the file system cannot hold it (errors.Is).
+var ErrNoSpace = errors.New("not enough space")
+
+// checkSpace refuses a write the directory's file system cannot hold, before anything is
+// staged (issue 22: a host with room for the new files in place of the old ones, but not next to
+// them, failed halfway). A write holds, at its peak, every new file (staged) next to the current
+// ones, which it keeps as .prev (a hard link: their blocks stay allocated) and the older .prev
+// files (freed only at the end): it needs room for the new files, whatever the current ones
+// take. (Where the file system cannot link, the commit copies the current files too, and refuses
+// cleanly, with everything left as it was, if that copy does not fit.) df -P reports the space
+// available to the SSH user.
+func (c *Client) checkSpace(ctx context.Context, dir string, ops []fileOp, files map[string]string) error {
+	var script strings.Builder
+	fmt.Fprintf(&script, "df -Pk -- %s | awk 'NR==2 {print \"gpc-avail \" $4}'\n", Quote(dir))
+	for i, op := range ops {
+		fmt.Fprintf(&script, "if [ -f %s ]; then echo \"gpc-size %d $(wc -c < %s)\"; fi\n", Quote(op.path), i, Quote(op.path))
+	}
+	stdout, _, exit, err := c.Run(ctx, script.String())
+	if err != nil {
+		return fmt.Errorf("remote: writing in %s on %s: nothing was changed: %w", dir, c.addr, err)
+	}
+	avail := int64(-1)
+	var current int64
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "gpc-avail":
+			if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				avail = n * 1024
+			}
+		case len(f) == 3 && f[0] == "gpc-size":
+			if n, err := strconv.ParseInt(f[2], 10, 64); err == nil {
+				current += blocks(n)
+			}
+		}
+	}
+	if exit != 0 || avail < 0 {
+		return nil // no df on the host (or none that speaks -P): the write finds out for itself
+	}
+	var staged int64
+	for _, op := range ops {
+		staged += blocks(int64(len(files[op.name])))
+	}
+	if staged > avail {
+		return fmt.Errorf("remote: writing %d files in %s on %s: nothing was changed: %w: the new files take %s and the file system has %s free for this user; they are written next to the current ones (%s, kept as .prev for a rollback, so not freed), so free at least %s there or move config_dir",
+			len(ops), dir, c.addr, ErrNoSpace, kib(staged), kib(avail), kib(current), kib(staged-avail))
+	}
+	return nil
+}
+
+// blocks is n bytes rounded up to whole spaceBlocks, in bytes.
+func blocks(n int64) int64 { return (n + spaceBlock - 1) / spaceBlock * spaceBlock }
+
+func kib(n int64) string { return strconv.FormatInt((n+1023)/1024, 10) + " KiB" }
 
 type fileOp struct {
 	name    string

@@ -2,17 +2,19 @@ package remote
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 )
 
 // HostKeyError is a refused host key: the host is not in known_hosts (Changed false) or it
@@ -75,6 +77,10 @@ type hostKeyPolicy struct {
 }
 
 func newHostKeyPolicy(file, addr string) (*hostKeyPolicy, error) {
+	// knownhosts reads the file whole: a file over the cap (or /dev/zero) is refused first.
+	if err := inputfile.Check(file, inputfile.MaxKnownHostsFile); err != nil {
+		return nil, fmt.Errorf("remote: known_hosts file %q cannot be used: %w", file, err)
+	}
 	check, err := knownhosts.New(file)
 	if err != nil {
 		return nil, fmt.Errorf("remote: known_hosts file %q cannot be used: %w", file, err)
@@ -173,13 +179,12 @@ func (p *hostKeyPolicy) callback(refused *error) ssh.HostKeyCallback {
 // certAuthorityLines returns the 1-based numbers of the file's @cert-authority lines, which
 // knownhosts reports alongside plain entries without saying which is which.
 func certAuthorityLines(file string) (map[int]bool, error) {
-	f, err := os.Open(file)
+	src, err := inputfile.Read(file, inputfile.MaxKnownHostsFile)
 	if err != nil {
 		return nil, fmt.Errorf("remote: known_hosts file %q cannot be read: %w", file, err)
 	}
-	defer f.Close()
 	lines := map[int]bool{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for n := 1; sc.Scan(); n++ {
 		if strings.HasPrefix(strings.TrimSpace(sc.Text()), "@cert-authority") {

@@ -59,14 +59,27 @@ type Topology struct {
 }
 
 // badName says why a name cannot go into topology.conf or a label value, or "" when it can.
+// A line break or another control character would end the line it is written on and start
+// another one (issue 22: root_name = "x\nSwitchName=evil Nodes=ALL" wrote a switch of its own).
 func badName(s string) string {
 	switch {
 	case s == "":
 		return "it is empty"
 	case len(s) > 64:
 		return "it is longer than 64 characters (Slurm's HOST_NAME_MAX)"
-	case strings.ContainsAny(s, " \t\n,[]=#\"'"):
+	case strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return "it contains a line break or another control character, which would end its line of topology.conf and start another"
+	case strings.ContainsAny(s, " ,[]=#\"'"):
 		return "it contains a space, comma, bracket, '=', '#' or quote, which Slurm's hostlist parser splits on"
+	}
+	return ""
+}
+
+// CheckName says why a name the user gives for topology.conf (root_name) cannot be written
+// there, or "" when it can.
+func CheckName(s string) string {
+	if r := badName(s); r != "" {
+		return fmt.Sprintf("%q cannot be a switch name in topology.conf: %s; use letters, digits, '-', '_' or '.'", s, r)
 	}
 	return ""
 }
@@ -84,6 +97,9 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 	}
 	if opts.RootName == "" {
 		opts.RootName = "fabric"
+	}
+	if msg := CheckName(opts.RootName); msg != "" {
+		return nil, fmt.Errorf("root_name %s", msg)
 	}
 	if opts.TopologyName == "" {
 		opts.TopologyName = "gpucluster"

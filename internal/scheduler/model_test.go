@@ -139,3 +139,27 @@ func TestBadNamesRefused(t *testing.T) {
 		t.Errorf("error %v, want one naming the switch and the space", err)
 	}
 }
+
+// A line break in root_name (issue 22) used to be written into topology.conf as a line of its
+// own, "SwitchName=evil Nodes=ALL" giving every node to a switch that does not exist. Every
+// control character is refused, with the name and why; plain names still go through. The
+// refused name never reaches the text: Build returns no topology.
+func TestRootNameCannotStartALine(t *testing.T) {
+	_, g := generate(t, topogen.Params{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 2}})
+	for _, name := range []string{"x\nSwitchName=evil Nodes=ALL", "x\rSwitchName=evil", "x\tY", "x\x00y", "x\x7f"} {
+		top, err := Build(g, Options{Groups: g.Spec.Groups, RootName: name})
+		if err == nil || top != nil || !strings.Contains(err.Error(), "line break or another control character") || !strings.Contains(err.Error(), "root_name ") {
+			t.Errorf("root_name %q: %v", name, err)
+		}
+		if msg := CheckName(name); !strings.HasPrefix(msg, strings.TrimSpace(`"`+strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`, "\x00", `\x00`, "\x7f", `\x7f`).Replace(name)+`" cannot be a switch name in topology.conf`)) {
+			t.Errorf("CheckName(%q) = %q", name, msg)
+		}
+	}
+	top, err := Build(g, Options{Groups: g.Spec.Groups, RootName: "hall-a.top_1"})
+	if err != nil || !strings.Contains(top.TreeConf("t"), "SwitchName=hall-a.top_1 Switches=") {
+		t.Errorf("a plain root_name: %v", err)
+	}
+	if strings.Count(top.TreeConf("t"), "SwitchName=") != 9 {
+		t.Errorf("topology.conf:\n%s", top.TreeConf("t"))
+	}
+}

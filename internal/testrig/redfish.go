@@ -115,9 +115,15 @@ type Redfish struct {
 	resets       []string  // every reset accepted, "ComputerSystem.Reset ForceRestart", "Manager.Reset GracefulRestart"
 	restartUntil time.Time // the BMC is restarting until then (Manager.Reset)
 
-	busy       int    // requests still to refuse with 503 (Busy)
-	retryAfter string // their Retry-After header ("" for none)
-	busyServed int    // 503 answers given
+	failing    int // requests still to fail with failStatus (FailNext)
+	failStatus int
+	failMethod string
+	failServed []string // "METHOD path" of the requests failed by FailNext
+	garble     int      // PATCH and POST requests still to answer with a mangled body (GarbleAfterApply)
+	garbleCode int      // the status of that answer; 0: the one the request earned
+	busy       int      // requests still to refuse with 503 (Busy)
+	retryAfter string   // their Retry-After header ("" for none)
+	busyServed int      // 503 answers given
 	busyTimes  []time.Time
 
 	liveSessions, maxLiveSessions, sessionsCreated int
@@ -433,6 +439,19 @@ func (r *Redfish) SetBIOSOutOfBand(name string, value any) {
 	r.bios[name] = value
 }
 
+// SetAccountOutOfBand sets an account's role and whether it is enabled, as another administrator
+// at the BMC would (or an earlier apply that demoted the provider's own login).
+func (r *Redfish) SetAccountOutOfBand(user, role string, enabled bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.accounts {
+		if a.UserName == user {
+			r.record(RedfishChange{Source: "out-of-band", Property: "AccountService/Accounts/" + a.ID + "/RoleId", Old: a.RoleID, New: role})
+			a.RoleID, a.Enabled = role, enabled
+		}
+	}
+}
+
 // SetFirmwareOutOfBand changes the reported BMC and BIOS firmware versions (a firmware update).
 func (r *Redfish) SetFirmwareOutOfBand(bmcFirmware, biosVersion string) {
 	r.mu.Lock()
@@ -460,6 +479,32 @@ func (r *Redfish) Busy(n int, retryAfter string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.busy, r.retryAfter = n, retryAfter
+}
+
+// FailNext makes the next n requests of the method ("" for any) fail with the HTTP status (500
+// Internal Server Error, 502, 504: a BMC whose web server or Redfish service errs) before they
+// are processed: nothing changes.
+func (r *Redfish) FailNext(n, status int, method string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failing, r.failStatus, r.failMethod = n, status, method
+}
+
+// FailServed returns the requests FailNext failed, as "METHOD path".
+func (r *Redfish) FailServed() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.failServed...)
+}
+
+// GarbleAfterApply makes the next n PATCH and POST requests (logins aside) take effect as usual
+// and then answer a body that is not JSON, with the status they earned (status 0) or the status
+// given (500: a BMC whose web server fails after its Redfish service did the work). Only a
+// read-back can tell that the change landed.
+func (r *Redfish) GarbleAfterApply(n, status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.garble, r.garbleCode = n, status
 }
 
 // BusyServed returns how many 503 answers the rig gave, and when.
@@ -527,6 +572,31 @@ func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 		rfError(w, http.StatusServiceUnavailable, "ServiceTemporarilyUnavailable", "The service is temporarily unavailable; retry the request later.", nil, nil)
 		return
 	}
+	if r.failing > 0 && (r.failMethod == "" || r.failMethod == req.Method) {
+		r.failing--
+		r.failServed = append(r.failServed, req.Method+" "+req.URL.Path)
+		st := r.failStatus
+		r.mu.Unlock()
+		rfError(w, st, "InternalError", "The request failed due to an internal service error; the service is still operational.", nil, nil)
+		return
+	}
+	if r.garble > 0 && (req.Method == http.MethodPatch || req.Method == http.MethodPost) && strings.TrimRight(req.URL.Path, "/") != "/redfish/v1/SessionService/Sessions" {
+		r.garble--
+		code := r.garbleCode
+		r.mu.Unlock()
+		rec := httptest.NewRecorder()
+		r.serve2(rec, req)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		if code == 0 {
+			code = rec.Code
+		}
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, "<html><body>Redfish</body") // not JSON, and cut short
+		return
+	}
 	if r.busy > 0 {
 		r.busy--
 		r.busyServed++
@@ -539,7 +609,12 @@ func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Unlock()
+	r.serve2(w, req)
+}
 
+// serve2 processes one request that reached the service (serve handles hangs, latency and the
+// injected failures first).
+func (r *Redfish) serve2(w http.ResponseWriter, req *http.Request) {
 	p := strings.TrimRight(req.URL.Path, "/")
 	if p == "" {
 		p = "/"
