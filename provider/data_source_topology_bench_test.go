@@ -41,8 +41,13 @@ func BenchmarkTopologyReadServer(b *testing.B) {
 			}
 			attrs["kind"] = tftypes.NewValue(tftypes.String, "fat-tree")
 			attrs["node_count"] = tftypes.NewValue(tftypes.Number, 8192)
-			attrs["with_groups"] = tftypes.NewValue(tftypes.Bool, false)
-			attrs["items"] = tftypes.NewValue(tftypes.Bool, items)
+			var maps []tftypes.Value
+			if items {
+				for _, m := range topologyItemMaps {
+					maps = append(maps, tftypes.NewValue(tftypes.String, m))
+				}
+			}
+			attrs["items"] = tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, maps)
 			cfg, _ := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
