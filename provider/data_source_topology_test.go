@@ -224,6 +224,88 @@ func TestAccTopologyRefusal(t *testing.T) {
 				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `hca_guid_base = "0xzz"`),
 				ExpectError: re("Invalid GUID"),
 			},
+			// Zero is not "unset" (issue 22 item 5): refused on the argument, null is the default.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `oversubscription = 0`),
+				ExpectError: re("oversubscription = 0 is out of range: it takes at least 1; leave it unset (null) for the default (1)"),
+			},
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 64` + "\n" + `spines = 0`),
+				ExpectError: re("spines = 0 is out of range: it takes at least 1"),
+			},
+			// Two prefixes naming a switch and a node alike, on the prefix, naming both.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `prefixes = { leaf = "gpu0", node = "gpu" }`),
+				ExpectError: re(`prefixes.leaf: prefixes.leaf = "gpu0" names leaf switch gpu001 and prefixes.node = "gpu" names node gpu001: two devices of one name`),
+			},
+			// A GUID base that would wrap: the largest that fits.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `switch_guid_base = "0xffffffffffffffff"`),
+				ExpectError: re(`Nearest buildable: switch_guid_base = "0xffffffffffeffffe".`),
+			},
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `items = ["nodes", "wires"]`),
+				ExpectError: re(`items[1]`),
+			},
+		},
+	})
+}
+
+// TestAccTopologyItems: `items` chooses the maps Terraform gets, `items_by_group` puts them in
+// the groups instead; nothing is output twice (issue 19 item 6).
+func TestAccTopologyItems(t *testing.T) {
+	t.Parallel()
+	at := tfjsonpath.New[string]
+	config := func(args string) string {
+		return `
+data "gpucluster_topology" "pod" {
+  kind                = "rail-optimized"
+  scalable_units      = 1
+  reserved_node_slots = 1
+` + args + `
+}
+
+output "sizes" {
+  value = { for k in ["racks", "switches", "nodes", "hcas", "cables", "appliance_links"] : k => length(data.gpucluster_topology.pod[k]) }
+}
+
+output "groups" {
+  value = { for g, v in data.gpucluster_topology.pod.groups : g => { for k in ["switches", "nodes", "hcas", "cables"] : k => length(v[k]) } }
+}
+`
+	}
+	sizes := func(m map[string]int64) plancheck.PlanCheck {
+		checks := map[string]knownvalue.Check{}
+		for k, v := range m {
+			checks[k] = knownvalue.Int64Exact(v)
+		}
+		return plancheck.ExpectKnownOutputValue("sizes", knownvalue.MapExact(checks))
+	}
+	group := func(g string, m map[string]int64) plancheck.PlanCheck {
+		checks := map[string]knownvalue.Check{}
+		for k, v := range m {
+			checks[k] = knownvalue.Int64Exact(v)
+		}
+		return plancheck.ExpectKnownOutputValueAtPath("groups", at(g), knownvalue.MapExact(checks))
+	}
+	step := func(args string, checks ...plancheck.PlanCheck) resource.TestStep {
+		return resource.TestStep{Config: config(args), PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: checks}}
+	}
+	none := map[string]int64{"switches": 0, "nodes": 0, "hcas": 0, "cables": 0}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			step("", sizes(map[string]int64{"racks": 10, "switches": 12, "nodes": 31, "hcas": 248, "cables": 504, "appliance_links": 4}), group("su01", none)),
+			step(`items = ["nodes", "hcas"]`, sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 31, "hcas": 248, "cables": 0, "appliance_links": 0}), group("su01", none)),
+			step(`items = []`, sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 0, "hcas": 0, "cables": 0, "appliance_links": 0})),
+			step(`items = ["nodes", "hcas"]`+"\n"+`items_by_group = true`,
+				sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 0, "hcas": 0, "cables": 0, "appliance_links": 0}),
+				group("su01", map[string]int64{"switches": 0, "nodes": 31, "hcas": 248, "cables": 0}),
+				group("spines", none)),
+			step(`items_by_group = true`,
+				group("su01", map[string]int64{"switches": 8, "nodes": 31, "hcas": 248, "cables": 504}),
+				group("spines", map[string]int64{"switches": 4, "nodes": 0, "hcas": 0, "cables": 0})),
 		},
 	})
 }

@@ -82,19 +82,24 @@ var (
 )
 
 // argSchema is one argument as an Optional input of a resource schema, without validators,
-// defaults or plan modifiers (bypass.go keeps `design` away from the framework, as the maps).
+// defaults or plan modifiers (bypass.go keeps `design` away from the framework, as the maps); a
+// required one says so and is checked by decodeArgs.
 func argSchema(a *topogen.Arg) schema.Attribute {
+	doc := a.Doc
+	if a.Required {
+		doc = "Required. " + doc
+	}
 	switch a.Type {
 	case topogen.ArgInt:
-		return schema.Int64Attribute{Optional: true, MarkdownDescription: a.Doc}
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: doc}
 	case topogen.ArgFloat:
-		return schema.Float64Attribute{Optional: true, MarkdownDescription: a.Doc}
+		return schema.Float64Attribute{Optional: true, MarkdownDescription: doc}
 	case topogen.ArgInts3:
-		return schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: a.Doc}
+		return schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: doc}
 	case topogen.ArgStringMap:
-		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: a.Doc}
+		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: doc}
 	default:
-		return schema.StringAttribute{Optional: true, MarkdownDescription: a.Doc}
+		return schema.StringAttribute{Optional: true, MarkdownDescription: doc}
 	}
 }
 
