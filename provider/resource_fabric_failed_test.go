@@ -22,7 +22,7 @@ data "gpucluster_topology" "sim" {
   node_count       = 8
   tiers            = 2
   oversubscription = %g
-  items            = false
+  items            = []
 }
 
 resource "gpucluster_fabric" "f" {
