@@ -55,7 +55,7 @@ var (
 		"fewest that take every leaf uplink and the group's global links).", 1, "the fewest that carry the group's links",
 		func(p *Params) *int { return &p.SpinesPerGroup })
 	groupOversubscriptionArg = floatArg("group_oversubscription", "`dragonfly-plus`: a group's endpoint bandwidth over its global "+
-		"bandwidth (default `1`: as many global links leave a group as it has endpoint ports; `2` is the seed's \"2:1 at the group "+
+		"bandwidth (default `1`: as many global links leave a group as it has endpoint ports; `2` is \"2:1 at the group "+
 		"level\"). A group of E endpoint ports gets E / ratio global links, rounded up, spread evenly over the other planned "+
 		"groups; the `dragonfly-plus` policy preset checks the ratio the cabling gives.", 1, "1",
 		func(p *Params) *float64 { return &p.GroupOversubscription })
