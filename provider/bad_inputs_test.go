@@ -178,7 +178,14 @@ func badInputs(t *testing.T) []badInput {
 		{"rack_units = 61", "design", g, `design.rack_units`, `units 61 is out of range: a rack has 1-60 usable units`, design("    rack_units = 61")},
 		{"node_model unknown", "design", g, `design.node_model`, `unknown node model "DGX-A100"`, design("    node_model = \"DGX-A100\"")},
 		{`cable_kind = "copper"`, "design", g, `design.cable_kind`, `unknown cable kind "copper"; valid kinds: dac, acc, aoc, fiber-mm, fiber-sm`, design("    cable_kind = \"copper\"")},
-		{"rack_power_kw = -45", "design", g, `design.rack_power_kw`, `rack_power_kw must be a positive number of kW, not -45`, design("    rack_power_kw = -45")},
+		{"rack_power_kw = -45", "design", g, `design.rack_power_kw`, `rack_power_kw = -45 is out of range: it takes at least 0.001; leave it unset (null) for the default (42)`, design("    rack_power_kw = -45")},
+		// Zero is not "unset" (issue 22 item 5): null is the default, 0 is refused.
+		{"oversubscription = 0", "design", g, `design.oversubscription`, `oversubscription = 0 is out of range: it takes at least 1; leave it unset (null) for the default (1)`, design("    oversubscription = 0")},
+		{"spines = 0", "design", g, `design.spines`, `spines = 0 is out of range: it takes at least 1; leave it unset (null) for the default (the fewest that hold the planned leaves)`, design("    spines = 0")},
+		{`prefixes = { leaf = "gpu0", node = "gpu" }`, "design", g, `design.prefixes.leaf`, `prefixes.leaf = "gpu0" names leaf switch gpu001 and prefixes.node = "gpu" names node gpu001: two devices of one name`,
+			design("    prefixes = { leaf = \"gpu0\", node = \"gpu\" }")},
+		{`switch_guid_base = "0xffffffffffffffff"`, "design", g, `design.switch_guid_base`, `switch_guid_base 0xffffffffffffffff plus this design's largest switch GUID offset (0x100001) passes 0xffffffffffffffff, and GUIDs never wrap; the largest base that fits is 0xffffffffffeffffe`,
+			design("    switch_guid_base = \"0xffffffffffffffff\"")},
 
 		// ---- switches ----
 		{"switch name with a space", "resource", "gpucluster_switch.s", "name", `"leaf 01" holds a space at position 5`,

@@ -230,7 +230,7 @@ func restore(typ tftypes.Object, dv *tfprotov6.DynamicValue, lists map[string]tf
 	for name, l := range lists {
 		attrs[name] = l
 	}
-	out, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	out, err := fastDynamicValue(typ, tftypes.NewValue(typ, attrs)) // msgpack_fast.go: the inputs and outputs are the big values
 	if err != nil {
 		return nil, err
 	}

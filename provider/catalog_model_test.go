@@ -83,7 +83,7 @@ data "gpucluster_topology" "pod" {
   node_count   = 36
   switch_model = "XDR-144"
   node_model   = "XDR-8"
-  items        = false
+  items        = []
 }
 
 locals {

@@ -34,7 +34,7 @@ data "gpucluster_topology" "pod" {
   scalable_units         = %d
   planned_scalable_units = %d
   reserved_node_slots    = 0
-  items                  = false
+  items                  = []
 }
 
 data "gpucluster_bom" "work" {

@@ -157,7 +157,7 @@ data "gpucluster_topology" "demo" {
   kind       = "fat-tree"
   node_count = 8
   tiers      = 2
-  items      = false
+  items      = []
 }
 data "gpucluster_port_counters" "c" {
   host                  = "127.0.0.1"

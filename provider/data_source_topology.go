@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -18,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
@@ -34,61 +31,9 @@ type topologyDataSource struct {
 	data *Data
 }
 
-type topologyModel struct {
-	Kind                  types.String  `tfsdk:"kind"`
-	NodeCount             types.Int64   `tfsdk:"node_count"`
-	PlannedNodes          types.Int64   `tfsdk:"planned_nodes"`
-	ScalableUnits         types.Int64   `tfsdk:"scalable_units"`
-	PlannedScalableUnits  types.Int64   `tfsdk:"planned_scalable_units"`
-	NodeModel             types.String  `tfsdk:"node_model"`
-	SwitchModel           types.String  `tfsdk:"switch_model"`
-	Oversubscription      types.Float64 `tfsdk:"oversubscription"`
-	Tiers                 types.Int64   `tfsdk:"tiers"`
-	Spines                types.Int64   `tfsdk:"spines"`
-	ReservedNodeSlots     types.Int64   `tfsdk:"reserved_node_slots"`
-	ApplianceLinksPerSlot types.Int64   `tfsdk:"appliance_links_per_slot"`
-	TorusDims             types.List    `tfsdk:"torus_dims"`
-	EndpointsPerSwitch    types.Int64   `tfsdk:"endpoints_per_switch"`
-	GroupCount            types.Int64   `tfsdk:"group_count"`
-	PlannedGroups         types.Int64   `tfsdk:"planned_groups"`
-	LeavesPerGroup        types.Int64   `tfsdk:"leaves_per_group"`
-	SpinesPerGroup        types.Int64   `tfsdk:"spines_per_group"`
-	Prefixes              types.Object  `tfsdk:"prefixes"`
-	SwitchGUIDBase        types.String  `tfsdk:"switch_guid_base"`
-	HCAGUIDBase           types.String  `tfsdk:"hca_guid_base"`
-	HCAGUIDs              types.Map     `tfsdk:"hca_guids"`
-	RackPowerKW           types.Float64 `tfsdk:"rack_power_kw"`
-	RackUnits             types.Int64   `tfsdk:"rack_units"`
-	SwitchesPerRack       types.Int64   `tfsdk:"switches_per_rack"`
-	CableKind             types.String  `tfsdk:"cable_kind"`
-	WithGroups            types.Bool    `tfsdk:"with_groups"`
-	Items                 types.Bool    `tfsdk:"items"`
-
-	Design types.Object `tfsdk:"design"`
-
-	Racks          types.Map    `tfsdk:"racks"`
-	Switches       types.Map    `tfsdk:"switches"`
-	Nodes          types.Map    `tfsdk:"nodes"`
-	HCAs           types.Map    `tfsdk:"hcas"`
-	Cables         types.Map    `tfsdk:"cables"`
-	ApplianceLinks types.Map    `tfsdk:"appliance_links"`
-	Summary        types.Object `tfsdk:"summary"`
-	PortPlan       types.List   `tfsdk:"port_plan"`
-	PortPlanText   types.String `tfsdk:"port_plan_text"`
-	Groups         types.Map    `tfsdk:"groups"`
-	Notes          types.List   `tfsdk:"notes"`
-}
-
-type topologyPrefixes struct {
-	Node      types.String `tfsdk:"node"`
-	Leaf      types.String `tfsdk:"leaf"`
-	Spine     types.String `tfsdk:"spine"`
-	Core      types.String `tfsdk:"core"`
-	Rack      types.String `tfsdk:"rack"`
-	Appliance types.String `tfsdk:"appliance"`
-	Group     types.String `tfsdk:"group"`
-	Torus     types.String `tfsdk:"torus"`
-}
+// The data source has no model struct: its arguments are read from the configuration by the
+// design's decoder (decodeArgs), from the generator's argument table, and its outputs are built
+// as tftypes values (topologyOutputs). Only items and items_by_group are its own.
 
 func (d *topologyDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_topology"
@@ -147,21 +92,6 @@ var (
 
 // ---- schema ----
 
-var prefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$`)
-
-func topoPrefix(what, def string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional:            true,
-		MarkdownDescription: fmt.Sprintf("Name prefix of %s (default `%s`).", what, def),
-		Validators: []validator.String{stringvalidator.RegexMatches(prefixRE,
-			"must start with a letter or digit and hold only letters, digits, '.', '_' or '-' (up to 41), e.g. \"gpu\"")},
-	}
-}
-
-func topoInt(desc string, least int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, MarkdownDescription: desc, Validators: []validator.Int64{int64validator.AtLeast(least)}}
-}
-
 func outStr(d string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, MarkdownDescription: d}
 }
@@ -203,118 +133,26 @@ func topoGroupsAttribute(desc string) schema.MapNestedAttribute {
 }
 
 func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := map[string]schema.Attribute{
-		"kind": schema.StringAttribute{
-			Required: true,
-			MarkdownDescription: "`fat-tree` (1-3 tiers, any leaf oversubscription a split of the radix gives; Leiserson, Al-Fares et al.), " +
-				"`rail-optimized` (DGX SuperPOD scalable units, RA-11333-001: one leaf per rail per SU), `dragonfly-plus` " +
-				"(Shpiner et al. 2017: leaf/spine groups joined all-to-all by global links) or `torus-3d` (wraparound in x, y and z).",
-			Validators: []validator.String{stringvalidator.OneOf(topogen.Kinds...)},
-		},
-		"node_count": topoInt("GPU nodes to build now. Named `node_count` because `nodes` is the map of generated nodes. "+
-			"`fat-tree`: required. `rail-optimized`: optional, instead of or within `scalable_units` (nodes fill SU slots in order). "+
-			"`dragonfly-plus`: optional, with or instead of `group_count`. `torus-3d`: default fills every switch.", 1),
-		"planned_nodes": topoInt("`fat-tree`: the size the spine and core layers are built for (default `node_count`). "+
-			"Growing `node_count` up to it only adds leaves, nodes, HCAs and cables; past it is refused, since it would move leaf uplinks.", 1),
-		"scalable_units": topoInt("`rail-optimized`: scalable units to build now. Each SU has one leaf per rail and as many node "+
-			"slots as a leaf has down ports (32 DGX H100 on QM9700 at 1:1). A partial SU gets its leaves and leaf-spine cables whole.", 1),
-		"planned_scalable_units": topoInt("`rail-optimized`: the SUs the spine (and core) layer is built for (default `scalable_units`). "+
-			"Growing `scalable_units` up to it only adds; set it to the final size from the first apply.", 1),
-		"node_model": schema.StringAttribute{Optional: true, MarkdownDescription: "Catalog node model (default `DGX-H100`). " +
-			"Its compute HCAs are the endpoints (8 per DGX H100), its height and power fill the racks."},
-		"switch_model": schema.StringAttribute{Optional: true, MarkdownDescription: "Catalog switch model (default `QM9700`, 64 NDR ports)."},
-		"oversubscription": schema.Float64Attribute{
-			Optional: true,
-			MarkdownDescription: "Down:up ratio at the leaf as one number (default `1`, non-blocking; `3` is 3:1). Accepted when some " +
-				"split of the radix gives exactly that ratio, using as many ports as it can and leaving the rest spare (`2` on 64 ports: " +
-				"42 down, 21 up, 1 spare); otherwise the refusal names the nearest ratios that do, as values it accepts (`43/21`).",
-			Validators: []validator.Float64{float64validator.AtLeast(1)},
-		},
-		"tiers": schema.Int64Attribute{
-			Optional: true,
-			MarkdownDescription: "Switch tiers of a tree: 1-3 for `fat-tree`, 2-3 for `rail-optimized` (default: the fewest that hold " +
-				"the planned size). 2 tiers of radix r at 1:1 hold r²/2 endpoints (2,048 on QM9700), 3 tiers r³/4 (65,536).",
-			Validators: []validator.Int64{int64validator.Between(1, 3)},
-		},
-		"spines": topoInt("2-tier trees: the spine count, e.g. to match a fabric already built. It must divide the leaf's uplinks "+
-			"so every leaf reaches every spine equally (default: the fewest that hold the planned leaves, rounded up to such a divisor; "+
-			"`notes` says so).", 1),
-		"reserved_node_slots": topoInt("`rail-optimized`: node slots of SU 1, from its last, given to fabric-manager (UFM) appliances "+
-			"instead of nodes, as RA-11333-001 does (`1`: SU 1 holds 31 DGX). Their links are in `appliance_links`.", 0),
-		"appliance_links_per_slot": topoInt("Links of each reserved slot to the leaves, one per rail leaf from rail 0 (default `4`, "+
-			"RA-11333-001 Table 4: compute + UFM links = GPUs + 4).", 1),
-		"torus_dims": schema.ListAttribute{
-			Optional: true, ElementType: types.Int64Type,
-			MarkdownDescription: "`torus-3d`: switches along x, y and z, each at least 2, e.g. `[4, 4, 4]`. The torus is built whole; " +
-				"changing its dimensions re-cables the wraparound links.",
-			Validators: []validator.List{listvalidator.SizeBetween(3, 3)},
-		},
-		"endpoints_per_switch": topoInt("`torus-3d`: HCA ports per switch (default: one node's compute HCAs); six ports stay for the neighbours.", 1),
-		"group_count": topoInt("`dragonfly-plus`: groups to build now (at least 2 planned). Named `group_count` because `groups` is the "+
-			"map of generated groups.", 1),
-		"planned_groups": topoInt("`dragonfly-plus`: the groups the global links are spread for (default `group_count`). "+
-			"Adding groups up to it only adds cables.", 2),
-		"leaves_per_group": topoInt("`dragonfly-plus`: leaves per group (default radix/2).", 1),
-		"spines_per_group": topoInt("`dragonfly-plus`: spines per group, a divisor of the leaf's uplinks (default: the uplinks, one link per leaf-spine pair).", 1),
-		"prefixes": schema.SingleNestedAttribute{
-			Optional: true,
-			MarkdownDescription: "Name prefixes. Numbers are zero-padded to the planned count (`gpu001`, `leaf01`), so names " +
-				"keep their width as the design grows.",
-			Attributes: map[string]schema.Attribute{
-				"node":      topoPrefix("nodes", "gpu"),
-				"leaf":      topoPrefix("leaf switches", "leaf"),
-				"spine":     topoPrefix("spine switches", "spine"),
-				"core":      topoPrefix("core switches", "core"),
-				"rack":      topoPrefix("racks", "rack"),
-				"appliance": topoPrefix("fabric-manager appliances in reserved slots", "ufm"),
-				"group":     topoPrefix("dragonfly+ switch groups", "group"),
-				"torus":     topoPrefix("torus switches, named by coordinates (`sw0-1-2`)", "sw"),
+	attrs := topologyArgAttributes()
+	for k, v := range map[string]schema.Attribute{
+		"items": schema.ListAttribute{
+			Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Which item maps to fill: a list of `racks`, `switches`, `nodes`, `hcas`, `cables` and " +
+				"`appliance_links` (default: all of them; `[]`: none, for a design that only feeds a fabric through `design`). " +
+				"A map left out is empty, and Terraform neither stores nor compares its objects: `items = [\"nodes\", \"hcas\"]` " +
+				"is what a configuration with per-item `gpucluster_node` and `gpucluster_hca` resources and a fabric given " +
+				"`design` needs.",
+			Validators: []validator.List{
+				listvalidator.UniqueValues(),
+				listvalidator.ValueStringsAre(stringvalidator.OneOf(topologyItemMaps...)),
 			},
 		},
-		"switch_guid_base": schema.StringAttribute{
+		"items_by_group": schema.BoolAttribute{
 			Optional: true,
-			MarkdownDescription: "Base of the derived switch GUIDs, hex with `0x` (default `0x0002c90000000000`, the Mellanox OUI): switch " +
-				"n of tier t (leaf 1, spine 2, core 3) gets base + t·2²⁰ + n, so a switch keeps its GUID as the design grows. For designs " +
-				"made before the hardware arrives and for the simulator.",
-		},
-		"hca_guid_base": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Base of the derived HCA port GUIDs (default `0x0002c90100000000`): HCA k, counted node by node from 1, " +
-				"gets base + k.",
-		},
-		"hca_guids": schema.MapAttribute{
-			Optional: true, ElementType: types.StringType,
-			MarkdownDescription: "Inventory of burned-in port GUIDs by HCA name, e.g. `{ \"gpu001/mlx5_0\" = \"0x946dae0300a1b2c3\" }`; " +
-				"overrides the derived GUID of each HCA listed. Every GUID must stay unique.",
-		},
-		"rack_power_kw": schema.Float64Attribute{
-			Optional: true,
-			MarkdownDescription: "Power budget of every rack in kW (default `42`: four DGX H100 at their 10.2 kW maximum). It sets how " +
-				"many nodes share a compute rack.",
-			Validators: []validator.Float64{float64validator.AtLeast(0.001)},
-		},
-		"rack_units":        topoInt("Usable units of every rack (default `42`).", 1),
-		"switches_per_rack": topoInt("Most switches in one network rack (default `16`: 1,024 NDR links into one rack's trays).", 1),
-		"cable_kind": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Kind written on every generated cable: `dac`, `acc`, `aoc`, `fiber-mm` or `fiber-sm` " +
-				"(RA-11333-001 cables everything in multimode fiber: `fiber-mm`). Unset: `null`, and the planner picks the " +
-				"cheapest kind that reaches each run.",
-			Validators: []validator.String{stringvalidator.OneOf(catalog.CableKinds...)},
-		},
-
-		"with_groups": schema.BoolAttribute{
-			Optional: true,
-			MarkdownDescription: "Fill `groups` (default `true`). Every object of the design is in `groups` too, which doubles " +
-				"what Terraform stores and sends; set `false` when nothing iterates over the groups.",
-		},
-
-		"items": schema.BoolAttribute{
-			Optional: true,
-			MarkdownDescription: "Fill the item maps `racks`, `switches`, `nodes`, `hcas`, `cables`, `appliance_links` and `groups` " +
-				"(default `true`). Set `false` when only `design` is wanted (a large fabric given to `gpucluster_fabric` by " +
-				"its design): the maps are then empty, and Terraform neither stores nor compares the data source's " +
-				"hundreds of thousands of objects.",
+			MarkdownDescription: "Put the item maps `items` chooses in `groups`, one set per block of the design (scalable " +
+				"unit, pod, dragonfly+ group, torus plane, and the switches above them), instead of in the top-level maps, " +
+				"which stay empty (default `false`). Every object is in one place, never twice. For one module instance " +
+				"per block: several small `for_each` maps plan far faster in Terraform than one big one.",
 		},
 		"design": topologyDesignAttribute("The arguments above, normalized: every default filled in and the planned sizes resolved " +
 			"(`planned_nodes`, `planned_scalable_units`, `planned_groups`, `tiers`, a dragonfly+ group's shape, a torus's " +
@@ -357,12 +195,18 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"torus planes `plane01`...) and the switches above them (`spines` or `core`), each an object with its own " +
 			"`racks`, `switches`, `nodes`, `hcas`, `cables` and `appliance_links` maps, shaped like the design's, and a `kind` " +
 			"(`scalable-unit`, `pod`, `group`, `plane`, or `central` for the switches above the blocks). Every object of the " +
-			"design is in exactly one group; a cable in the group of its lower-tier end. Use them for one module instance per " +
-			"block: several small `for_each` maps plan far faster in Terraform than one big one."),
+			"design is in exactly one group; a cable in the group of its lower-tier end. The maps are filled with " +
+			"`items_by_group = true` (then the top-level maps are empty: nothing is output twice); otherwise each group " +
+			"has its `kind` and empty maps. Use them for one module instance per block: several small `for_each` maps plan " +
+			"far faster in Terraform than one big one."),
 		"notes": schema.ListAttribute{
 			Computed: true, ElementType: types.StringType,
-			MarkdownDescription: "Sizing decisions in words: the planned size the upper tiers were built for, spines rounded up to divide the uplinks, ...",
+			MarkdownDescription: "Sizing decisions in words: the planned size the upper tiers were built for, spines rounded up " +
+				"to divide the uplinks (and from how many), how a dragonfly+'s groups were sized and how many of their global " +
+				"ports are cabled, the top tier's free ports against the spine-headroom rule and how to keep them, ...",
 		},
+	} {
+		attrs[k] = v
 	}
 	for k, v := range topoMapAttributes("of the design") {
 		attrs[k] = v
@@ -382,9 +226,10 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"**Refusals:** what cannot be built fails the plan on the argument at fault, with the reason and the nearest " +
 			"buildable input (\"nearest buildable: planned_scalable_units = 8\"). Nothing is rounded silently.\n\n" +
 			"**Scale:** Terraform's own cost grows faster than linearly with the size of one `for_each` map. Up to a few " +
-			"thousand items, per-item resources are fine; beyond, give `gpucluster_fabric` the `design` (set `items = false` " +
-			"when nothing iterates over the maps), keep per-item resources for what has an apply-side life (nodes, HCAs), and " +
-			"use `groups` for one module instance per block.",
+			"thousand items, per-item resources are fine; beyond, give `gpucluster_fabric` the `design`, ask only for the " +
+			"maps something iterates over (`items = [\"nodes\", \"hcas\"]` for per-item nodes and HCAs, the resources with an " +
+			"apply-side life; `items = []` when nothing does), and with `items_by_group = true` take them from `groups`, one " +
+			"module instance per block.",
 		Attributes: attrs,
 	}
 }
@@ -392,24 +237,29 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 // ---- read ----
 
 func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m topologyModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	var cfg map[string]tftypes.Value
+	if err := req.Config.Raw.As(&cfg); err != nil {
+		resp.Diagnostics.AddError("Internal error", "reading the data source's configuration: "+err.Error()+"; this is a bug in the provider")
+		return
+	}
+	r := specReader{}
+	p := r.decodeArgs(cfg, path.Root, "")
+	sel := r.itemSelection(cfg["items"], cfg["items_by_group"])
+	resp.Diagnostics.Append(r.diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cat := inventoryCatalog(d.data)
-	p, diags := topologyParams(ctx, &m)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if r.unknown {
+		// A data source is read once its configuration is known; an unknown here is a bug.
+		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	des, err := topogen.Generate(p, cat)
+	des, err := topogen.Generate(p, inventoryCatalog(d.data))
 	if err != nil {
 		addTopologyError(&resp.Diagnostics, err)
 		return
 	}
-	items := m.Items.IsNull() || m.Items.ValueBool()
-	out := topologyOutputs(des, items, items && (m.WithGroups.IsNull() || m.WithGroups.ValueBool()))
+	out := topologyOutputs(des, sel)
 	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
 	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups")
 	state, err := withOutputs(req.Config.Raw, out)
@@ -433,67 +283,7 @@ func addTopologyError(diags *diag.Diagnostics, err error) {
 	if te.Nearest != "" {
 		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
-	diags.AddAttributeError(path.Root(attr), "Cannot build this topology", detail)
-}
-
-// topologyParams maps the arguments to topogen.Params; null means topogen's default (zero).
-func topologyParams(ctx context.Context, m *topologyModel) (topogen.Params, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	i := func(v types.Int64) int { return int(v.ValueInt64()) }
-	p := topogen.Params{
-		Kind:                  m.Kind.ValueString(),
-		Nodes:                 i(m.NodeCount),
-		PlannedNodes:          i(m.PlannedNodes),
-		ScalableUnits:         i(m.ScalableUnits),
-		PlannedScalableUnits:  i(m.PlannedScalableUnits),
-		NodeModel:             m.NodeModel.ValueString(),
-		SwitchModel:           m.SwitchModel.ValueString(),
-		Oversubscription:      m.Oversubscription.ValueFloat64(),
-		Tiers:                 i(m.Tiers),
-		Spines:                i(m.Spines),
-		ReservedNodeSlots:     i(m.ReservedNodeSlots),
-		ApplianceLinksPerSlot: i(m.ApplianceLinksPerSlot),
-		EndpointsPerSwitch:    i(m.EndpointsPerSwitch),
-		Groups:                i(m.GroupCount),
-		PlannedGroups:         i(m.PlannedGroups),
-		LeavesPerGroup:        i(m.LeavesPerGroup),
-		SpinesPerGroup:        i(m.SpinesPerGroup),
-		RackPowerKW:           m.RackPowerKW.ValueFloat64(),
-		RackUnits:             i(m.RackUnits),
-		SwitchesPerRack:       i(m.SwitchesPerRack),
-		CableKind:             m.CableKind.ValueString(),
-	}
-	if !m.Prefixes.IsNull() {
-		var pr topologyPrefixes
-		diags.Append(m.Prefixes.As(ctx, &pr, objectAsOptions)...)
-		p.NodePrefix, p.LeafPrefix, p.SpinePrefix = pr.Node.ValueString(), pr.Leaf.ValueString(), pr.Spine.ValueString()
-		p.CorePrefix, p.RackPrefix, p.AppliancePrefix = pr.Core.ValueString(), pr.Rack.ValueString(), pr.Appliance.ValueString()
-		p.GroupPrefix, p.TorusPrefix = pr.Group.ValueString(), pr.Torus.ValueString()
-	}
-	if !m.TorusDims.IsNull() {
-		var dims []int64
-		diags.Append(m.TorusDims.ElementsAs(ctx, &dims, false)...)
-		for k := 0; k < len(dims) && k < 3; k++ {
-			p.TorusDims[k] = int(dims[k])
-		}
-	}
-	guid := func(v types.String, attr string) uint64 {
-		if v.IsNull() {
-			return 0
-		}
-		g, err := topogen.ParseGUID(v.ValueString())
-		if err != nil {
-			diags.AddAttributeError(path.Root(attr), "Invalid GUID", err.Error())
-		}
-		return g
-	}
-	p.SwitchGUIDBase = guid(m.SwitchGUIDBase, "switch_guid_base")
-	p.HCAGUIDBase = guid(m.HCAGUIDBase, "hca_guid_base")
-	if !m.HCAGUIDs.IsNull() {
-		p.HCAGUIDs = map[string]string{}
-		diags.Append(m.HCAGUIDs.ElementsAs(ctx, &p.HCAGUIDs, false)...)
-	}
-	return p, diags
+	diags.AddAttributeError(argPath(path.Empty(), attr), "Cannot build this topology", detail)
 }
 
 // ---- outputs ----
@@ -585,81 +375,92 @@ func applianceValue(a topogen.ApplianceLink, kind string) tftypes.Value {
 	})
 }
 
-// topoValues are the design's objects as Terraform values, by key; groups share them.
-type topoValues struct {
-	racks, switches, nodes, hcas, cables, appliances map[string]tftypes.Value
+// topologyItemMaps are the item maps `items` chooses among, in the order of the default.
+var topologyItemMaps = []string{"racks", "switches", "nodes", "hcas", "cables", "appliance_links"}
+
+// itemSelection is what `items` and `items_by_group` ask: which item maps to fill, and where.
+type itemSelection struct {
+	maps    map[string]bool
+	byGroup bool
 }
 
-func designValues(des *topogen.Design) topoValues {
-	v := topoValues{
-		racks:      make(map[string]tftypes.Value, len(des.RackList)),
-		switches:   make(map[string]tftypes.Value, len(des.SwitchList)),
-		nodes:      make(map[string]tftypes.Value, len(des.NodeList)),
-		hcas:       make(map[string]tftypes.Value, len(des.HCAList)),
-		cables:     make(map[string]tftypes.Value, len(des.CableList)),
-		appliances: make(map[string]tftypes.Value, len(des.ApplianceList)),
+// allItems is the default: every map, at the top level.
+func allItems() itemSelection {
+	m := map[string]bool{}
+	for _, n := range topologyItemMaps {
+		m[n] = true
 	}
-	for _, r := range des.RackList {
-		v.racks[r.Name] = rackValue(r)
-	}
-	for _, s := range des.SwitchList {
-		v.switches[s.Name] = switchValue(s)
-	}
-	for _, n := range des.NodeList {
-		v.nodes[n.Name] = nodeValue(n)
-	}
-	for _, h := range des.HCAList {
-		v.hcas[h.Name] = hcaValue(h)
-	}
-	for i, c := range des.CableList {
-		v.cables[des.CableKeys[i]] = cableValue(c)
-	}
-	for _, a := range des.ApplianceList {
-		v.appliances[a.Key] = applianceValue(a, des.Params.CableKind)
-	}
-	return v
+	return itemSelection{maps: m}
 }
 
-// subset picks the values of the keys of m (a group's map) from all.
-func subset[T any](m map[string]T, all map[string]tftypes.Value) map[string]tftypes.Value {
-	out := make(map[string]tftypes.Value, len(m))
-	for k := range m {
-		out[k] = all[k]
+// itemSelection reads `items` (null: every map) and `items_by_group` (null: false).
+func (r *specReader) itemSelection(items, byGroup tftypes.Value) itemSelection {
+	sel := allItems()
+	if items.Type() != nil && !items.IsNull() && items.IsKnown() {
+		var l []tftypes.Value
+		_ = items.As(&l)
+		sel.maps = map[string]bool{}
+		for i, v := range l {
+			var n string
+			if !v.IsKnown() || v.IsNull() || v.As(&n) != nil {
+				r.diags.AddAttributeError(path.Root("items").AtListIndex(i), "Invalid item map", "items lists map names: "+strings.Join(topologyItemMaps, ", "))
+				continue
+			}
+			sel.maps[n] = true
+		}
 	}
+	if byGroup.Type() != nil && !byGroup.IsNull() && byGroup.IsKnown() {
+		_ = byGroup.As(&sel.byGroup)
+	}
+	return sel
+}
+
+// itemValues encodes the objects of one block of maps (the design's, or a group's) for the maps
+// sel asks; the others are empty.
+func itemValues(sel itemSelection, racks map[string]fabric.Rack, switches map[string]fabric.Switch, nodes map[string]fabric.Node,
+	hcas map[string]fabric.HCA, cables map[string]fabric.Cable, appliances map[string]topogen.ApplianceLink, cableKind string) map[string]tftypes.Value {
+	out := make(map[string]tftypes.Value, len(topologyItemMaps))
+	out["racks"] = encodeMap(sel.maps["racks"], tfRack, racks, rackValue)
+	out["switches"] = encodeMap(sel.maps["switches"], tfSwitch, switches, switchValue)
+	out["nodes"] = encodeMap(sel.maps["nodes"], tfNode, nodes, nodeValue)
+	out["hcas"] = encodeMap(sel.maps["hcas"], tfHCA, hcas, hcaValue)
+	out["cables"] = encodeMap(sel.maps["cables"], tfCable, cables, cableValue)
+	out["appliance_links"] = encodeMap(sel.maps["appliance_links"], tfExternal, appliances, func(a topogen.ApplianceLink) tftypes.Value {
+		return applianceValue(a, cableKind)
+	})
 	return out
 }
 
-// topologyOutputs returns the computed attributes of the design by attribute name; the item maps
-// are empty unless items, `groups` unless withGroups.
-func topologyOutputs(des *topogen.Design, items, withGroups bool) map[string]tftypes.Value {
-	v := topoValues{racks: map[string]tftypes.Value{}, switches: map[string]tftypes.Value{}, nodes: map[string]tftypes.Value{},
-		hcas: map[string]tftypes.Value{}, cables: map[string]tftypes.Value{}, appliances: map[string]tftypes.Value{}}
-	if items {
-		v = designValues(des)
+// encodeMap is one item map as a Terraform map: the objects of m when on, else empty.
+func encodeMap[T any](on bool, elem tftypes.Type, m map[string]T, enc func(T) tftypes.Value) tftypes.Value {
+	if !on {
+		return tfMap(elem, map[string]tftypes.Value{})
 	}
-	out := map[string]tftypes.Value{
-		"racks":           tfMap(tfRack, v.racks),
-		"switches":        tfMap(tfSwitch, v.switches),
-		"nodes":           tfMap(tfNode, v.nodes),
-		"hcas":            tfMap(tfHCA, v.hcas),
-		"cables":          tfMap(tfCable, v.cables),
-		"appliance_links": tfMap(tfExternal, v.appliances),
+	vals := make(map[string]tftypes.Value, len(m))
+	for k, v := range m {
+		vals[k] = enc(v)
 	}
+	return tfMap(elem, vals)
+}
 
+// topologyOutputs returns the computed attributes of the design by attribute name. The item
+// maps sel asks for are filled at the top level, or in each group's maps with sel.byGroup; an
+// object is never output twice.
+func topologyOutputs(des *topogen.Design, sel itemSelection) map[string]tftypes.Value {
+	top, none := sel, itemSelection{}
+	if sel.byGroup {
+		top = none
+	}
+	out := itemValues(top, des.Racks, des.Switches, des.Nodes, des.HCAs, des.Cables, des.Appliances, des.Params.CableKind)
+	inGroups := none
+	if sel.byGroup {
+		inGroups = sel
+	}
 	groups := make(map[string]tftypes.Value, len(des.Groups))
 	for _, g := range des.Groups {
-		if !withGroups {
-			break
-		}
-		groups[g.Name] = tfObj(tfGroup, map[string]tftypes.Value{
-			"kind":            tfStr(g.Kind),
-			"racks":           tfMap(tfRack, subset(g.Racks, v.racks)),
-			"switches":        tfMap(tfSwitch, subset(g.Switches, v.switches)),
-			"nodes":           tfMap(tfNode, subset(g.Nodes, v.nodes)),
-			"hcas":            tfMap(tfHCA, subset(g.HCAs, v.hcas)),
-			"cables":          tfMap(tfCable, subset(g.Cables, v.cables)),
-			"appliance_links": tfMap(tfExternal, subset(g.Appliances, v.appliances)),
-		})
+		attrs := itemValues(inGroups, g.Racks, g.Switches, g.Nodes, g.HCAs, g.Cables, g.Appliances, des.Params.CableKind)
+		attrs["kind"] = tfStr(g.Kind)
+		groups[g.Name] = tfObj(tfGroup, attrs)
 	}
 	out["groups"] = tfMap(tfGroup, groups)
 	out["design"] = designValue(des.Normalized())

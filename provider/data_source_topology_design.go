@@ -1,41 +1,127 @@
 package provider
 
 import (
+	"context"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// topologyDesignAttribute is gpucluster_topology's computed `design`, with every attribute
-// described from the table the fabric's `design` input is built from (designFields,
-// designPrefixFields), so the docs say what each attribute of the normalized design holds. Its
-// object type is designType, the fabric input's, so the value is handed over unchanged. (The
-// item maps are nested attributes too, described from the inventory shape tables; outMap says
-// why that costs nothing.)
-func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
-	prefixes := map[string]schema.Attribute{}
-	for i := range designPrefixFields {
-		prefixes[designPrefixFields[i].name] = schema.StringAttribute{Computed: true,
-			MarkdownDescription: "Name prefix of " + designPrefixFields[i].desc}
+// gpucluster_topology's arguments and its computed `design`, both from the generator's argument
+// table (topogen.Args), as the fabric's `design` input is (fabric_design.go): one description,
+// type and range per argument in all three, and the topology's configuration is read by the
+// same decoder as a `design` (decodeArgs).
+
+// topologyArgAttributes are the data source's arguments: Optional (kind Required), with
+// validators that say what decodeArgs would.
+func topologyArgAttributes() map[string]schema.Attribute {
+	top, nested := argGroups()
+	attrs := make(map[string]schema.Attribute, len(top)+len(nested))
+	for _, a := range top {
+		attrs[a.Name] = topologyArg(a)
 	}
-	attrs := map[string]schema.Attribute{
-		"prefixes":         schema.SingleNestedAttribute{Computed: true, MarkdownDescription: "Name prefixes.", Attributes: prefixes},
-		"torus_dims":       schema.ListAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: "`torus-3d`: switches along x, y and z."},
-		"switch_guid_base": schema.StringAttribute{Computed: true, MarkdownDescription: "Base of the derived switch GUIDs."},
-		"hca_guid_base":    schema.StringAttribute{Computed: true, MarkdownDescription: "Base of the derived HCA port GUIDs."},
-		"hca_guids":        schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Burned-in port GUIDs by HCA name."},
-	}
-	for i := range designFields {
-		f := &designFields[i]
-		switch f.kind {
-		case kString:
-			attrs[f.name] = schema.StringAttribute{Computed: true, MarkdownDescription: f.desc}
-		case kInt:
-			attrs[f.name] = schema.Int64Attribute{Computed: true, MarkdownDescription: f.desc}
-		case kFloat:
-			attrs[f.name] = schema.Float64Attribute{Computed: true, MarkdownDescription: f.desc}
-		case kBool:
-			attrs[f.name] = schema.BoolAttribute{Computed: true, MarkdownDescription: f.desc}
+	for g, as := range nested {
+		o := make(map[string]schema.Attribute, len(as))
+		for _, a := range as {
+			o[a.Name] = topologyArg(a)
 		}
+		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
+	}
+	return attrs
+}
+
+func topologyArg(a *topogen.Arg) schema.Attribute {
+	switch a.Type {
+	case topogen.ArgInt:
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: a.Doc, Validators: []validator.Int64{argRange{a}}}
+	case topogen.ArgFloat:
+		return schema.Float64Attribute{Optional: true, MarkdownDescription: a.Doc, Validators: []validator.Float64{argRange{a}}}
+	case topogen.ArgInts3:
+		return schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: a.Doc,
+			Validators: []validator.List{listvalidator.SizeBetween(3, 3)}}
+	case topogen.ArgStringMap:
+		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: a.Doc}
+	}
+	var vs []validator.String
+	if a.OneOf != nil {
+		vs = append(vs, stringvalidator.OneOf(a.OneOf()...))
+	}
+	if a.Pattern != "" {
+		vs = append(vs, stringvalidator.RegexMatches(regexp.MustCompile(a.Pattern), a.PatternHelp))
+	}
+	return schema.StringAttribute{Required: a.Required, Optional: !a.Required, MarkdownDescription: a.Doc, Validators: vs}
+}
+
+// argLabel names a nested argument at the start of a detail ("prefixes.leaf: "), as decodeArgs
+// does; Terraform quotes a top-level one's source line.
+func argLabel(a *topogen.Arg) string {
+	if a.Group == "" {
+		return ""
+	}
+	return a.Path() + ": "
+}
+
+// argRange checks a number argument's range with the decoder's message (argRangeProblem).
+type argRange struct{ a *topogen.Arg }
+
+func (v argRange) Description(context.Context) string {
+	return "a value in the range of " + v.a.Name
+}
+
+func (v argRange) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v argRange) ValidateInt64(_ context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := argRangeProblem(v.a, float64(req.ConfigValue.ValueInt64())); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.a.Name, argLabel(v.a)+msg)
+	}
+}
+
+func (v argRange) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := argRangeProblem(v.a, req.ConfigValue.ValueFloat64()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.a.Name, argLabel(v.a)+msg)
+	}
+}
+
+// topologyDesignAttribute is gpucluster_topology's computed `design`, every attribute described
+// from the table. Its object type is the fabric input's (designType), so the value is handed
+// over unchanged.
+func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
+	top, nested := argGroups()
+	computed := func(a *topogen.Arg) schema.Attribute {
+		switch a.Type {
+		case topogen.ArgInt:
+			return schema.Int64Attribute{Computed: true, MarkdownDescription: a.Doc}
+		case topogen.ArgFloat:
+			return schema.Float64Attribute{Computed: true, MarkdownDescription: a.Doc}
+		case topogen.ArgInts3:
+			return schema.ListAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: a.Doc}
+		case topogen.ArgStringMap:
+			return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: a.Doc}
+		}
+		return schema.StringAttribute{Computed: true, MarkdownDescription: a.Doc}
+	}
+	attrs := make(map[string]schema.Attribute, len(top)+len(nested))
+	for _, a := range top {
+		attrs[a.Name] = computed(a)
+	}
+	for g, as := range nested {
+		o := make(map[string]schema.Attribute, len(as))
+		for _, a := range as {
+			o[a.Name] = computed(a)
+		}
+		attrs[g] = schema.SingleNestedAttribute{Computed: true, MarkdownDescription: groupDoc(g), Attributes: o}
 	}
 	return schema.SingleNestedAttribute{Computed: true, MarkdownDescription: desc, Attributes: attrs}
 }

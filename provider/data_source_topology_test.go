@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -119,13 +118,16 @@ func TestAccTopologySuperPOD(t *testing.T) {
 					out(at("appliance_links").AtMapKey("ufm01:1"), knownvalue.ObjectPartial(map[string]knownvalue.Check{
 						"switch": str("leaf01"), "switch_port": i(32),
 					})),
+					// The groups are listed; their maps stay empty unless items_by_group: nothing twice.
 					out(at("groups"), knownvalue.MapSizeExact(2)),
 					out(at("groups").AtMapKey("su01").AtMapKey("kind"), str("scalable-unit")),
-					out(at("groups").AtMapKey("su01").AtMapKey("nodes"), knownvalue.MapSizeExact(31)),
-					out(at("groups").AtMapKey("su01").AtMapKey("cables"), knownvalue.MapSizeExact(504)),
-					out(at("groups").AtMapKey("spines").AtMapKey("switches"), knownvalue.MapSizeExact(4)),
+					out(at("groups").AtMapKey("su01").AtMapKey("nodes"), knownvalue.MapSizeExact(0)),
 					out(at("port_plan_text"), knownvalue.StringRegexp(re("leaf ports 33-64: spines"))),
-					out(at("notes"), knownvalue.ListSizeExact(1)),
+					out(at("notes"), knownvalue.ListSizeExact(2)),
+					// The spines are full at the planned size: the note says what the policy's spine-headroom rule says.
+					out(at("notes").AtSliceIndex(1), knownvalue.StringExact("spine headroom: top tier spine has 0% free ports at spine01 (0 of 64 free); "+
+						"the origin document's rule keeps 30% (20 of 64) free on every top-tier switch for growth, so the fabric's policy warns "+
+						"(spine-headroom, policy.spine_headroom); planned_scalable_units = 2 keeps 30% of the top tier free at this size")),
 					// 31 nodes under 32 uplinks per leaf: 31:32, full bisection proved (lower = upper).
 					analysis("endpoints", i(248)),
 					analysis("max_oversubscription", knownvalue.Float64Exact(0.96875)),
@@ -207,10 +209,10 @@ func TestAccTopologyRefusal(t *testing.T) {
 				ExpectError: re("Nearest buildable: at most 256 nodes of 8 HCAs, or tiers = 3."),
 			},
 			{
-				// The nearest size names this data source's argument, node_count.
+				// An argument of another kind is refused, not ignored, naming this kind's size argument.
 				Config: cfg(`kind = "fat-tree"
   scalable_units = 1`),
-				ExpectError: re("Nearest buildable: node_count = 32."),
+				ExpectError: re(`scalable_units does not apply to kind "fat-tree", which is sized by node_count; it applies to rail-optimized`),
 			},
 			{
 				Config: cfg(`kind = "fat-tree"
@@ -222,6 +224,88 @@ func TestAccTopologyRefusal(t *testing.T) {
 				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `hca_guid_base = "0xzz"`),
 				ExpectError: re("Invalid GUID"),
 			},
+			// Zero is not "unset" (issue 22 item 5): refused on the argument, null is the default.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `oversubscription = 0`),
+				ExpectError: re("oversubscription = 0 is out of range: it takes at least 1; leave it unset (null) for the default (1)"),
+			},
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 64` + "\n" + `spines = 0`),
+				ExpectError: re("spines = 0 is out of range: it takes at least 1"),
+			},
+			// Two prefixes naming a switch and a node alike, on the prefix, naming both.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `prefixes = { leaf = "gpu0", node = "gpu" }`),
+				ExpectError: re(`prefixes.leaf: prefixes.leaf = "gpu0" names leaf switch gpu001 and prefixes.node = "gpu" names node gpu001: two devices of one name`),
+			},
+			// A GUID base that would wrap: the largest that fits.
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `switch_guid_base = "0xffffffffffffffff"`),
+				ExpectError: re(`Nearest buildable: switch_guid_base = "0xffffffffffeffffe".`),
+			},
+			{
+				Config:      cfg(`kind = "fat-tree"` + "\n" + `node_count = 4` + "\n" + `items = ["nodes", "wires"]`),
+				ExpectError: re(`items[1]`),
+			},
+		},
+	})
+}
+
+// TestAccTopologyItems: `items` chooses the maps Terraform gets, `items_by_group` puts them in
+// the groups instead; nothing is output twice (issue 19 item 6).
+func TestAccTopologyItems(t *testing.T) {
+	t.Parallel()
+	at := tfjsonpath.New[string]
+	config := func(args string) string {
+		return `
+data "gpucluster_topology" "pod" {
+  kind                = "rail-optimized"
+  scalable_units      = 1
+  reserved_node_slots = 1
+` + args + `
+}
+
+output "sizes" {
+  value = { for k in ["racks", "switches", "nodes", "hcas", "cables", "appliance_links"] : k => length(data.gpucluster_topology.pod[k]) }
+}
+
+output "groups" {
+  value = { for g, v in data.gpucluster_topology.pod.groups : g => { for k in ["switches", "nodes", "hcas", "cables"] : k => length(v[k]) } }
+}
+`
+	}
+	sizes := func(m map[string]int64) plancheck.PlanCheck {
+		checks := map[string]knownvalue.Check{}
+		for k, v := range m {
+			checks[k] = knownvalue.Int64Exact(v)
+		}
+		return plancheck.ExpectKnownOutputValue("sizes", knownvalue.MapExact(checks))
+	}
+	group := func(g string, m map[string]int64) plancheck.PlanCheck {
+		checks := map[string]knownvalue.Check{}
+		for k, v := range m {
+			checks[k] = knownvalue.Int64Exact(v)
+		}
+		return plancheck.ExpectKnownOutputValueAtPath("groups", at(g), knownvalue.MapExact(checks))
+	}
+	step := func(args string, checks ...plancheck.PlanCheck) resource.TestStep {
+		return resource.TestStep{Config: config(args), PlanOnly: true, ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: checks}}
+	}
+	none := map[string]int64{"switches": 0, "nodes": 0, "hcas": 0, "cables": 0}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			step("", sizes(map[string]int64{"racks": 10, "switches": 12, "nodes": 31, "hcas": 248, "cables": 504, "appliance_links": 4}), group("su01", none)),
+			step(`items = ["nodes", "hcas"]`, sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 31, "hcas": 248, "cables": 0, "appliance_links": 0}), group("su01", none)),
+			step(`items = []`, sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 0, "hcas": 0, "cables": 0, "appliance_links": 0})),
+			step(`items = ["nodes", "hcas"]`+"\n"+`items_by_group = true`,
+				sizes(map[string]int64{"racks": 0, "switches": 0, "nodes": 0, "hcas": 0, "cables": 0, "appliance_links": 0}),
+				group("su01", map[string]int64{"switches": 0, "nodes": 31, "hcas": 248, "cables": 0}),
+				group("spines", none)),
+			step(`items_by_group = true`,
+				group("su01", map[string]int64{"switches": 8, "nodes": 31, "hcas": 248, "cables": 504}),
+				group("spines", map[string]int64{"switches": 4, "nodes": 0, "hcas": 0, "cables": 0})),
 		},
 	})
 }
@@ -234,7 +318,6 @@ data "gpucluster_topology" "pod" {
   kind                   = "rail-optimized"
   scalable_units         = %d
   planned_scalable_units = 2
-  with_groups            = false
 }
 
 locals {
@@ -428,7 +511,7 @@ func TestTopologyOutputs(t *testing.T) {
 		{Kind: topogen.KindDragonflyPlus, Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4},
 		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
 	} {
-		out := topologyOutputs(generate(t, p), true, true)
+		out := topologyOutputs(generate(t, p), allItems())
 		for k, v := range out {
 			if want := typ.AttributeTypes[k]; !v.Type().Equal(want) {
 				t.Errorf("%s: %s: type %s, schema %s", p.Kind, k, v.Type(), want)
@@ -459,7 +542,7 @@ func TestTopologyOutputs(t *testing.T) {
 		}
 		return v
 	}
-	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true, true)
+	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), allItems())
 	if r := attr(ft["hcas"], "gpu001/mlx5_0", "rail"); !r.IsNull() {
 		t.Errorf("fat-tree rail = %v, want null", r)
 	}
@@ -469,7 +552,7 @@ func TestTopologyOutputs(t *testing.T) {
 	if g := attr(ft["summary"], "planned_scalable_units"); !g.IsNull() {
 		t.Errorf("planned_scalable_units = %v, want null", g)
 	}
-	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), true, true)
+	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), allItems())
 	var kind string
 	if err := attr(ro["cables"], "leaf01:33", "kind").As(&kind); err != nil || kind != "fiber-mm" {
 		t.Errorf("kind = %q (%v), want fiber-mm", kind, err)
@@ -529,53 +612,103 @@ func BenchmarkTopologyOutputs(b *testing.B) {
 	d := generate(b, bigFatTree)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		topologyOutputs(d, true, true)
+		topologyOutputs(d, allItems())
 	}
 }
 
-// TestTopologyParams: the arguments reach topogen.Params; null is topogen's default (zero).
-func TestTopologyParams(t *testing.T) {
-	ctx := context.Background()
-	prefixTypes := map[string]attr.Type{}
-	prefixVals := map[string]attr.Value{}
-	for _, k := range []string{"node", "leaf", "spine", "core", "rack", "appliance", "group", "torus"} {
-		prefixTypes[k] = types.StringType
-		prefixVals[k] = types.StringNull()
+// TestTopologyArgs: the configuration reaches topogen.Params through the design's decoder; null
+// is topogen's default (zero).
+func TestTopologyArgs(t *testing.T) {
+	typ := topologySchemaType(t)
+	cfg := map[string]tftypes.Value{}
+	for k, at := range typ.AttributeTypes {
+		cfg[k] = tftypes.NewValue(at, nil)
 	}
-	prefixVals["node"] = types.StringValue("dgx")
-	prefixVals["leaf"] = types.StringValue("l")
-	m := topologyModel{
-		Kind: types.StringValue("torus-3d"), NodeCount: types.Int64Null(), Tiers: types.Int64Value(1),
-		Oversubscription: types.Float64Null(), RackPowerKW: types.Float64Value(30),
-		TorusDims:      types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(2), types.Int64Value(3), types.Int64Value(4)}),
-		Prefixes:       types.ObjectValueMust(prefixTypes, prefixVals),
-		SwitchGUIDBase: types.StringValue("0x0002c90000000000"),
-		HCAGUIDBase:    types.StringValue("0002:c901:0000:0000"),
-		HCAGUIDs:       types.MapValueMust(types.StringType, map[string]attr.Value{"dgx001/mlx5_0": types.StringValue("0x10")}),
-		CableKind:      types.StringValue("aoc"),
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	num := func(n float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
+	pt := as[tftypes.Object](t, typ.AttributeTypes["prefixes"])
+	pre := map[string]tftypes.Value{}
+	for k, at := range pt.AttributeTypes {
+		pre[k] = tftypes.NewValue(at, nil)
 	}
-	p, diags := topologyParams(ctx, &m)
-	if diags.HasError() {
-		t.Fatal(diags)
+	pre["node"], pre["leaf"] = str("dgx"), str("l")
+	cfg["kind"], cfg["rack_power_kw"], cfg["cable_kind"] = str("torus-3d"), num(30), str("aoc")
+	cfg["torus_dims"] = tftypes.NewValue(tftypes.List{ElementType: tftypes.Number}, []tftypes.Value{num(2), num(3), num(4)})
+	cfg["prefixes"] = tftypes.NewValue(pt, pre)
+	cfg["switch_guid_base"], cfg["hca_guid_base"] = str("0x0002c90000000000"), str("0002:c901:0000:0000")
+	cfg["hca_guids"] = tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"dgx001/mlx5_0": str("0x10")})
+	cfg["group_oversubscription"] = num(2)
+	r := specReader{}
+	p := r.decodeArgs(cfg, path.Root, "")
+	if r.diags.HasError() || r.unknown {
+		t.Fatal(r.diags)
 	}
 	want := topogen.Params{
-		Kind: "torus-3d", Tiers: 1, RackPowerKW: 30, TorusDims: [3]int{2, 3, 4}, NodePrefix: "dgx", LeafPrefix: "l",
-		SwitchGUIDBase: 0x0002c90000000000, HCAGUIDBase: 0x0002c90100000000,
+		Kind: "torus-3d", RackPowerKW: 30, TorusDims: [3]int{2, 3, 4}, NodePrefix: "dgx", LeafPrefix: "l",
+		SwitchGUIDBase: 0x0002c90000000000, HCAGUIDBase: 0x0002c90100000000, GroupOversubscription: 2,
 		HCAGUIDs: map[string]string{"dgx001/mlx5_0": "0x10"}, CableKind: "aoc",
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("params\n got %+v\nwant %+v", p, want)
 	}
 
-	m.HCAGUIDBase = types.StringValue("0xnothex")
-	if _, diags := topologyParams(ctx, &m); !diags.HasError() || !strings.Contains(diags[0].Detail(), "hex digits") {
-		t.Errorf("want an Invalid GUID error, got %v", diags)
+	cfg["hca_guid_base"] = str("0xnothex")
+	r = specReader{}
+	if r.decodeArgs(cfg, path.Root, ""); !r.diags.HasError() || !strings.Contains(r.diags[0].Detail(), "hex digits") {
+		t.Errorf("want an Invalid GUID error, got %v", r.diags)
 	}
+}
 
-	// with_groups = false leaves groups empty.
-	out := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), true, false)
-	var groups map[string]tftypes.Value
-	if err := out["groups"].As(&groups); err != nil || len(groups) != 0 {
-		t.Errorf("groups = %v (%v), want empty", groups, err)
+// TestTopologyItemSelection: items chooses the maps, items_by_group puts them in the groups
+// instead of the top level; an object is never output twice.
+func TestTopologyItemSelection(t *testing.T) {
+	d := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 2, ReservedNodeSlots: 1})
+	size := func(v tftypes.Value) int {
+		var m map[string]tftypes.Value
+		if err := v.As(&m); err != nil {
+			t.Fatal(err)
+		}
+		return len(m)
+	}
+	groupSizes := func(out map[string]tftypes.Value, name string) int {
+		var gs map[string]tftypes.Value
+		if err := out["groups"].As(&gs); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, g := range gs {
+			var attrs map[string]tftypes.Value
+			if err := g.As(&attrs); err != nil {
+				t.Fatal(err)
+			}
+			n += size(attrs[name])
+		}
+		return n
+	}
+	want := map[string]int{"racks": len(d.Racks), "switches": len(d.Switches), "nodes": len(d.Nodes), "hcas": len(d.HCAs),
+		"cables": len(d.Cables), "appliance_links": len(d.Appliances)}
+	nodesHCAs := itemSelection{maps: map[string]bool{"nodes": true, "hcas": true}}
+	for name, sel := range map[string]itemSelection{
+		"all": allItems(), "none": {maps: map[string]bool{}}, "nodes and hcas": nodesHCAs,
+		"nodes and hcas by group": {maps: nodesHCAs.maps, byGroup: true}, "all by group": {maps: allItems().maps, byGroup: true},
+	} {
+		out := topologyOutputs(d, sel)
+		for _, m := range topologyItemMaps {
+			top, inGroups := size(out[m]), groupSizes(out, m)
+			w := 0
+			if sel.maps[m] {
+				w = want[m]
+			}
+			if sel.byGroup {
+				top, inGroups = inGroups, top
+			}
+			if top != w || inGroups != 0 {
+				t.Errorf("%s: %s has %d objects where asked (want %d) and %d elsewhere (want 0)", name, m, top, w, inGroups)
+			}
+		}
+	}
+	// The groups are listed whatever the selection.
+	if n := size(topologyOutputs(d, itemSelection{})["groups"]); n != len(d.Groups) {
+		t.Errorf("%d groups listed, want %d", n, len(d.Groups))
 	}
 }

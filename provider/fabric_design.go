@@ -1,8 +1,12 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,94 +20,102 @@ import (
 
 // The `design` object: gpucluster_topology's arguments, normalized (topogen.Design.Normalized),
 // as the topology's computed `design` and as the input of gpucluster_fabric and the data sources
-// that read a fabric. One table gives its type, the fabric's nested attributes, the encoder and
-// the decoder, as for the inventory shapes (fabric_inventory.go). Values are checked by
-// topogen.Generate, whose refusals name the argument; they are reported on design.<argument>.
+// that read a fabric. Everything about an argument comes from the generator's argument table
+// (topogen.Args): its type and description in the fabric's `design`, in the topology's computed
+// `design` and in the topology's own arguments (data_source_topology_design.go), the encoder
+// (designValue) and the one decoder both read (decodeArgs). A new argument or kind is a line
+// of that table, and nothing here changes. Values are checked by decodeArgs (types, ranges: a 0
+// is never read as unset) and topogen.Generate, whose refusals name the argument; they are
+// reported on design.<argument>, or on the topology's argument.
 
-// designFields are the scalar arguments of the design.
-var designFields = []field[topogen.Params]{
-	fStr("kind", "`fat-tree`, `rail-optimized`, `dragonfly-plus` or `torus-3d`.", true, func(p *topogen.Params) *string { return &p.Kind }),
-	fInt("node_count", "GPU nodes to build now.", false, 0, func(p *topogen.Params) *int { return &p.Nodes }),
-	fInt("planned_nodes", "`fat-tree`: the size the upper tiers are built for.", false, 0, func(p *topogen.Params) *int { return &p.PlannedNodes }),
-	fInt("scalable_units", "`rail-optimized`: scalable units to build now.", false, 0, func(p *topogen.Params) *int { return &p.ScalableUnits }),
-	fInt("planned_scalable_units", "`rail-optimized`: the SUs the upper tiers are built for.", false, 0, func(p *topogen.Params) *int { return &p.PlannedScalableUnits }),
-	fStr("node_model", "Catalog node model.", false, func(p *topogen.Params) *string { return &p.NodeModel }),
-	fStr("switch_model", "Catalog switch model.", false, func(p *topogen.Params) *string { return &p.SwitchModel }),
-	fFloat("oversubscription", "Down:up ratio at the leaf.", func(p *topogen.Params) *float64 { return &p.Oversubscription }),
-	fInt("tiers", "Switch tiers of a tree.", false, 0, func(p *topogen.Params) *int { return &p.Tiers }),
-	fInt("spines", "2-tier trees: the spine count.", false, 0, func(p *topogen.Params) *int { return &p.Spines }),
-	fInt("reserved_node_slots", "`rail-optimized`: node slots of SU 1 given to fabric-manager appliances.", false, 0, func(p *topogen.Params) *int { return &p.ReservedNodeSlots }),
-	fInt("appliance_links_per_slot", "Links of each reserved slot to the leaves.", false, 0, func(p *topogen.Params) *int { return &p.ApplianceLinksPerSlot }),
-	fInt("endpoints_per_switch", "`torus-3d`: HCA ports per switch.", false, 0, func(p *topogen.Params) *int { return &p.EndpointsPerSwitch }),
-	fInt("group_count", "`dragonfly-plus`: groups to build now.", false, 0, func(p *topogen.Params) *int { return &p.Groups }),
-	fInt("planned_groups", "`dragonfly-plus`: the groups the global links are spread for.", false, 0, func(p *topogen.Params) *int { return &p.PlannedGroups }),
-	fInt("leaves_per_group", "`dragonfly-plus`: leaves per group.", false, 0, func(p *topogen.Params) *int { return &p.LeavesPerGroup }),
-	fInt("spines_per_group", "`dragonfly-plus`: spines per group.", false, 0, func(p *topogen.Params) *int { return &p.SpinesPerGroup }),
-	fFloat("rack_power_kw", "Power budget of every rack in kW.", func(p *topogen.Params) *float64 { return &p.RackPowerKW }),
-	fInt("rack_units", "Usable units of every rack.", false, 0, func(p *topogen.Params) *int { return &p.RackUnits }),
-	fInt("switches_per_rack", "Most switches in one network rack.", false, 0, func(p *topogen.Params) *int { return &p.SwitchesPerRack }),
-	fStr("cable_kind", "Kind written on every generated cable.", false, func(p *topogen.Params) *string { return &p.CableKind }),
+// argGroups splits the argument table into the top-level arguments and the nested objects
+// (prefixes), in the table's order.
+func argGroups() (top []*topogen.Arg, nested map[string][]*topogen.Arg) {
+	nested = map[string][]*topogen.Arg{}
+	for _, a := range topogen.Args() {
+		if a.Group == "" {
+			top = append(top, a)
+		} else {
+			nested[a.Group] = append(nested[a.Group], a)
+		}
+	}
+	return top, nested
 }
 
-// designPrefixFields are the attributes of design.prefixes.
-var designPrefixFields = []field[topogen.Params]{
-	fStr("node", "Nodes.", false, func(p *topogen.Params) *string { return &p.NodePrefix }),
-	fStr("leaf", "Leaf switches.", false, func(p *topogen.Params) *string { return &p.LeafPrefix }),
-	fStr("spine", "Spine switches.", false, func(p *topogen.Params) *string { return &p.SpinePrefix }),
-	fStr("core", "Core switches.", false, func(p *topogen.Params) *string { return &p.CorePrefix }),
-	fStr("rack", "Racks.", false, func(p *topogen.Params) *string { return &p.RackPrefix }),
-	fStr("appliance", "Fabric-manager appliances.", false, func(p *topogen.Params) *string { return &p.AppliancePrefix }),
-	fStr("group", "Dragonfly+ groups.", false, func(p *topogen.Params) *string { return &p.GroupPrefix }),
-	fStr("torus", "Torus switches.", false, func(p *topogen.Params) *string { return &p.TorusPrefix }),
+func argAttrType(a *topogen.Arg) attr.Type {
+	switch a.Type {
+	case topogen.ArgInt:
+		return types.Int64Type
+	case topogen.ArgFloat:
+		return types.Float64Type
+	case topogen.ArgInts3:
+		return types.ListType{ElemType: types.Int64Type}
+	case topogen.ArgStringMap:
+		return types.MapType{ElemType: types.StringType}
+	default: // ArgString, ArgGUID
+		return types.StringType
+	}
 }
+
+// designAttrTypes is the type of `design`, the same in gpucluster_topology and the fabric.
+func designAttrTypes() map[string]attr.Type {
+	top, nested := argGroups()
+	at := make(map[string]attr.Type, len(top)+len(nested))
+	for _, a := range top {
+		at[a.Name] = argAttrType(a)
+	}
+	for g, as := range nested {
+		o := map[string]attr.Type{}
+		for _, a := range as {
+			o[a.Name] = argAttrType(a)
+		}
+		at[g] = types.ObjectType{AttrTypes: o}
+	}
+	return at
+}
+
+func designType() types.ObjectType { return types.ObjectType{AttrTypes: designAttrTypes()} }
 
 var (
-	designPrefixesType = func() types.ObjectType {
-		at := map[string]attr.Type{}
-		for i := range designPrefixFields {
-			at[designPrefixFields[i].name] = types.StringType
-		}
-		return types.ObjectType{AttrTypes: at}
-	}()
-	// designAttrTypes is the type of `design`, the same in gpucluster_topology and the fabric.
-	designAttrTypes = func() map[string]attr.Type {
-		at := map[string]attr.Type{
-			"prefixes":         designPrefixesType,
-			"torus_dims":       types.ListType{ElemType: types.Int64Type},
-			"switch_guid_base": types.StringType,
-			"hca_guid_base":    types.StringType,
-			"hca_guids":        types.MapType{ElemType: types.StringType},
-		}
-		for i := range designFields {
-			at[designFields[i].name] = designFields[i].attrType()
-		}
-		return at
-	}()
-	designType   = types.ObjectType{AttrTypes: designAttrTypes}
-	tfDesign     = tfTypeOf(designType)
-	tfPrefixes   = tfTypeOf(designPrefixesType)
 	tfNumberList = tftypes.List{ElementType: tftypes.Number}
 	tfStringMap  = tftypes.Map{ElementType: tftypes.String}
 )
 
-// designSchema is the fabric's `design` input: Optional nested attributes without validators,
-// defaults or plan modifiers (bypass.go keeps it away from the framework, as the maps).
-func designSchema() schema.SingleNestedAttribute {
-	attrs := map[string]schema.Attribute{
-		"prefixes": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "Name prefixes.", Attributes: func() map[string]schema.Attribute {
-			m := map[string]schema.Attribute{}
-			for i := range designPrefixFields {
-				m[designPrefixFields[i].name] = designPrefixFields[i].schemaAttr()
-			}
-			return m
-		}()},
-		"torus_dims":       schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "`torus-3d`: switches along x, y and z."},
-		"switch_guid_base": schema.StringAttribute{Optional: true, MarkdownDescription: "Base of the derived switch GUIDs."},
-		"hca_guid_base":    schema.StringAttribute{Optional: true, MarkdownDescription: "Base of the derived HCA port GUIDs."},
-		"hca_guids":        schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Burned-in port GUIDs by HCA name."},
+// argSchema is one argument as an Optional input of a resource schema, without validators,
+// defaults or plan modifiers (bypass.go keeps `design` away from the framework, as the maps); a
+// required one says so and is checked by decodeArgs.
+func argSchema(a *topogen.Arg) schema.Attribute {
+	doc := a.Doc
+	if a.Required {
+		doc = "Required. " + doc
 	}
-	for i := range designFields {
-		attrs[designFields[i].name] = designFields[i].schemaAttr()
+	switch a.Type {
+	case topogen.ArgInt:
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: doc}
+	case topogen.ArgFloat:
+		return schema.Float64Attribute{Optional: true, MarkdownDescription: doc}
+	case topogen.ArgInts3:
+		return schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: doc}
+	case topogen.ArgStringMap:
+		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: doc}
+	default:
+		return schema.StringAttribute{Optional: true, MarkdownDescription: doc}
+	}
+}
+
+// designSchema is the fabric's `design` input.
+func designSchema() schema.SingleNestedAttribute {
+	top, nested := argGroups()
+	attrs := map[string]schema.Attribute{}
+	for _, a := range top {
+		attrs[a.Name] = argSchema(a)
+	}
+	for g, as := range nested {
+		o := map[string]schema.Attribute{}
+		for _, a := range as {
+			o[a.Name] = argSchema(a)
+		}
+		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
 	}
 	return schema.SingleNestedAttribute{
 		Optional: true,
@@ -116,47 +128,59 @@ func designSchema() schema.SingleNestedAttribute {
 	}
 }
 
-// designValue encodes normalized parameters as the `design` object.
-func designValue(p topogen.Params) tftypes.Value {
-	vals := make(map[string]tftypes.Value, len(designAttrTypes))
-	for i := range designFields {
-		f := &designFields[i]
-		switch f.kind {
-		case kString:
-			vals[f.name] = tfStrOrNull(*f.str(&p))
-		case kInt:
-			vals[f.name] = tfIntOrNull(*f.num(&p), f.unset)
-		case kFloat:
-			vals[f.name] = tfFloatOrNull(*f.flt(&p))
-		}
+// groupDoc describes a nested object of arguments.
+func groupDoc(group string) string {
+	if group == "prefixes" {
+		return "Name prefixes. Numbers are zero-padded to the planned count (`gpu001`, `leaf01`), so names keep their width " +
+			"as the design grows. No two prefixes may name two devices alike (a leaf prefix `gpu0` beside the node prefix " +
+			"`gpu` names a switch and a node `gpu001`)."
 	}
-	pre := make(map[string]tftypes.Value, len(designPrefixFields))
-	for i := range designPrefixFields {
-		pre[designPrefixFields[i].name] = tfStrOrNull(*designPrefixFields[i].str(&p))
+	return "Arguments of " + group + "."
+}
+
+// argValue encodes one argument of p; unset is null.
+func argValue(a *topogen.Arg, p *topogen.Params) tftypes.Value {
+	if !a.IsSet(p) {
+		return tftypes.NewValue(tfTypeOfAttr(argAttrType(a)), nil)
 	}
-	vals["prefixes"] = tftypes.NewValue(tfPrefixes, pre)
-	if p.TorusDims == [3]int{} {
-		vals["torus_dims"] = tftypes.NewValue(tfNumberList, nil)
-	} else {
-		vals["torus_dims"] = tftypes.NewValue(tfNumberList, []tftypes.Value{tfInt(p.TorusDims[0]), tfInt(p.TorusDims[1]), tfInt(p.TorusDims[2])})
-	}
-	guid := func(g uint64) tftypes.Value {
-		if g == 0 {
-			return tfNullString
-		}
-		return tfStr(topogen.FormatGUID(g))
-	}
-	vals["switch_guid_base"], vals["hca_guid_base"] = guid(p.SwitchGUIDBase), guid(p.HCAGUIDBase)
-	if len(p.HCAGUIDs) == 0 {
-		vals["hca_guids"] = tftypes.NewValue(tfStringMap, nil)
-	} else {
-		m := make(map[string]tftypes.Value, len(p.HCAGUIDs))
-		for k, v := range p.HCAGUIDs {
+	switch a.Type {
+	case topogen.ArgInt:
+		return tfInt(a.Int(p))
+	case topogen.ArgFloat:
+		return tftypes.NewValue(tftypes.Number, a.Float(p))
+	case topogen.ArgGUID:
+		return tfStr(topogen.FormatGUID(a.GUID(p)))
+	case topogen.ArgInts3:
+		d := a.Ints3(p)
+		return tftypes.NewValue(tfNumberList, []tftypes.Value{tfInt(d[0]), tfInt(d[1]), tfInt(d[2])})
+	case topogen.ArgStringMap:
+		m := make(map[string]tftypes.Value, len(a.StringMap(p)))
+		for k, v := range a.StringMap(p) {
 			m[k] = tfStr(v)
 		}
-		vals["hca_guids"] = tftypes.NewValue(tfStringMap, m)
+		return tftypes.NewValue(tfStringMap, m)
+	default:
+		return tfStr(a.String(p))
 	}
-	return tftypes.NewValue(tfDesign, vals)
+}
+
+func tfTypeOfAttr(t attr.Type) tftypes.Type { return t.TerraformType(context.Background()) }
+
+// designValue encodes normalized parameters as the `design` object.
+func designValue(p topogen.Params) tftypes.Value {
+	top, nested := argGroups()
+	vals := make(map[string]tftypes.Value, len(top)+len(nested))
+	for _, a := range top {
+		vals[a.Name] = argValue(a, &p)
+	}
+	for g, as := range nested {
+		o := make(map[string]tftypes.Value, len(as))
+		for _, a := range as {
+			o[a.Name] = argValue(a, &p)
+		}
+		vals[g] = tftypes.NewValue(tfTypeOfAttr(designAttrTypes()[g]), o)
+	}
+	return tftypes.NewValue(tfTypeOfAttr(designType()), vals)
 }
 
 // decodeDesign reads the `design` object (non-null) into generator parameters; problems are
@@ -168,106 +192,163 @@ func (r *specReader) decodeDesign(v tftypes.Value) topogen.Params {
 // decodeDesignAt is decodeDesign for a design held by another attribute (gpucluster_bom's
 // prior_design): problems are reported under that attribute.
 func (r *specReader) decodeDesignAt(v tftypes.Value, attribute string) topogen.Params {
-	var p topogen.Params
 	if !v.IsKnown() {
 		r.unknown = true
-		return p
+		return topogen.Params{}
 	}
 	root := path.Root(attribute)
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {
 		r.diags.AddAttributeError(root, "Cannot read "+attribute, err.Error())
-		return p
+		return topogen.Params{}
 	}
-	scalars := func(fields []field[topogen.Params], attrs map[string]tftypes.Value, base path.Path) {
-		for i := range fields {
-			f := &fields[i]
-			av, ok := attrs[f.name]
-			switch {
-			case !ok || av.IsNull():
-				if f.required {
-					r.diags.AddAttributeError(base.AtName(f.name), "Missing required attribute", f.name+" is required in a design.")
-				}
-				continue
-			case !av.IsKnown():
-				r.unknown = true
-				continue
-			}
-			switch f.kind {
-			case kString:
-				_ = av.As(f.str(&p))
-			case kInt:
-				*f.num(&p) = tfNumberInt(av)
-			case kFloat:
-				*f.flt(&p) = tfNumberFloat(av)
-			}
-		}
+	return r.decodeArgs(attrs, func(name string) path.Path { return root.AtName(name) }, attribute+".")
+}
+
+// decodeArgs reads the arguments of the table from the attributes of the object holding them
+// (the topology's configuration, or a `design`): at gives an argument's path, prefix how a
+// message names it ("design." or ""). Null is the default (topogen's zero); a value out of the
+// argument's range, 0 included where 0 is not valid, is an error rather than read as unset.
+func (r *specReader) decodeArgs(attrs map[string]tftypes.Value, at func(string) path.Path, prefix string) topogen.Params {
+	var p topogen.Params
+	top, nested := argGroups()
+	for _, a := range top {
+		r.decodeArg(&p, a, attrs[a.Name], at(a.Name), prefix)
 	}
-	scalars(designFields, attrs, root)
-	if pv := attrs["prefixes"]; !pv.IsKnown() {
-		r.unknown = true
-	} else if !pv.IsNull() {
-		var pre map[string]tftypes.Value
-		if pv.As(&pre) == nil {
-			scalars(designPrefixFields, pre, root.AtName("prefixes"))
-		}
+	names := make([]string, 0, len(nested))
+	for g := range nested {
+		names = append(names, g)
 	}
-	if dv := attrs["torus_dims"]; !dv.IsKnown() {
-		r.unknown = true
-	} else if !dv.IsNull() {
-		var l []tftypes.Value
-		_ = dv.As(&l)
-		if len(l) != 3 {
-			r.diags.AddAttributeError(root.AtName("torus_dims"), "Invalid torus_dims", fmt.Sprintf("torus_dims takes 3 sides, e.g. [4, 4, 4]; got %d", len(l)))
-		}
-		for i := 0; i < len(l) && i < 3; i++ {
-			if !l[i].IsKnown() {
-				r.unknown = true
-				continue
-			}
-			p.TorusDims[i] = tfNumberInt(l[i])
-		}
-	}
-	for name, dst := range map[string]*uint64{"switch_guid_base": &p.SwitchGUIDBase, "hca_guid_base": &p.HCAGUIDBase} {
-		gv := attrs[name]
-		if !gv.IsKnown() {
+	sort.Strings(names)
+	for _, g := range names {
+		gv, ok := attrs[g]
+		switch {
+		case !ok || gv.IsNull():
+			continue
+		case !gv.IsKnown():
 			r.unknown = true
 			continue
 		}
-		if gv.IsNull() {
+		var inner map[string]tftypes.Value
+		if gv.As(&inner) != nil {
 			continue
 		}
-		var s string
-		_ = gv.As(&s)
-		g, err := topogen.ParseGUID(s)
-		if err != nil {
-			r.diags.AddAttributeError(root.AtName(name), "Invalid GUID", err.Error())
-		}
-		*dst = g
-	}
-	if mv := attrs["hca_guids"]; !mv.IsKnown() {
-		r.unknown = true
-	} else if !mv.IsNull() {
-		var m map[string]tftypes.Value
-		_ = mv.As(&m)
-		p.HCAGUIDs = make(map[string]string, len(m))
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !m[k].IsKnown() {
-				r.unknown = true
-				continue
-			}
-			var s string
-			_ = m[k].As(&s)
-			p.HCAGUIDs[k] = s
+		for _, a := range nested[g] {
+			r.decodeArg(&p, a, inner[a.Name], at(g).AtName(a.Name), prefix)
 		}
 	}
 	return p
 }
+
+func (r *specReader) decodeArg(p *topogen.Params, a *topogen.Arg, v tftypes.Value, at path.Path, prefix string) {
+	name := prefix + a.Path()
+	// A nested attribute is named at the start of the detail (Terraform quotes the source line of
+	// a top-level one only).
+	label := ""
+	if prefix != "" {
+		label = name + ": "
+	}
+	switch {
+	case v.Type() == nil || v.IsNull():
+		if a.Required {
+			r.diags.AddAttributeError(at, "Missing required attribute", fmt.Sprintf("%s%s is required.", label, name))
+		}
+		return
+	case !v.IsKnown():
+		r.unknown = true
+		return
+	}
+	switch a.Type {
+	case topogen.ArgInt:
+		if f := tfNumberFloat(v); r.inRange(a, f, at, label) {
+			a.SetInt(p, int(f))
+		}
+	case topogen.ArgFloat:
+		if f := tfNumberFloat(v); r.inRange(a, f, at, label) {
+			a.SetFloat(p, f)
+		}
+	case topogen.ArgGUID:
+		var s string
+		_ = v.As(&s)
+		g, err := topogen.ParseGUID(s)
+		if err != nil {
+			r.diags.AddAttributeError(at, "Invalid GUID", label+err.Error())
+			return
+		}
+		a.SetGUID(p, g)
+	case topogen.ArgInts3:
+		var l []tftypes.Value
+		_ = v.As(&l)
+		if len(l) != 3 {
+			r.diags.AddAttributeError(at, "Invalid "+a.Name, fmt.Sprintf("%s%s takes 3 sides, e.g. [4, 4, 4]; got %d", label, a.Name, len(l)))
+			return
+		}
+		var d [3]int
+		for i := range l {
+			if !l[i].IsKnown() {
+				r.unknown = true
+				return
+			}
+			d[i] = tfNumberInt(l[i])
+		}
+		a.SetInts3(p, d)
+	case topogen.ArgStringMap:
+		var m map[string]tftypes.Value
+		_ = v.As(&m)
+		out := make(map[string]string, len(m))
+		for k, ev := range m {
+			if !ev.IsKnown() {
+				r.unknown = true
+				continue
+			}
+			var s string
+			_ = ev.As(&s)
+			out[k] = s
+		}
+		a.SetStringMap(p, out)
+	default:
+		var s string
+		_ = v.As(&s)
+		a.SetString(p, s)
+	}
+}
+
+// inRange checks a number against its argument's range (argRangeProblem) and reports the
+// problem on the argument, after label.
+func (r *specReader) inRange(a *topogen.Arg, v float64, at path.Path, label string) bool {
+	if msg := argRangeProblem(a, v); msg != "" {
+		r.diags.AddAttributeError(at, "Invalid "+a.Name, label+msg)
+		return false
+	}
+	return true
+}
+
+// argRangeProblem says what is wrong with a number for its argument, or "": a whole number for
+// an integer argument, within Least..Most. Null is never checked: it is the default, which 0 is
+// not ("oversubscription = 0 is out of range: ...").
+func argRangeProblem(a *topogen.Arg, v float64) string {
+	def := ""
+	if a.Default != "" {
+		def = fmt.Sprintf(" (%s)", a.Default)
+	}
+	want := "at least " + numText(a.Least)
+	if a.Most != 0 {
+		want = fmt.Sprintf("%s to %s", numText(a.Least), numText(a.Most))
+	}
+	kind := "number"
+	if a.Type == topogen.ArgInt {
+		kind = "whole number"
+	}
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0), a.Type == topogen.ArgInt && v != math.Trunc(v):
+		return fmt.Sprintf("%s = %s is not valid: it takes a %s, %s; leave it unset (null) for the default%s", a.Name, numText(v), kind, want, def)
+	case v < a.Least || (a.Most != 0 && v > a.Most):
+		return fmt.Sprintf("%s = %s is out of range: it takes %s; leave it unset (null) for the default%s", a.Name, numText(v), want, def)
+	}
+	return ""
+}
+
+func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // addDesignError reports a generator refusal on the design attribute it names.
 func addDesignError(diags *diag.Diagnostics, err error) {
@@ -285,5 +366,19 @@ func addDesignErrorAt(diags *diag.Diagnostics, err error, attribute string) {
 	if te.Nearest != "" {
 		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
-	diags.AddAttributeError(path.Root(attribute).AtName(te.Attribute), "Cannot build the "+attribute, detail)
+	diags.AddAttributeError(argPath(path.Root(attribute), te.Attribute), "Cannot build the "+attribute, detail)
+}
+
+// argPath is the path of an argument ("prefixes.leaf") below base; an empty base is the root.
+func argPath(base path.Path, arg string) path.Path {
+	steps := strings.Split(arg, ".")
+	p := base
+	for i, s := range steps {
+		if i == 0 && len(base.Steps()) == 0 {
+			p = path.Root(s)
+			continue
+		}
+		p = p.AtName(s)
+	}
+	return p
 }

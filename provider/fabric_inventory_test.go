@@ -246,7 +246,7 @@ func stashCtx(inputs map[string]tftypes.Value) context.Context {
 func topologyInputs(t *testing.T, p topogen.Params) (*topogen.Design, map[string]tftypes.Value) {
 	t.Helper()
 	des := generate(t, p)
-	return des, topologyOutputs(des, true, false)
+	return des, topologyOutputs(des, allItems())
 }
 
 // TestFabricGetsTheTopologysGraph: given the topology's `design`, or its maps, the fabric reads

@@ -22,7 +22,7 @@ data "gpucluster_topology" "sim" {
   node_count       = 8
   tiers            = 2
   oversubscription = %g
-  items            = false
+  items            = []
 }
 
 resource "gpucluster_fabric" "f" {
@@ -59,7 +59,10 @@ func TestAccFabricFailedCables(t *testing.T) {
 					resource.TestCheckResourceAttr(f, "analysis.degraded.bisection_lower_gbps", "12400"),
 					resource.TestCheckResourceAttr(f, "analysis.degraded.bisection_upper_gbps", "12400"),
 					resource.TestCheckResourceAttr(f, "analysis.degraded.bisection_ratio", "0.96875"),
-					resource.TestCheckResourceAttr(f, "analysis.violations.#", "0"),
+					// Passes training-large; the one spine is full at the planned size, which the
+					// spine-headroom rule advises on, generated or not (issue 19 item 3).
+					resource.TestCheckResourceAttr(f, "analysis.violations.#", "1"),
+					resource.TestMatchResourceAttr(f, "analysis.violations.0", regexp.MustCompile(`^warning: spine-headroom: top tier spine has 0% free ports at spine01`)),
 				),
 			},
 			{

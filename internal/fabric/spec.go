@@ -43,12 +43,20 @@ type TorusLayout struct {
 }
 
 // Plan is a generated fabric's size now and the size its spines and cores were built for, in
-// nodes. At Nodes == PlannedNodes the top tier is full by design, which the spine-headroom
-// advice must not mistake for a fabric with no room to grow (policy).
+// nodes. Advice, when the design's top tier keeps less than DefaultSpineHeadroom of its ports
+// free, is the generator's argument setting that would keep it ("planned_nodes = 257 keeps 30%
+// of the top tier free at this size"), so the policy's spine-headroom advice and the design's
+// note say the same thing.
 type Plan struct {
 	Nodes        int
 	PlannedNodes int
+	Advice       string
 }
+
+// DefaultSpineHeadroom is the share of ports every top-tier switch keeps free for growth: the
+// origin document's rule, "add 30% more spine capacity than your bandwidth calculation says".
+// The policy's default (policy.DefaultSpineHeadroom) and the generator's note both read it here.
+const DefaultSpineHeadroom = 0.30
 
 // Ref says where an element of the Spec came from, for the Path of its problems: Key is its key
 // in the fabric's inventory map ("" when it has none: then its name, or a cable's label, stands

@@ -36,8 +36,9 @@ func Example() {
 	// Output:
 	// 128 endpoints, 6 switches, 255 links
 	// bisection 25200-25200 of 25600 Gb/s
-	// Policy: FAIL, 2 violations (bisection, oversubscription)
+	// Policy: FAIL, 2 violations (bisection, oversubscription), 1 warning
 	// Policy violation: oversubscription on policy
 	// Policy violation: bisection on policy
+	// Policy advice: spine-headroom on policy
 	// 6 OpenSM files, engine ftree
 }

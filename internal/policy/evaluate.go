@@ -387,12 +387,14 @@ func (c *checker) empty() {
 
 // spineHeadroom checks every switch of the top tier for free ports, and says so once for the
 // fabric. A single-tier fabric (one switch, a torus) has no spine tier, so the rule does not
-// apply to it; nor does it to a fabric generated at its planned size, whose top tier is full by
-// design (the generator built the spines for exactly that size, and the plan, not spare ports,
-// is how it grows: planned_nodes).
+// apply to it. A generated design built to its planned size is judged as the same fabric
+// declared by hand (issue 19: the origin document's rule, "add 30% more spine capacity than your
+// bandwidth calculation says", holds whatever made the fabric); when every switch is the
+// generator's, its advice (fabric.Plan.Advice: the planned size that keeps the default headroom)
+// ends the message, the same words the design's note gives.
 func (c *checker) spineHeadroom() {
 	h := c.p.SpineHeadroom
-	if h.Value <= 0 || c.r.Tiers < 2 || c.builtToPlan() {
+	if h.Value <= 0 || c.r.Tiers < 2 {
 		return
 	}
 	top := 0
@@ -448,22 +450,26 @@ func (c *checker) spineHeadroom() {
 		witness = fmt.Sprintf("%s (%d of %d %s switches)", names(offenders), len(offenders), inTier, tier)
 		list = fmt.Sprintf("; %d of %d %s switches are below %s: %s", len(offenders), inTier, tier, percent(h.Value), names(offenders))
 	}
+	advice := ""
+	if plan := c.generatedPlan(); plan != nil && plan.Advice != "" && h.Value == fabric.DefaultSpineHeadroom {
+		advice = "; " + plan.Advice
+	}
 	c.add(RuleSpineHeadroom, c.p.HeadroomSeverity, m, req, witness,
-		"top tier %s has %s free ports at %s (%d of %d free, %d used)%s; %s requires %s free ports (%d of %d) on every top-tier switch for growth",
-		tier, percent(frac(worst)), worst.Name, worst.FreePorts, worst.Ports, worst.UsedPorts, list, src, percent(h.Value), need, worst.Ports)
+		"top tier %s has %s free ports at %s (%d of %d free, %d used)%s; %s requires %s free ports (%d of %d) on every top-tier switch for growth%s",
+		tier, percent(frac(worst)), worst.Name, worst.FreePorts, worst.Ports, worst.UsedPorts, list, src, percent(h.Value), need, worst.Ports, advice)
 }
 
-// builtToPlan reports whether the fabric was generated at the size its top tier was planned
-// for, every switch from the design (a switch the user added beside the design keeps the rule).
-func (c *checker) builtToPlan() bool {
+// generatedPlan returns the plan of a fabric generated whole, every switch from the design (a
+// switch the user added beside the design makes the generator's advice moot), or nil.
+func (c *checker) generatedPlan() *fabric.Plan {
 	g := c.g
-	if g == nil || g.Spec == nil || g.Spec.Plan == nil || g.Spec.Plan.Nodes < g.Spec.Plan.PlannedNodes {
-		return false
+	if g == nil || g.Spec == nil || g.Spec.Plan == nil {
+		return nil
 	}
 	for _, s := range g.Spec.Switches {
 		if s.Origin == "" {
-			return false
+			return nil
 		}
 	}
-	return true
+	return g.Spec.Plan
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // Policy is the `policy` attribute of gpucluster_fabric plus the fabric's transport settings.
@@ -81,8 +83,9 @@ const (
 )
 
 // DefaultSpineHeadroom is the share of free ports kept on the top tier when the policy says
-// nothing: room to add a scalable unit without recabling the spines.
-const DefaultSpineHeadroom = 0.30
+// nothing: the origin document's rule (fabric.DefaultSpineHeadroom, which the generator's note
+// reads too).
+const DefaultSpineHeadroom = fabric.DefaultSpineHeadroom
 
 // MaxRoCEGPUs is the largest fabric RoCEv2 is allowed on: beyond it, congestion control on
 // lossless Ethernet is the field's known weak point and InfiniBand is the supported choice.

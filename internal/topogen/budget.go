@@ -108,18 +108,10 @@ func (g *gen) checkArgs() *Error {
 	return nil
 }
 
-// largest names the largest size of the kind the generator builds, for refusals.
+// largest names the largest size of the kind the generator builds, for refusals (Kind.Largest).
 func (g *gen) largest() string {
-	switch g.p.Kind {
-	case KindFatTree:
-		return fmt.Sprintf("node_count = %d", g.largestTree(false))
-	case KindRailOptimized:
-		return fmt.Sprintf("scalable_units = %d", g.largestTree(true))
-	case KindDragonflyPlus:
-		return fmt.Sprintf("group_count = %d", g.largestGroups())
-	case KindTorus3D:
-		k := g.largestCube(orInt(g.p.EndpointsPerSwitch, g.h))
-		return fmt.Sprintf("torus_dims = [%d, %d, %d]", k, k, k)
+	if k := KindByName(g.p.Kind); k != nil && k.Largest != nil {
+		return k.Largest(g.p, g.cat)
 	}
 	return ""
 }

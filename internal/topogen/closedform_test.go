@@ -33,7 +33,9 @@ func TestClosedForms(t *testing.T) {
 			func(d *Design) float64 { return 2 * 4 * 4 * B }, "2k^2 links (Dally & Towles)"},
 		{"torus 6x6x6", Params{Kind: KindTorus3D, TorusDims: [3]int{6, 6, 6}, EndpointsPerSwitch: 8},
 			func(d *Design) float64 { return 2 * 6 * 6 * B }, "2k^2 links (Dally & Towles)"},
-		{"dragonfly+ 4 groups", Params{Kind: KindDragonflyPlus, Groups: 4, LeavesPerGroup: 4, SpinesPerGroup: 8},
+		// 6 leaves of 32 endpoint ports: 192 global links a group at 1:1, 64 to each of 3 peers,
+		// 24 on each of the 8 spines.
+		{"dragonfly+ 4 groups", Params{Kind: KindDragonflyPlus, Groups: 4, LeavesPerGroup: 6, SpinesPerGroup: 8},
 			func(d *Design) float64 {
 				// g^2/4 group pairs cross a cut that splits the groups in halves (Shpiner et al.),
 				// each joined by m global links.

@@ -72,6 +72,10 @@ type Design struct {
 
 	// Params are the arguments with every default filled in.
 	Params Params
+
+	// headroomAdvice is the note's advice for the top tier's free ports (headroom.go), for
+	// fabric.Plan.Advice.
+	headroomAdvice string
 }
 
 // ApplianceLink is a link from a fabric-manager appliance (UFM) in a reserved node slot to a
@@ -511,10 +515,10 @@ func smallestDivisorAtLeast(n, x int) int {
 // ---- the normalized design ----
 
 // Normalized returns the design's own arguments as gpucluster_fabric's `design` takes them:
-// every default filled in and the planned sizes resolved (the planned size the upper tiers
-// were built for, the tiers that hold it, a dragonfly+ group's shape, a torus's endpoints per
-// switch). The size arguments given (node_count, scalable_units, group_count) stay as given, so
-// growing one within the planned size changes that one argument of the normalized design and
+// every default filled in and what the kind resolved (Kind.Normalize: the planned size the upper
+// tiers were built for, the tiers that hold it, a dragonfly+ group's shape, a torus's endpoints
+// per switch). The size arguments given (node_count, scalable_units, group_count) stay as given,
+// so growing one within the planned size changes that one argument of the normalized design and
 // nothing else. Generate(d.Normalized()) builds exactly d's graph (TestNormalizedRegenerates).
 func (d *Design) Normalized() Params {
 	p := d.Params
@@ -525,77 +529,24 @@ func (d *Design) Normalized() Params {
 		}
 		p.HCAGUIDs = m
 	}
-	switch d.Kind {
-	case KindFatTree:
-		p.PlannedNodes = d.Summary.PlannedNodes
-		p.Tiers = d.Tiers
-	case KindRailOptimized:
-		p.PlannedScalableUnits = d.Summary.PlannedScalableUnits
-		p.Tiers = d.Tiers
-	case KindDragonflyPlus:
-		p.PlannedGroups = d.Summary.PlannedGroups
-		p.LeavesPerGroup, p.SpinesPerGroup = d.groupShape()
-	case KindTorus3D:
-		if p.EndpointsPerSwitch == 0 && len(d.SwitchList) > 0 {
-			p.EndpointsPerSwitch = d.endpointsPerSwitch()
+	if p.Extra != nil {
+		m := make(map[string]float64, len(p.Extra))
+		for k, v := range p.Extra {
+			m[k] = v
 		}
+		p.Extra = m
+	}
+	if k := KindByName(d.Kind); k != nil && k.Normalize != nil {
+		k.Normalize(d, &p)
 	}
 	return p
 }
 
-// groupShape counts the leaves and spines of the first dragonfly+ group.
-func (d *Design) groupShape() (leaves, spines int) {
-	if len(d.SwitchList) == 0 {
-		return d.Params.LeavesPerGroup, d.Params.SpinesPerGroup
-	}
-	g := d.SwitchList[0].Group
-	for _, s := range d.SwitchList {
-		if s.Group != g {
-			continue
-		}
-		switch s.Role {
-		case fabric.RoleLeaf:
-			leaves++
-		case fabric.RoleSpine:
-			spines++
-		}
-	}
-	return leaves, spines
-}
-
-// endpointsPerSwitch is the torus's HCA ports per switch: the most node links of one switch
-// (a partial fill leaves later switches short, never the first).
-func (d *Design) endpointsPerSwitch() int {
-	if d.Params.EndpointsPerSwitch != 0 {
-		return d.Params.EndpointsPerSwitch
-	}
-	first := d.SwitchList[0].Name
-	n := 0
-	for i, c := range d.CableList {
-		if d.CableTiers[d.CableKeys[i]] == TierNodeLeaf && (c.A.Device == first || c.B.Device == first) {
-			n++
-		}
-	}
-	return n
-}
-
 // SizeAttribute names the argument that sizes the design: what a generated element is reported
-// on when a problem is found with it.
+// on when a problem is found with it (Kind.SizeAttribute; node_count by default).
 func (d *Design) SizeAttribute() string {
-	p := d.Params
-	switch d.Kind {
-	case KindRailOptimized:
-		if p.ScalableUnits != 0 {
-			return "scalable_units"
-		}
-	case KindDragonflyPlus:
-		if p.Groups != 0 {
-			return "group_count"
-		}
-	case KindTorus3D:
-		if p.Nodes == 0 {
-			return "torus_dims"
-		}
+	if k := KindByName(d.Kind); k != nil && k.SizeAttribute != nil {
+		return k.SizeAttribute(d.Params)
 	}
 	return "node_count"
 }
@@ -606,7 +557,7 @@ func (d *Design) SizeAttribute() string {
 // problem found in a generated element is reported on the design.
 func (d *Design) FabricSpec() *fabric.Spec {
 	s := d.Spec()
-	s.Plan = &fabric.Plan{Nodes: d.Summary.Nodes, PlannedNodes: d.Summary.PlannedNodes}
+	s.Plan = &fabric.Plan{Nodes: d.Summary.Nodes, PlannedNodes: d.Summary.PlannedNodes, Advice: d.headroomAdvice}
 	s.Torus = d.TorusLayout()
 	s.Groups = map[string]string{}
 	for _, g := range d.Groups {

@@ -17,6 +17,9 @@ var normalizedCases = map[string]Params{
 	"rail-optimized":          {Kind: KindRailOptimized, ScalableUnits: 2, PlannedScalableUnits: 4, ReservedNodeSlots: 1},
 	"rail-optimized nodes":    {Kind: KindRailOptimized, Nodes: 50},
 	"dragonfly+":              {Kind: KindDragonflyPlus, Groups: 3, PlannedGroups: 5},
+	"dragonfly+ seed 2:1":     {Kind: KindDragonflyPlus, Groups: 2, Nodes: 64, GroupOversubscription: 2},
+	"dragonfly+ by nodes":     {Kind: KindDragonflyPlus, Nodes: 100},
+	"dragonfly+ uneven":       {Kind: KindDragonflyPlus, Groups: 3, Nodes: 50, PlannedGroups: 4},
 	"torus":                   {Kind: KindTorus3D, TorusDims: [3]int{2, 3, 2}},
 	"torus partial":           {Kind: KindTorus3D, TorusDims: [3]int{2, 2, 2}, Nodes: 5, CableKind: "fiber-sm"},
 	"guids": {Kind: KindFatTree, Nodes: 2, SwitchGUIDBase: 0x10000, HCAGUIDBase: 0x20000,
@@ -47,8 +50,12 @@ func TestNormalizedRegenerates(t *testing.T) {
 			if !reflect.DeepEqual(again.Normalized(), n) {
 				t.Errorf("normalizing twice differs:\n%+v\n%+v", again.Normalized(), n)
 			}
-			if n.NodeModel == "" || n.SwitchModel == "" || n.Oversubscription == 0 || n.NodePrefix == "" || n.SwitchGUIDBase == 0 {
+			if n.NodeModel == "" || n.SwitchModel == "" || n.NodePrefix == "" || n.SwitchGUIDBase == 0 {
 				t.Errorf("defaults not filled: %+v", n)
+			}
+			// Only the kinds that read oversubscription get its default; the others refuse it.
+			if reads := KindByName(p.Kind).reads(arg("oversubscription")); reads != (n.Oversubscription >= 1) {
+				t.Errorf("%s: oversubscription %g in the normalized design", p.Kind, n.Oversubscription)
 			}
 		})
 	}

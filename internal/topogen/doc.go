@@ -5,6 +5,13 @@
 // cables of a fabric.Spec, keyed by name, plus a summary, a port plan and per-block views (one
 // per SU, pod, group or plane).
 //
+// Two tables hold what the provider builds its schemas from. The kind table (kinds.go) lists
+// the kinds, each one file (fattree.go, railopt.go, dragonfly.go, torus.go) with its own
+// arguments, generator, largest buildable size and normalization; nothing else switches on the
+// kind. The argument table (args.go, Args) describes every argument once: name, type,
+// description, range and Params field; gpucluster_topology's arguments, the `design` object of
+// the fabric and the decoder of both come from it.
+//
 // Invariants:
 //   - Every design Generate returns passes fabric.Build without errors (tested for every kind).
 //   - Stable keys: growing the input within the plan (more nodes, more SUs, more groups up to
@@ -20,7 +27,16 @@
 //     hca_guids inventory overrides single HCAs. No GUID repeats.
 //   - What cannot be built is refused with an *Error naming the argument, the reason and the
 //     nearest buildable input; nothing is silently rounded except the spine count of a 2-tier
-//     tree, which rises to the nearest divisor of the leaf's uplinks and says so in Notes.
+//     tree, which rises to the nearest divisor of the leaf's uplinks and says so in Notes (and
+//     from what count). An argument the kind does not read is refused, not ignored.
+//   - Names and GUIDs: no two devices share a name (prefixes that would are refused, naming
+//     both), and GUID arithmetic never wraps past 64 bits (a base too large is refused with the
+//     largest that fits).
+//   - Dragonfly+ groups are sized for the nodes asked, spread evenly over the groups, and cabled
+//     for the group-level ratio asked (group_oversubscription); the notes count what is cabled.
+//   - The notes say what the policy's spine-headroom rule will say of the design (the top tier's
+//     free ports against fabric.DefaultSpineHeadroom) and, when short, the argument setting that
+//     keeps it, which fabric.Plan.Advice hands to the policy's message.
 //   - Bounded: every input is refused or built within 2 s and 500 MB. Sizes are checked against
 //     MaxObjects (switches + nodes + HCAs + cables) before anything is allocated, with arithmetic
 //     that cannot overflow, and a size refusal names the largest buildable size (budget.go).

@@ -11,7 +11,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// gen carries what every kind needs while it generates.
+// gen carries what every kind of this package needs while it generates.
 type gen struct {
 	p     Params
 	cat   *catalog.Catalog
@@ -23,22 +23,37 @@ type gen struct {
 	d, u  int // leaf down and up ports at the requested oversubscription
 	b     *builder
 	nodeW int
+	// The largest offsets added to the GUID bases, so that a base too large to hold them is
+	// refused rather than wrapped (checkGUIDRange).
+	maxSwitchOff, maxHCAOff uint64
+	// torusNames: switches are named with the torus prefix, whatever their role (checkNames).
+	torusNames bool
+	// advise, set by a kind, names the argument setting that keeps a share of the top tier's
+	// ports free at the size built now (headroom.go).
+	advise func(share float64) string
 }
 
 // Generate builds the design the parameters describe, or refuses with an *Error that names the
-// argument at fault, the reason and the nearest buildable input.
+// argument at fault, the reason and the nearest buildable input. It finds the kind in the kind
+// table, refuses an argument the kind does not read, fills the defaults and hands over to the
+// kind's generator.
 func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 	if cat == nil {
 		return nil, fmt.Errorf("topogen: nil catalog")
 	}
-	p = p.withDefaults()
-	known := false
-	for _, k := range Kinds {
-		known = known || k == p.Kind
+	k := KindByName(p.Kind)
+	if k == nil {
+		return nil, refuse("kind", "", "unknown kind %q; valid kinds: %s", p.Kind, strings.Join(KindNames(), ", "))
 	}
-	if !known {
-		return nil, refuse("kind", "", "unknown kind %q; valid kinds: %s", p.Kind, strings.Join(Kinds, ", "))
+	if err := k.checkReads(&p); err != nil {
+		return nil, err
 	}
+	return k.Generate(p.withDefaults(k), cat)
+}
+
+// newGen looks up the models of p and splits the leaf's ports, for a kind of this package. What
+// the catalog cannot give is refused on the argument that names it.
+func newGen(p Params, cat *catalog.Catalog) (*gen, *Error) {
 	sw, ok := cat.Switches[p.SwitchModel]
 	if !ok {
 		return nil, refuse("switch_model", "", "unknown switch model %q; the catalog has %s", p.SwitchModel, strings.Join(cat.SwitchNames(), ", "))
@@ -51,54 +66,84 @@ func Generate(p Params, cat *catalog.Catalog) (*Design, error) {
 	if !ok {
 		return nil, refuse("node_model", "", "node model %q names HCA model %q, which the catalog lacks", nm.Name, nm.HCAModel)
 	}
-	if nm.ComputeHCAs < 1 {
-		return nil, refuse("node_model", "", "node model %q has no compute HCAs to attach to a fabric", nm.Name)
-	}
-	if hm.PortRateGbps != sw.PortRateGbps {
-		return nil, refuse("switch_model", "", "%s's %s ports run at %g Gb/s but %s ports at %g Gb/s; both ends of a link must run at the same rate",
-			nm.Name, hm.Name, hm.PortRateGbps, sw.Name, sw.PortRateGbps)
-	}
-	if !validCableKind(p.CableKind) {
-		return nil, refuse("cable_kind", "", "unknown cable kind %q; valid kinds: %s", p.CableKind, strings.Join(catalog.CableKinds, ", "))
-	}
-	if k := p.CableKind; k != "" && !catalogHasKind(cat, k) {
-		// The built-in catalog has no AOC (no NDR OSFP AOC for Quantum-2 appears in the public
-		// sources); writing the kind on every cable would only fail the fabric's build.
-		return nil, refuse("cable_kind", fmt.Sprintf("cable_kind = %q, or a %s cable added with catalog_files", catalog.KindFiberMM, k),
-			"the catalog has no %s cable to build with (the built-in catalog lists none: no NDR OSFP %s part appears in the public sources)", k, strings.ToUpper(k))
-	}
 	g := &gen{p: p, cat: cat, sw: sw, nm: nm, hm: hm, r: sw.Ports, h: nm.ComputeHCAs, b: newBuilder(p.Kind, p)}
-	if p.Kind != KindTorus3D {
+	if k := KindByName(p.Kind); k != nil && k.reads(arg("oversubscription")) {
 		if err := g.split(); err != nil {
 			return nil, err
 		}
 	}
-	if err := g.checkArgs(); err != nil {
-		return nil, err
+	return g, nil
+}
+
+// buildWith is the Generate of a kind of this package: the common checks, the kind's generator
+// (build), then what every design gets: the spare-port note, the inventory's GUIDs, and the
+// checks that no GUID wraps and no two devices share a name.
+func buildWith(build func(g *gen) *Error) func(Params, *catalog.Catalog) (*Design, error) {
+	return func(p Params, cat *catalog.Catalog) (*Design, error) {
+		g, err := newGen(p, cat)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.checkModels(); err != nil {
+			return nil, err
+		}
+		if err := g.checkArgs(); err != nil {
+			return nil, err
+		}
+		if err := build(g); err != nil {
+			return nil, err
+		}
+		if g.u > 0 && g.b.des.Tiers >= 2 && g.d+g.u < g.r {
+			g.b.note("oversubscription %s splits a %d-port %s %d:%d (%d down, %d up); %s stay spare on every leaf",
+				ratioText(g.d, g.u), g.r, g.sw.Name, g.d, g.u, g.d, g.u, plural(g.r-g.d-g.u, "port"))
+		}
+		g.b.sortRacks()
+		if err := g.checkGUIDRange(); err != nil {
+			return nil, err
+		}
+		if err := g.applyGUIDs(); err != nil {
+			return nil, err
+		}
+		if err := g.checkNames(); err != nil {
+			return nil, err
+		}
+		d := g.b.finish()
+		g.headroom(d, g.advise)
+		return d, nil
 	}
-	var err *Error
-	switch p.Kind {
-	case KindFatTree:
-		err = g.fatTree()
-	case KindRailOptimized:
-		err = g.railOptimized()
-	case KindDragonflyPlus:
-		err = g.dragonflyPlus()
-	case KindTorus3D:
-		err = g.torus()
+}
+
+// largestWith is the Largest of a kind of this package.
+func largestWith(largest func(g *gen) string) func(Params, *catalog.Catalog) string {
+	return func(p Params, cat *catalog.Catalog) string {
+		g, err := newGen(p, cat)
+		if err != nil {
+			return ""
+		}
+		return largest(g)
 	}
-	if err != nil {
-		return nil, err
+}
+
+// checkModels refuses models that cannot be cabled together and a cable kind the catalog lacks.
+func (g *gen) checkModels() *Error {
+	p, nm, hm, sw, cat := g.p, g.nm, g.hm, g.sw, g.cat
+	if nm.ComputeHCAs < 1 {
+		return refuse("node_model", "", "node model %q has no compute HCAs to attach to a fabric", nm.Name)
 	}
-	if p.Kind != KindTorus3D && g.b.des.Tiers >= 2 && g.d+g.u < g.r {
-		g.b.note("oversubscription %s splits a %d-port %s %d:%d (%d down, %d up); %s stay spare on every leaf",
-			ratioText(g.d, g.u), g.r, g.sw.Name, g.d, g.u, g.d, g.u, plural(g.r-g.d-g.u, "port"))
+	if hm.PortRateGbps != sw.PortRateGbps {
+		return refuse("switch_model", "", "%s's %s ports run at %g Gb/s but %s ports at %g Gb/s; both ends of a link must run at the same rate",
+			nm.Name, hm.Name, hm.PortRateGbps, sw.Name, sw.PortRateGbps)
 	}
-	g.b.sortRacks()
-	if err := g.applyGUIDs(); err != nil {
-		return nil, err
+	if !validCableKind(p.CableKind) {
+		return refuse("cable_kind", "", "unknown cable kind %q; valid kinds: %s", p.CableKind, strings.Join(catalog.CableKinds, ", "))
 	}
-	return g.b.finish(), nil
+	if k := p.CableKind; k != "" && !catalogHasKind(cat, k) {
+		// The built-in catalog has no AOC (no NDR OSFP AOC for Quantum-2 appears in the public
+		// sources); writing the kind on every cable would only fail the fabric's build.
+		return refuse("cable_kind", fmt.Sprintf("cable_kind = %q, or a %s cable added with catalog_files", catalog.KindFiberMM, k),
+			"the catalog has no %s cable to build with (the built-in catalog lists none: no NDR OSFP %s part appears in the public sources)", k, strings.ToUpper(k))
+	}
+	return nil
 }
 
 // split turns the oversubscription into whole down and up port counts. A ratio is accepted
@@ -211,8 +256,11 @@ func (g *gen) setLayout(blocks, slots, blockSwitches, central, plannedNodes int)
 }
 
 // switchGUID: base + tier<<20 + n, so a switch keeps its GUID whatever is added around it.
+// A sum past 64 bits is refused after generation (checkGUIDRange), never used.
 func (g *gen) switchGUID(tier, n int) string {
-	return FormatGUID(g.p.SwitchGUIDBase + uint64(tier)<<20 + uint64(n))
+	off := uint64(tier)<<20 + uint64(n)
+	g.maxSwitchOff = max(g.maxSwitchOff, off)
+	return FormatGUID(g.p.SwitchGUIDBase + off)
 }
 
 // node adds node n (0-based) and returns its name.
@@ -227,9 +275,11 @@ func (g *gen) node(gs *groupSet, n int, rack string, u int) string {
 func (g *gen) hca(gs *groupSet, node string, n, i, rail int) string {
 	dev := fmt.Sprintf("mlx5_%d", i)
 	hn := fabric.HCAName(node, dev)
+	off := uint64(n*g.h + i + 1)
+	g.maxHCAOff = max(g.maxHCAOff, off)
 	g.b.addHCA(gs, fabric.HCA{
 		Name: hn, Node: node, Device: dev,
-		PortGUID: FormatGUID(g.p.HCAGUIDBase + uint64(n*g.h+i+1)), Rail: rail,
+		PortGUID: FormatGUID(g.p.HCAGUIDBase + off), Rail: rail,
 	})
 	return hn
 }
@@ -294,6 +344,72 @@ func (g *gen) applyGUIDs() *Error {
 		}
 	}
 	return nil
+}
+
+// checkGUIDRange refuses a GUID base that the design's offsets would carry past 64 bits. GUID
+// arithmetic never wraps: 0xffffffffffffffff + 0x100001 would give 0x0000000000100000, a GUID of
+// another device range, with nothing to say so. The refusal names the largest base that holds
+// every offset this design uses.
+func (g *gen) checkGUIDRange() *Error {
+	for _, c := range []struct {
+		attr, what string
+		base, off  uint64
+	}{
+		{"switch_guid_base", "switch", g.p.SwitchGUIDBase, g.maxSwitchOff},
+		{"hca_guid_base", "HCA", g.p.HCAGUIDBase, g.maxHCAOff},
+	} {
+		if c.off == 0 || c.base <= math.MaxUint64-c.off {
+			continue
+		}
+		largest := uint64(math.MaxUint64) - c.off
+		return refuse(c.attr, fmt.Sprintf("%s = %q", c.attr, FormatGUID(largest)),
+			"%s %s plus this design's largest %s GUID offset (%#x) passes 0xffffffffffffffff, and GUIDs never wrap; the largest base that fits is %s",
+			c.attr, FormatGUID(c.base), c.what, c.off, FormatGUID(largest))
+	}
+	return nil
+}
+
+// checkNames refuses two devices of one name. The prefixes make every name, and a leaf prefix
+// "gpu0" beside the node prefix "gpu" names a switch and a node gpu001 alike, which nothing
+// downstream can tell apart (the fabric's maps, OpenSM's node-name-map and the cable labels all
+// key by name). The refusal names both prefixes and both devices, on the prefix set away from
+// its default.
+func (g *gen) checkNames() *Error {
+	d := g.b.des
+	type owner struct{ what, prefix string }
+	seen := make(map[string]owner, len(d.SwitchList)+len(d.NodeList)+len(d.ApplianceList))
+	var clash *Error
+	add := func(name string, o owner) {
+		if clash != nil {
+			return
+		}
+		prev, dup := seen[name]
+		if !dup {
+			seen[name] = o
+			return
+		}
+		at := prev.prefix
+		if pa := arg(o.prefix); pa.String(&g.p) != pa.defString {
+			at = o.prefix
+		}
+		clash = refuse(at, fmt.Sprintf("%s = %q (its default), or any prefix that starts no name another prefix starts", at, arg(at).defString),
+			"%s = %q names %s %s and %s = %q names %s %s: two devices of one name, which the fabric's maps, OpenSM's node-name-map and the cable labels cannot tell apart; every device name is unique in a fabric",
+			prev.prefix, arg(prev.prefix).String(&g.p), prev.what, name, o.prefix, arg(o.prefix).String(&g.p), o.what, name)
+	}
+	for _, s := range d.SwitchList {
+		prefix := "prefixes." + s.Role
+		if g.torusNames {
+			prefix = "prefixes.torus"
+		}
+		add(s.Name, owner{s.Role + " switch", prefix})
+	}
+	for _, n := range d.NodeList {
+		add(n.Name, owner{"node", "prefixes.node"})
+	}
+	for _, a := range d.ApplianceList { // one appliance per link: names do not repeat
+		add(a.Appliance, owner{"fabric-manager appliance", "prefixes.appliance"})
+	}
+	return clash
 }
 
 func catalogHasKind(cat *catalog.Catalog, kind string) bool {

@@ -8,16 +8,14 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 )
 
-// Topology kinds, as the `kind` argument of gpucluster_topology spells them.
+// Topology kinds of this package, as the `kind` argument of gpucluster_topology spells them
+// (KindNames lists the table, which may hold more).
 const (
 	KindFatTree       = "fat-tree"
 	KindRailOptimized = "rail-optimized"
 	KindDragonflyPlus = "dragonfly-plus"
 	KindTorus3D       = "torus-3d"
 )
-
-// Kinds lists the topology kinds Generate knows.
-var Kinds = []string{KindFatTree, KindRailOptimized, KindDragonflyPlus, KindTorus3D}
 
 // Defaults. Each is documented where it is applied (Params).
 const (
@@ -49,7 +47,8 @@ const (
 	DefaultHCAGUIDBase    uint64 = 0x0002c90100000000
 )
 
-// Params are the arguments of gpucluster_topology. Zero values mean "the default" throughout.
+// Params are the arguments of gpucluster_topology (the argument table, args.go, maps each to its
+// field). Zero values mean "the default" throughout.
 type Params struct {
 	Kind string
 
@@ -92,8 +91,11 @@ type Params struct {
 	// adding groups up to it only adds (default Groups).
 	Groups         int
 	PlannedGroups  int
-	LeavesPerGroup int // default radix/2 (Shpiner et al. 2017)
-	SpinesPerGroup int // default the leaf's up ports (one link per leaf-spine pair)
+	LeavesPerGroup int // default: sized for the nodes of a group; radix/2 (Shpiner et al. 2017) without node_count
+	SpinesPerGroup int // default: the fewest that carry the leaves' uplinks and the group's global links
+	// GroupOversubscription (dragonfly-plus) is a group's endpoint bandwidth over its global
+	// bandwidth, the seed's "2:1 at the group level" (default 1).
+	GroupOversubscription float64
 
 	// Naming prefixes; numbers are zero-padded to the planned count (gpu001, leaf01).
 	NodePrefix      string // "gpu"
@@ -119,6 +121,10 @@ type Params struct {
 	// components are multi-mode fiber" — set fiber-mm to reproduce it). Empty leaves the kind to
 	// the BOM planner, which picks the cheapest kind that reaches.
 	CableKind string
+
+	// Extra holds the arguments of kinds registered outside this package (RegisterKind), by
+	// name: they have no field here.
+	Extra map[string]float64
 }
 
 // Error is a refusal: what cannot be built, why, and the nearest input that can. Attribute names
@@ -148,29 +154,20 @@ func orInt(v, d int) int {
 	return v
 }
 
-func orStr(v, d string) string {
-	if v == "" {
-		return d
+// withDefaults fills every zero field that has a default, of the arguments kind k reads: the
+// string arguments (models, prefixes) from the argument table, the rest here.
+func (p Params) withDefaults(k *Kind) Params {
+	for _, a := range commonArgs {
+		if a.Type == ArgString && a.defString != "" && a.String(&p) == "" {
+			a.SetString(&p, a.defString)
+		}
 	}
-	return v
-}
-
-// withDefaults fills every zero field that has a default.
-func (p Params) withDefaults() Params {
-	p.NodeModel = orStr(p.NodeModel, DefaultNodeModel)
-	p.SwitchModel = orStr(p.SwitchModel, DefaultSwitchModel)
-	if p.Oversubscription == 0 {
+	if p.Oversubscription == 0 && k.reads(arg("oversubscription")) {
 		p.Oversubscription = 1
 	}
-	p.ApplianceLinksPerSlot = orInt(p.ApplianceLinksPerSlot, DefaultApplianceLinksPerSlot)
-	p.NodePrefix = orStr(p.NodePrefix, "gpu")
-	p.LeafPrefix = orStr(p.LeafPrefix, "leaf")
-	p.SpinePrefix = orStr(p.SpinePrefix, "spine")
-	p.CorePrefix = orStr(p.CorePrefix, "core")
-	p.RackPrefix = orStr(p.RackPrefix, "rack")
-	p.AppliancePrefix = orStr(p.AppliancePrefix, "ufm")
-	p.GroupPrefix = orStr(p.GroupPrefix, "group")
-	p.TorusPrefix = orStr(p.TorusPrefix, "sw")
+	if k.Defaults != nil {
+		k.Defaults(&p)
+	}
 	if p.SwitchGUIDBase == 0 {
 		p.SwitchGUIDBase = DefaultSwitchGUIDBase
 	}

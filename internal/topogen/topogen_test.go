@@ -293,6 +293,9 @@ func TestGrowthOnlyAdds(t *testing.T) {
 		{"fat-tree 100->256", Params{Kind: KindFatTree, Nodes: 100, PlannedNodes: 256}, Params{Kind: KindFatTree, Nodes: 256}, true},
 		{"fat-tree 3 tier", Params{Kind: KindFatTree, Nodes: 130, PlannedNodes: 600, Oversubscription: 3}, Params{Kind: KindFatTree, Nodes: 600, Oversubscription: 3}, true},
 		{"dragonfly 2->4 groups", Params{Kind: KindDragonflyPlus, Groups: 2, PlannedGroups: 4, LeavesPerGroup: 4, SpinesPerGroup: 8}, Params{Kind: KindDragonflyPlus, Groups: 4, LeavesPerGroup: 4, SpinesPerGroup: 8}, true},
+		{"dragonfly nodes 48->64 in pinned groups", Params{Kind: KindDragonflyPlus, Groups: 2, Nodes: 48, LeavesPerGroup: 8, SpinesPerGroup: 8},
+			Params{Kind: KindDragonflyPlus, Groups: 2, Nodes: 64, LeavesPerGroup: 8, SpinesPerGroup: 8}, true},
+		{"dragonfly 2->3 of 3 groups", Params{Kind: KindDragonflyPlus, Groups: 2, PlannedGroups: 3, Nodes: 64}, Params{Kind: KindDragonflyPlus, Groups: 3, Nodes: 96}, true},
 		{"torus fill", Params{Kind: KindTorus3D, TorusDims: [3]int{3, 3, 2}, Nodes: 5}, Params{Kind: KindTorus3D, TorusDims: [3]int{3, 3, 2}}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,54 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
+// torus3DKind is a 3D torus of switches, each hosting endpoints, built whole.
+var torus3DKind = &Kind{
+	Name:     KindTorus3D,
+	Doc:      "wraparound in x, y and z",
+	Args:     []*Arg{torusDimsArg, endpointsPerSwitchArg},
+	Uses:     []string{"node_count"},
+	Generate: buildWith((*gen).torus),
+	Largest: largestWith(func(g *gen) string {
+		k := g.largestCube(orInt(g.p.EndpointsPerSwitch, g.h))
+		return fmt.Sprintf("torus_dims = [%d, %d, %d]", k, k, k)
+	}),
+	Normalize: func(d *Design, p *Params) {
+		if p.EndpointsPerSwitch == 0 && len(d.SwitchList) > 0 {
+			p.EndpointsPerSwitch = d.endpointsPerSwitch()
+		}
+	},
+	SizeAttribute: func(p Params) string {
+		if p.Nodes == 0 {
+			return "torus_dims"
+		}
+		return "node_count"
+	},
+}
+
+var (
+	torusDimsArg = &Arg{Name: "torus_dims", Type: ArgInts3, Least: 2, dims: func(p *Params) *[3]int { return &p.TorusDims },
+		Doc: "`torus-3d`: switches along x, y and z, each at least 2, e.g. `[4, 4, 4]`. The torus is built whole; changing its " +
+			"dimensions re-cables the wraparound links."}
+	endpointsPerSwitchArg = intArg("endpoints_per_switch", "`torus-3d`: HCA ports per switch (default: one node's compute HCAs); "+
+		"six ports stay for the neighbours.", 1, "one node's compute HCAs", func(p *Params) *int { return &p.EndpointsPerSwitch })
+)
+
+// endpointsPerSwitch is the torus's HCA ports per switch: the most node links of one switch
+// (a partial fill leaves later switches short, never the first).
+func (d *Design) endpointsPerSwitch() int {
+	if d.Params.EndpointsPerSwitch != 0 {
+		return d.Params.EndpointsPerSwitch
+	}
+	first := d.SwitchList[0].Name
+	n := 0
+	for i, c := range d.CableList {
+		if d.CableTiers[d.CableKeys[i]] == TierNodeLeaf && (c.A.Device == first || c.B.Device == first) {
+			n++
+		}
+	}
+	return n
+}
+
 // torus builds a k1 x k2 x k3 torus of switches with wraparound in every dimension, each switch
 // hosting EndpointsPerSwitch HCA ports (a direct network: Dally & Towles, Principles and Practices of Interconnection
 // Networks, Morgan Kaufmann 2004).
@@ -34,15 +82,6 @@ func (g *gen) torus() *Error {
 			return refuse("torus_dims", fmt.Sprintf("torus_dims = [%d, %d, %d]", near[0], near[1], near[2]),
 				"side %d of the torus is %d; every side needs at least 2 switches (a side of 1 cables a switch to itself)", i+1, v)
 		}
-	}
-	if p.Tiers > 1 {
-		return refuse("tiers", "tiers = 0", "a torus is one tier of switches; tiers = %d does not apply", p.Tiers)
-	}
-	if p.ScalableUnits != 0 || p.ReservedNodeSlots != 0 || p.PlannedNodes != 0 || p.Spines != 0 || p.Groups != 0 {
-		return refuse("torus_dims", "", "scalable_units, reserved_node_slots, planned_nodes, spines and group_count do not apply to a torus; it is sized by torus_dims and endpoints_per_switch")
-	}
-	if p.Oversubscription != 1 {
-		return refuse("oversubscription", "endpoints_per_switch", "a torus has no leaf uplinks; set endpoints_per_switch instead of oversubscription")
 	}
 	e := orInt(p.EndpointsPerSwitch, h)
 	if e < 1 || e > r-6 {
@@ -81,6 +120,7 @@ func (g *gen) torus() *Error {
 		return refuse("endpoints_per_switch", fmt.Sprintf("endpoints_per_switch = %d", h), "the torus holds no whole node of %d HCAs", h)
 	}
 	b.des.Tiers = 1
+	g.torusNames = true
 	b.des.Summary.PlannedNodes = capNodes
 	b.reserve(nsw, nodes, nodes*h, nodes*h+3*nsw)
 	if spare := nsw*e - capNodes*h; spare > 0 && p.Nodes == 0 {

@@ -2,8 +2,20 @@ package topogen
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// The arguments both tree kinds read.
+var (
+	tiersArg = &Arg{Name: "tiers", Type: ArgInt, Least: 1, Most: 3, Default: "the fewest that hold the planned size",
+		num: func(p *Params) *int { return &p.Tiers },
+		Doc: "Switch tiers of a tree: 1-3 for `fat-tree`, 2-3 for `rail-optimized` (default: the fewest that hold the planned size). " +
+			"2 tiers of radix r at 1:1 hold r²/2 endpoints (2,048 on QM9700), 3 tiers r³/4 (65,536)."}
+	spinesArg = intArg("spines", "2-tier trees: the spine count, e.g. to match a fabric already built. It must divide the leaf's uplinks "+
+		"so every leaf reaches every spine equally (default: the fewest that hold the planned leaves, rounded up to such a divisor; "+
+		"`notes` says so).", 1, "the fewest that hold the planned leaves", func(p *Params) *int { return &p.Spines })
 )
 
 // treeShape is the wiring of a 1- to 3-tier tree of radix-r switches, fixed by the planned size
@@ -237,146 +249,6 @@ func (t treeShape) portPlan(b *builder, leafRule string) {
 	}
 }
 
-// ---- fat-tree ----
-
-func (g *gen) fatTree() *Error {
-	p := g.p
-	if p.ScalableUnits != 0 || p.PlannedScalableUnits != 0 {
-		return refuse("scalable_units", "node_count = "+fmt.Sprint(p.ScalableUnits*32), "scalable_units applies to rail-optimized; a fat-tree is sized by node_count")
-	}
-	if p.ReservedNodeSlots != 0 {
-		return refuse("reserved_node_slots", "reserved_node_slots = 0", "reserved node slots apply to rail-optimized scalable units")
-	}
-	if p.Nodes < 1 {
-		return refuse("node_count", "node_count = 1", "a fat-tree needs at least one node, not %d", p.Nodes)
-	}
-	planned := orInt(p.PlannedNodes, p.Nodes)
-	if planned < p.Nodes {
-		return refuse("node_count", fmt.Sprintf("planned_nodes = %d", p.Nodes),
-			"node_count (%d) exceeds planned_nodes (%d): the upper tiers were built for %d nodes, and growing past the plan moves leaf uplinks to other spine ports (re-cabling every leaf); raise planned_nodes to the final size",
-			p.Nodes, planned, planned)
-	}
-	b := g.b
-	b.des.Summary.PlannedNodes = planned
-	h := g.h
-	unit := treeUnit{attr: "node_count", planAttr: "planned_nodes", name: "nodes of " + fmt.Sprint(h) + " HCAs", perLeaf: func(_, endpoints int) int { return endpoints / h }}
-	if planned != p.Nodes {
-		unit.attr = "planned_nodes"
-	}
-	plannedEP := planned * h
-	t, err := planTree(g.r, g.d, g.u, ceilDiv(plannedEP, g.d), plannedEP, p.Tiers, p.Spines, true, unit, g.sw.Name, g.ratio())
-	if err != nil {
-		return g.withinBudget(err, unit, false)
-	}
-	if t.tiers == 1 {
-		t.leaves = 1
-	}
-	b.des.Tiers = t.tiers
-	endpoints := p.Nodes * h
-	leavesNow := ceilDiv(endpoints, t.d)
-	if n := t.objects(p.Nodes, h, leavesNow); n > MaxObjects {
-		return refuse(unit.attr, g.largest(), "%s", budgetReason(fmt.Sprintf("a fat tree of %d nodes", p.Nodes), n))
-	}
-	g.b.reserve(leavesNow+t.spinesNow(leavesNow)+t.cores, p.Nodes, endpoints, t.objects(p.Nodes, h, leavesNow))
-
-	// Blocks: pods of DefaultLeavesPerPod leaves (1-2 tiers) or Al-Fares pods of r/2 leaves.
-	lpb := DefaultLeavesPerPod
-	central := t.spines
-	perBlockSwitches := lpb
-	if t.tiers == 1 {
-		lpb, central, perBlockSwitches = 1, 0, 1
-	}
-	if t.tiers == 3 {
-		lpb = t.podLeaves
-		perBlockSwitches = t.podLeaves + t.u
-		central = t.cores
-	}
-	blocks := ceilDiv(t.leaves, lpb)
-	slots := ceilDiv(lpb*t.d, h)
-	if err := g.setLayout(blocks, slots, perBlockSwitches, central, planned); err != nil {
-		return err
-	}
-	leafW := width(t.leaves, 2)
-	spineW := width(t.plannedSpines(), 2)
-	coreW := width(t.cores, 2)
-	blockW := width(blocks, 2)
-	blockGroup := func(blk int) *groupSet { return b.group(name("pod", blockW, blk+1), GroupPod) }
-	var centralGroup *groupSet
-	switch t.tiers {
-	case 2:
-		centralGroup = b.group("spines", GroupCentral)
-	case 3:
-		centralGroup = b.group("core", GroupCentral)
-	}
-	for blk := 0; blk < ceilDiv(leavesNow, lpb); blk++ {
-		blockGroup(blk)
-	}
-	tiers := []string{TierNodeLeaf}
-	if t.tiers >= 2 {
-		tiers = append(tiers, TierLeafSpine)
-	}
-	if t.tiers == 3 {
-		tiers = append(tiers, TierSpineCore)
-	}
-	b.tiers(tiers...)
-
-	leafName := func(l int) string { return name(p.LeafPrefix, leafW, l+1) }
-	spineName := func(s int) string { return name(p.SpinePrefix, spineW, s+1) }
-	coreName := func(c int) string { return name(p.CorePrefix, coreW, c+1) }
-
-	// Switches: leaves (and 3-tier spines) in their pod's network racks; 2-tier spines and cores
-	// in the central row.
-	for l := 0; l < leavesNow; l++ {
-		blk := l / lpb
-		gs := blockGroup(blk)
-		rack, u := b.blockSwitch(gs, blk, l%lpb)
-		b.addSwitch(gs, fabric.Switch{Name: leafName(l), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleLeaf, GUID: g.switchGUID(1, l+1)})
-	}
-	switch t.tiers {
-	case 2:
-		for s := 0; s < t.spines; s++ {
-			rack, u := b.centralSwitch(centralGroup, s)
-			b.addSwitch(centralGroup, fabric.Switch{Name: spineName(s), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleSpine, GUID: g.switchGUID(2, s+1)})
-		}
-	case 3:
-		for s := 0; s < t.spinesNow(leavesNow); s++ {
-			blk := s / t.u
-			gs := blockGroup(blk)
-			rack, u := b.blockSwitch(gs, blk, t.podLeaves+s%t.u)
-			b.addSwitch(gs, fabric.Switch{Name: spineName(s), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleSpine, GUID: g.switchGUID(2, s+1)})
-		}
-		for c := 0; c < t.cores; c++ {
-			rack, u := b.centralSwitch(centralGroup, c)
-			b.addSwitch(centralGroup, fabric.Switch{Name: coreName(c), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleCore, GUID: g.switchGUID(3, c+1)})
-		}
-	}
-
-	// Nodes: node n's HCA i is endpoint e = n*h+i, on leaf e/d port e%d+1; a node belongs to the
-	// pod of its first HCA's leaf and takes the next slot of that pod's racks.
-	firstNode := func(blk int) int { return ceilDiv(blk*lpb*t.d, h) }
-	for n := 0; n < p.Nodes; n++ {
-		blk := (n * h / t.d) / lpb
-		gs := blockGroup(blk)
-		rack, u := b.nodeSlot(gs, blk, n-firstNode(blk))
-		node := g.node(gs, n, rack, u)
-		for i := 0; i < h; i++ {
-			e := n*h + i
-			hca := g.hca(gs, node, n, i, -1)
-			b.addCable(gs, TierNodeLeaf, g.cable(hca, 1, leafName(e/t.d), e%t.d+1))
-		}
-	}
-	g.wireUp(t, leavesNow, leafName, spineName, coreName, func(l int) *groupSet { return blockGroup(l / lpb) },
-		func(s int) *groupSet {
-			if t.tiers == 3 {
-				return blockGroup(s / t.u)
-			}
-			return centralGroup
-		})
-	t.portPlan(b, fmt.Sprintf("node n (1-based) HCA i (0-based) is endpoint e = (n-1)*%d+i, on leaf e/%d+1, port e mod %d + 1", h, t.d, t.d))
-	g.treeNotes(t, "nodes", planned)
-	return nil
-}
-
 // wireUp cables every existing leaf to its spines and, with 3 tiers, every existing spine to its
 // cores. The cable is keyed by, and belongs to the group of, its lower end.
 func (g *gen) wireUp(t treeShape, leaves int, leafName, spineName, coreName func(int) string, leafGroup, spineGroup func(int) *groupSet) {
@@ -409,8 +281,19 @@ func (g *gen) treeNotes(t treeShape, unit string, planned int) {
 	case 1:
 		b.note("one %s switch: all %d ports face nodes; growing past %d endpoints needs a second tier, which re-cables", g.sw.Name, t.r, t.r)
 	case 2:
-		if ideal := float64(t.leaves*t.u) / float64(t.r); float64(t.spines) > ideal+1e-9 {
-			b.note("%d spines: %d leaves x %d uplinks need %.4g spines' ports, rounded up to %d, the nearest count that divides a leaf's %d uplinks evenly", t.spines, t.leaves, t.u, ideal, t.spines, t.u)
+		ports := t.leaves * t.u
+		least := ceilDiv(ports, t.r)
+		worth := strconv.FormatFloat(float64(ports)/float64(t.r), 'f', -1, 64)
+		switch {
+		case g.p.Spines != 0 && t.spines > least:
+			b.note("%d spines, as spines asks: %d leaves x %d uplinks need %d spine ports (%s spines of %d ports), so %d would do; the rest stay free",
+				t.spines, t.leaves, t.u, ports, worth, t.r, least)
+		case t.spines > least:
+			b.note("%d spines: %d leaves x %d uplinks need %d spine ports (%s spines of %d ports); rounded up from %d to %d, the nearest spine count that divides a leaf's %d uplinks evenly",
+				t.spines, t.leaves, t.u, ports, worth, t.r, least, t.spines, t.u)
+		case ports%t.r != 0:
+			b.note("%d spines: %d leaves x %d uplinks need %d spine ports (%s spines of %d ports), rounded up to %d",
+				t.spines, t.leaves, t.u, ports, worth, t.r, t.spines)
 		}
 		b.note("spine layer built for %d %s (%d leaves, %d spines); growing past that moves leaf uplinks, so raise the plan first", planned, unit, t.leaves, t.spines)
 	case 3:
@@ -418,153 +301,38 @@ func (g *gen) treeNotes(t treeShape, unit string, planned int) {
 	}
 }
 
-// ---- rail-optimized ----
+// topFree is the free ports of every top-tier switch (the spines of 2 tiers, the cores of 3) with
+// `leaves` leaves built: a spine takes m links of each leaf, a core mc of each pod's spine.
+func (t treeShape) topFree(leaves int) int {
+	switch t.tiers {
+	case 2:
+		return t.r - leaves*t.m
+	case 3:
+		return t.r - ceilDiv(leaves, t.podLeaves)*t.mc
+	}
+	return t.r
+}
 
-func (g *gen) railOptimized() *Error {
-	p := g.p
-	b := g.b
-	h, d := g.h, g.d
-	if p.PlannedNodes != 0 {
-		return refuse("planned_nodes", "planned_scalable_units", "a rail-optimized fabric is planned in scalable units; use planned_scalable_units")
-	}
-	if p.ReservedNodeSlots < 0 || p.ReservedNodeSlots >= d {
-		return refuse("reserved_node_slots", "reserved_node_slots = 1", "reserved_node_slots must be 0 to %d (a scalable unit has %d node slots), not %d", d-1, d, p.ReservedNodeSlots)
-	}
-	if p.ReservedNodeSlots > 0 && (p.ApplianceLinksPerSlot < 1 || p.ApplianceLinksPerSlot > h) {
-		return refuse("appliance_links_per_slot", fmt.Sprintf("appliance_links_per_slot = %d", min(DefaultApplianceLinksPerSlot, h)),
-			"a reserved slot's appliance links go one per rail leaf; there are %d rails, asked %d", h, p.ApplianceLinksPerSlot)
-	}
-	res := p.ReservedNodeSlots
-	sus := p.ScalableUnits
-	nodes := p.Nodes
-	switch {
-	case sus < 0 || nodes < 0:
-		return refuse("scalable_units", "scalable_units = 1", "sizes cannot be negative")
-	case sus == 0 && nodes == 0:
-		return refuse("scalable_units", "scalable_units = 1", "give scalable_units (or nodes)")
-	case sus == 0:
-		sus = ceilDiv(nodes+res, d)
-	case nodes == 0:
-		nodes = sus*d - res
-	case nodes > sus*d-res:
-		return refuse("node_count", fmt.Sprintf("scalable_units = %d", ceilDiv(nodes+res, d)),
-			"%d scalable units of %d slots, %d reserved, hold %d nodes; asked %d", sus, d, res, sus*d-res, nodes)
-	}
-	if nodes < 1 {
-		return refuse("node_count", "node_count = 1", "the scalable units hold no node")
-	}
-	planned := orInt(p.PlannedScalableUnits, sus)
-	if planned < sus {
-		return refuse("scalable_units", fmt.Sprintf("planned_scalable_units = %d", sus),
-			"scalable_units (%d) exceed planned_scalable_units (%d): the upper tiers were built for %d SUs, and growing past the plan moves leaf uplinks to other spine ports (re-cabling every leaf); raise planned_scalable_units to the final size",
-			sus, planned, planned)
-	}
-	b.des.Summary.PlannedScalableUnits = planned
-	b.des.Summary.PlannedNodes = planned*d - res
-	unit := treeUnit{attr: "scalable_units", planAttr: "planned_scalable_units", name: fmt.Sprintf("scalable units of %d nodes", d), perLeaf: func(leaves, _ int) int { return leaves / h }}
-	if planned != sus {
-		unit.attr = "planned_scalable_units"
-	}
-	t, err := planTree(g.r, d, g.u, planned*h, planned*h*d, p.Tiers, p.Spines, false, unit, g.sw.Name, g.ratio())
-	if err != nil {
-		return g.withinBudget(err, unit, true)
-	}
-	b.des.Tiers = t.tiers
-	leavesNow := sus * h
-	if n := t.objects(nodes, h, leavesNow) + res*p.ApplianceLinksPerSlot; n > MaxObjects {
-		return refuse(unit.attr, g.largest(), "%s", budgetReason(fmt.Sprintf("a rail-optimized fabric of %d scalable units", sus), n))
-	}
-	g.b.reserve(leavesNow+t.spinesNow(leavesNow)+t.cores, nodes, nodes*h, t.objects(nodes, h, leavesNow))
-
-	// Blocks are scalable units: the SU's leaves in the middle of its row. Spines (and cores)
-	// sit in the central row.
-	central := t.plannedSpines()
-	if t.tiers == 3 {
-		central += t.cores
-	}
-	if err := g.setLayout(planned, d, h, central, planned*d-res); err != nil {
-		return err
-	}
-	leafW := width(planned*h, 2)
-	spineW := width(t.plannedSpines(), 2)
-	coreW := width(t.cores, 2)
-	suW := width(planned, 2)
-	su := func(s int) *groupSet { return b.group(name("su", suW, s+1), GroupScalableUnit) }
-	centralName := "spines"
-	if t.tiers == 3 {
-		centralName = "core"
-	}
-	centralGroup := b.group(centralName, GroupCentral)
-	for s := 0; s < sus; s++ {
-		su(s)
-	}
-	tiers := []string{TierNodeLeaf, TierLeafSpine}
-	if t.tiers == 3 {
-		tiers = append(tiers, TierSpineCore)
-	}
-	b.tiers(tiers...)
-	leafName := func(l int) string { return name(p.LeafPrefix, leafW, l+1) }
-	spineName := func(s int) string { return name(p.SpinePrefix, spineW, s+1) }
-	coreName := func(c int) string { return name(p.CorePrefix, coreW, c+1) }
-
-	// Leaf of SU s, rail i is leaf s*h+i+1: one leaf per rail per SU (RA-11333-001), and the
-	// leaves of a partial SU are built whole ("build the leaf switches and leaf-spine cables for
-	// the full SU").
-	for l := 0; l < leavesNow; l++ {
-		gs := su(l / h)
-		rack, u := b.blockSwitch(gs, l/h, l%h)
-		b.addSwitch(gs, fabric.Switch{Name: leafName(l), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleLeaf, GUID: g.switchGUID(1, l+1)})
-	}
-	// 2 tiers: all planned spines exist. 3 tiers: the spines of pods that have leaves; their
-	// central-row places are kept for the planned pods, then the cores follow.
-	for s := 0; s < t.spinesNow(leavesNow); s++ {
-		rack, u := b.centralSwitch(centralGroup, s)
-		b.addSwitch(centralGroup, fabric.Switch{Name: spineName(s), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleSpine, GUID: g.switchGUID(2, s+1)})
-	}
-	for c := 0; c < t.cores; c++ {
-		rack, u := b.centralSwitch(centralGroup, t.plannedSpines()+c)
-		b.addSwitch(centralGroup, fabric.Switch{Name: coreName(c), Model: g.sw.Name, Rack: rack, PositionU: u, Role: fabric.RoleCore, GUID: g.switchGUID(3, c+1)})
-	}
-
-	// Nodes fill the slots in order, skipping SU 1's reserved slots (its last res slots); the
-	// node in slot j (0-based) of SU s puts rail i on leaf s*h+i, port j+1, so a rail's traffic
-	// within an SU is one switch hop (RA-11333-001).
-	for n := 0; n < nodes; n++ {
-		s, j := 0, n
-		if n >= d-res {
-			s, j = 1+(n-(d-res))/d, (n-(d-res))%d
+// treeAdvice is a tree kind's headroom advice (headroom.go): the smallest planned size above
+// `planned`, in the unit's argument, whose top tier keeps `share` of its ports free with
+// leavesNow leaves (and nodesNow nodes) built, within the tiers asked and the budget; "" when no
+// plan does. sizeOf gives the planned leaves and endpoints of a planned size.
+func (g *gen) treeAdvice(unit treeUnit, planned, leavesNow, nodesNow int, allowOneTier bool, sizeOf func(int) (leaves, endpoints int)) func(float64) string {
+	return func(share float64) string {
+		for n := planned + 1; n <= MaxObjects; n++ {
+			leaves, eps := sizeOf(n)
+			t, err := planTree(g.r, g.d, g.u, leaves, eps, g.p.Tiers, g.p.Spines, allowOneTier, unit, g.sw.Name, g.ratio())
+			if err != nil || t.objects(nodesNow, g.h, leavesNow) > MaxObjects {
+				return "" // past what the tiers asked hold
+			}
+			if t.tiers >= 2 && keepsFree(t.topFree(leavesNow), g.r, share) {
+				tiers := ""
+				if t.tiers != g.b.des.Tiers {
+					tiers = fmt.Sprintf(" (%d tiers)", t.tiers)
+				}
+				return fmt.Sprintf("%s = %d keeps %s of the top tier free at this size%s", unit.planAttr, n, percentText(share), tiers)
+			}
 		}
-		gs := su(s)
-		rack, u := b.nodeSlot(gs, s, j)
-		node := g.node(gs, n, rack, u)
-		for i := 0; i < h; i++ {
-			hca := g.hca(gs, node, n, i, i)
-			b.addCable(gs, TierNodeLeaf, g.cable(hca, 1, leafName(s*h+i), j+1))
-		}
+		return ""
 	}
-	// Reserved slots hold fabric-manager appliances, one per link, stacked in the slot's units;
-	// link a of a slot goes to rail a's leaf on the slot's port.
-	appW := width(res*p.ApplianceLinksPerSlot, 2)
-	for k := 0; k < res; k++ {
-		j := d - res + k
-		gs := su(0)
-		rack, u := b.nodeSlot(gs, 0, j)
-		for a := 0; a < p.ApplianceLinksPerSlot; a++ {
-			app := name(p.AppliancePrefix, appW, k*p.ApplianceLinksPerSlot+a+1)
-			b.addAppliance(gs, ApplianceLink{
-				Key: app + ":1", Appliance: app, Port: 1, Leaf: leafName(a), LeafPort: j + 1,
-				Rack: rack, PositionU: u + a%g.nm.Units,
-			})
-		}
-	}
-	g.wireUp(t, leavesNow, leafName, spineName, coreName, func(l int) *groupSet { return su(l / h) }, func(int) *groupSet { return centralGroup })
-	t.portPlan(b, fmt.Sprintf("SU slot j on port j; rail i of every node of SU s on leaf (s-1)*%d+i+1 (rails 0-based)", h))
-	if res > 0 {
-		b.des.PortPlan = append(b.des.PortPlan, PortRange{
-			Role: fabric.RoleLeaf, First: d - res + 1, Last: d, Faces: "fabric-manager appliances (SU 1 only)",
-			Rule: fmt.Sprintf("SU 1's last %d slot(s) are reserved (RA-11333-001: one DGX slot gives way to UFM); each carries %d appliance link(s), link a on rail a's leaf; the other rails' ports of the slot stay empty", res, p.ApplianceLinksPerSlot),
-		})
-	}
-	g.treeNotes(t, "scalable units", planned)
-	return nil
 }

@@ -25,7 +25,8 @@ data "gpucluster_topology" "pod" {
   kind                   = "rail-optimized"
   scalable_units         = var.scalable_units
   planned_scalable_units = 4
-  reserved_node_slots    = 1 # UFM in SU 1's last slot
+  reserved_node_slots    = 1                 # UFM in SU 1's last slot
+  items                  = ["nodes", "hcas"] # the maps the resources below iterate over
 }
 
 locals {
@@ -79,7 +80,7 @@ data "gpucluster_topology" "cabled" {
   scalable_units         = var.cabled_scalable_units
   planned_scalable_units = 4
   reserved_node_slots    = 1
-  items                  = false
+  items                  = []
 }
 
 data "gpucluster_bom" "work_order" {

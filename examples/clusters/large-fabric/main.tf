@@ -7,9 +7,11 @@
 # provider's design guide, "Scale"), and a plan that prints every cable is not read. So the fabric takes the generator's
 # normalized design (`design`, about 30 lines in the plan) and builds the same graph itself: it
 # proves the bisection bandwidth and prints the bill of materials at plan time. The data source
-# is told not to fill its item maps (`items = false`), which nothing here iterates over. Keep
+# is told to fill none of its item maps (`items = []`), which nothing here iterates over. Keep
 # per-item resources for what has an apply-side life (nodes with a BMC, HCAs with firmware
-# settings), best one module instance per pod over data.gpucluster_topology.x.groups.
+# settings): `items = ["nodes", "hcas"]` fills only those two maps, and with
+# `items_by_group = true` they come per pod in data.gpucluster_topology.x.groups, for one module
+# instance per pod.
 #
 # Plan it with the provider built from this repository (dev_overrides): see README.md.
 
@@ -28,8 +30,8 @@ data "gpucluster_topology" "compute" {
   node_count = 2048
   tiers      = 3
 
-  # Only the design is wanted: no item maps, no groups.
-  items = false
+  # Only the design is wanted: no item map.
+  items = []
 }
 
 locals {

@@ -5,7 +5,7 @@
 data "gpucluster_topology" "pod" {
   kind       = "fat-tree"
   node_count = 64
-  items      = false
+  items      = []
 }
 
 data "gpucluster_port_counters" "fabric" {

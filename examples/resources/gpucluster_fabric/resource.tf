@@ -68,7 +68,7 @@ data "gpucluster_topology" "pod" {
   kind                   = "rail-optimized"
   scalable_units         = 2
   planned_scalable_units = 4
-  items                  = false # only the design is wanted here
+  items                  = [] # only the design is wanted here
 }
 
 resource "gpucluster_fabric" "pod" {
