@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -85,12 +86,15 @@ func TestKindRoundTripsThroughTheDesign(t *testing.T) {
 	if !reflect.DeepEqual(again.FabricSpec(), d.FabricSpec()) {
 		t.Error("the decoded design builds another graph")
 	}
-	// Its refusals land on its argument, under design.
-	_, err := topogen.Generate(cubeParams(1), catalog.Default())
+	// Its refusals land on its argument, under design, through the plan pipeline.
+	bad := cubeParams(1)
+	if f, ps := plan.Build(catalog.Default(), plan.Inputs{Design: &bad}); f != nil || len(ps) != 1 || ps[0].At.String() != "design.cube_side" {
+		t.Fatalf("problems %v, want one on design.cube_side", ps)
+	}
 	var diags diag.Diagnostics
-	addDesignError(&diags, err)
-	if dp, ok := diags[0].(diag.DiagnosticWithPath); len(diags) != 1 || !ok || !dp.Path().Equal(path.Root("design").AtName("cube_side")) {
-		t.Fatalf("diagnostics %v, want one on design.cube_side", diags)
+	addPlanProblems(&diags, plan.Problems{{Severity: plan.Error, At: plan.Attr("design", "cube_side"), Summary: "s", Detail: "d"}})
+	if dp, ok := diags[0].(diag.DiagnosticWithPath); !ok || !dp.Path().Equal(path.Root("design")) || diags[0].Detail() != "design.cube_side: d" {
+		t.Fatalf("diagnostics %v, want one on design naming design.cube_side", diags)
 	}
 }
 

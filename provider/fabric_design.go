@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -349,25 +348,6 @@ func argRangeProblem(a *topogen.Arg, v float64) string {
 }
 
 func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// addDesignError reports a generator refusal on the design attribute it names.
-func addDesignError(diags *diag.Diagnostics, err error) {
-	addDesignErrorAt(diags, err, "design")
-}
-
-// addDesignErrorAt is addDesignError for a design held by another attribute.
-func addDesignErrorAt(diags *diag.Diagnostics, err error, attribute string) {
-	te, ok := err.(*topogen.Error)
-	if !ok {
-		diags.AddAttributeError(path.Root(attribute), "Cannot build the "+attribute, err.Error())
-		return
-	}
-	detail := fmt.Sprintf("%s.%s: %s.", attribute, te.Attribute, te.Reason)
-	if te.Nearest != "" {
-		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
-	}
-	diags.AddAttributeError(argPath(path.Root(attribute), te.Attribute), "Cannot build the "+attribute, detail)
-}
 
 // argPath is the path of an argument ("prefixes.leaf") below base; an empty base is the root.
 func argPath(base path.Path, arg string) path.Path {

@@ -32,7 +32,7 @@ func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 	return testrig.Generate(t, p)
 }
 
-func diagramOf(t testing.TB, name string, d *topogen.Design, g *fabric.Graph) *Diagram {
+func diagramOf(t testing.TB, name string, g *fabric.Graph) *Diagram {
 	t.Helper()
 	r := analysis.Analyze(g, nil)
 	dg, err := Build(g, Options{Title: name, NodeGroups: g.Spec.Groups, Highlights: FromAnalysis(r, 1)})
@@ -43,8 +43,8 @@ func diagramOf(t testing.TB, name string, d *topogen.Design, g *fabric.Graph) *D
 }
 
 func TestSuperPODBundlesAndFolding(t *testing.T) {
-	d, g := generate(t, fabrics[2].p)
-	dg := diagramOf(t, "pod", d, g)
+	_, g := generate(t, fabrics[2].p)
+	dg := diagramOf(t, "pod", g)
 	if len(dg.Rows[0]) != 4 || dg.Folded != "per scalable unit or group" {
 		t.Fatalf("node row %d boxes folded %q; want the 4 SUs", len(dg.Rows[0]), dg.Folded)
 	}
@@ -77,8 +77,8 @@ func TestSuperPODBundlesAndFolding(t *testing.T) {
 }
 
 func TestSmallFabricOneBoxPerNode(t *testing.T) {
-	d, g := generate(t, fabrics[0].p)
-	dg := diagramOf(t, "small", d, g)
+	_, g := generate(t, fabrics[0].p)
+	dg := diagramOf(t, "small", g)
 	if dg.Folded != "" || len(dg.Rows[0]) != 16 {
 		t.Errorf("16 nodes: folded %q, %d node boxes; want one box per node", dg.Folded, len(dg.Rows[0]))
 	}
@@ -86,8 +86,8 @@ func TestSmallFabricOneBoxPerNode(t *testing.T) {
 
 // An oversubscribed 3:1 tree: every leaf is highlighted, and the witness cut's bundles are red.
 func TestHighlights(t *testing.T) {
-	d, g := generate(t, fabrics[1].p)
-	dg := diagramOf(t, "3:1", d, g)
+	_, g := generate(t, fabrics[1].p)
+	dg := diagramOf(t, "3:1", g)
 	over, cut := 0, 0
 	for _, b := range dg.Boxes {
 		if b.Over > 0 {
@@ -118,8 +118,8 @@ func TestDOTWithGraphviz(t *testing.T) {
 	bin := testrig.Need(t, "dot", "graphviz")
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
-			d, g := generate(t, f.p)
-			dg := diagramOf(t, f.name, d, g)
+			_, g := generate(t, f.p)
+			dg := diagramOf(t, f.name, g)
 			cmd := exec.Command(bin, "-Tplain")
 			cmd.Stdin = strings.NewReader(dg.DOT())
 			var stderr bytes.Buffer
@@ -170,8 +170,8 @@ func TestDOTWithGraphviz(t *testing.T) {
 }
 
 func TestSVGDeterministicAndWellFormed(t *testing.T) {
-	d, g := generate(t, fabrics[2].p)
-	a, b := diagramOf(t, "pod", d, g).SVG(), diagramOf(t, "pod", d, g).SVG()
+	_, g := generate(t, fabrics[2].p)
+	a, b := diagramOf(t, "pod", g).SVG(), diagramOf(t, "pod", g).SVG()
 	if a != b {
 		t.Fatal("two renderings of the same fabric differ")
 	}
@@ -193,8 +193,8 @@ func TestSVGInChromium(t *testing.T) {
 	for _, f := range []int{0, 2} {
 		f := fabrics[f]
 		t.Run(f.name, func(t *testing.T) {
-			d, g := generate(t, f.p)
-			svg := diagramOf(t, f.name, d, g).SVG()
+			_, g := generate(t, f.p)
+			svg := diagramOf(t, f.name, g).SVG()
 			file := filepath.Join(t.TempDir(), "fabric.svg")
 			if err := os.WriteFile(file, []byte(svg), 0o644); err != nil {
 				t.Fatal(err)

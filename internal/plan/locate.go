@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
@@ -85,7 +86,8 @@ func designProblem(err error, attribute string) Problem {
 	if te.Nearest != "" {
 		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
-	return Problem{Severity: Error, At: Attr(attribute, te.Attribute), Summary: "Cannot build the " + attribute, Detail: detail}
+	// The argument may be nested ("prefixes.leaf"): each name is a step.
+	return Problem{Severity: Error, At: Attr(attribute, strings.Split(te.Attribute, ".")...), Summary: "Cannot build the " + attribute, Detail: detail}
 }
 
 // openSMLoc maps the location of an opensm.FieldError to the attribute that causes it. An

@@ -23,7 +23,7 @@ func TestBlockConf(t *testing.T) {
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
-			top := mustBuild(t, d, g)
+			top := mustBuild(t, g)
 			conf := top.BlockConf(f.name)
 			var nodes []string
 			for n := range d.Nodes {

@@ -25,7 +25,7 @@ func generate(t testing.TB, p topogen.Params) (*topogen.Design, *fabric.Graph) {
 	return testrig.Generate(t, p)
 }
 
-func mustBuild(t testing.TB, d *topogen.Design, g *fabric.Graph) *Topology {
+func mustBuild(t testing.TB, g *fabric.Graph) *Topology {
 	t.Helper()
 	top, err := Build(g, Options{Groups: g.Spec.Groups})
 	if err != nil {

@@ -51,7 +51,7 @@ func TestKueueTopologyDecodesStrictly(t *testing.T) {
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
-			top := mustBuild(t, d, g)
+			top := mustBuild(t, g)
 			obj := decodeTopology(t, top.KueueTopology())
 			if obj.APIVersion != "kueue.x-k8s.io/v1beta2" || obj.Kind != "Topology" || obj.Name != "gpucluster" {
 				t.Errorf("object %s %s %q", obj.APIVersion, obj.Kind, obj.Name)
@@ -85,7 +85,7 @@ func TestNodeLabels(t *testing.T) {
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
-			top := mustBuild(t, d, g)
+			top := mustBuild(t, g)
 			if err := top.CheckLabels(); err != nil {
 				t.Fatal(err)
 			}

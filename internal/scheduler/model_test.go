@@ -49,7 +49,7 @@ func TestFatTreeUnitsAreLeaves(t *testing.T) {
 	for _, f := range fabrics[:2] {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
-			top := mustBuild(t, d, g)
+			top := mustBuild(t, g)
 			want := leafNodes(g)
 			if len(top.Units) != len(want) {
 				t.Fatalf("%d units, want %d leaves", len(top.Units), len(want))
@@ -75,7 +75,7 @@ func TestFatTreeUnitsAreLeaves(t *testing.T) {
 // SuperPOD: each node is on eight rail leaves; the units are the design's scalable units.
 func TestSuperPODUnitsAreScalableUnits(t *testing.T) {
 	d, g := generate(t, fabrics[2].p)
-	top := mustBuild(t, d, g)
+	top := mustBuild(t, g)
 	var sus []topogen.Group
 	for _, gr := range d.Groups {
 		if gr.Kind == topogen.GroupScalableUnit {
@@ -116,8 +116,8 @@ func TestSuperPODUnitsAreScalableUnits(t *testing.T) {
 
 // Same-tier links only (a torus): no switch reaches every node, so a virtual root joins them.
 func TestTorusGetsVirtualRoot(t *testing.T) {
-	d, g := generate(t, topogen.Params{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 2}})
-	top := mustBuild(t, d, g)
+	_, g := generate(t, topogen.Params{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 2}})
+	top := mustBuild(t, g)
 	if top.Root != "fabric" || len(top.RootChildren) != len(top.Units) || len(top.Units) != 8 {
 		t.Fatalf("root %q children %v units %d; want fabric over 8 switches", top.Root, top.RootChildren, len(top.Units))
 	}

@@ -62,7 +62,7 @@ func TestSlurmctldAcceptsTreeConf(t *testing.T) {
 	for _, f := range fabrics {
 		t.Run(f.name, func(t *testing.T) {
 			d, g := generate(t, f.p)
-			top := mustBuild(t, d, g)
+			top := mustBuild(t, g)
 			conf := top.TreeConf(f.name)
 			ctld := testrig.StartSlurmctld(t, Compress(top.NodeOrder), "topology/tree", conf)
 			out, err := ctld.Scontrol("show", "topology")
@@ -185,8 +185,8 @@ func TestSlurmctldWarnsOnRailLeaves(t *testing.T) {
 // gives slurmctld a switch over every node, so jobs may span groups and no warning is logged.
 func TestSlurmctldDragonflyRoot(t *testing.T) {
 	testrig.RequirePeers(t)
-	d, g := generate(t, topogen.Params{Kind: topogen.KindDragonflyPlus, Groups: 2, LeavesPerGroup: 4, SpinesPerGroup: 8})
-	top := mustBuild(t, d, g)
+	_, g := generate(t, topogen.Params{Kind: topogen.KindDragonflyPlus, Groups: 2, LeavesPerGroup: 4, SpinesPerGroup: 8})
+	top := mustBuild(t, g)
 	if top.Root == "" {
 		t.Fatal("no virtual root for a dragonfly+")
 	}
