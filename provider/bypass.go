@@ -40,6 +40,7 @@ var (
 	bypassDataSources = map[string]bool{
 		"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true,
 		"gpucluster_scheduler_topology": true, "gpucluster_diagram": true, "gpucluster_port_counters": true,
+		"gpucluster_topology": true, // its as_built floor
 	}
 )
 

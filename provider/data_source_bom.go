@@ -238,6 +238,10 @@ func cablingChanges(ctx context.Context, cat *catalog.Catalog, prior types.Objec
 	}
 	r := specReader{}
 	p := r.decodeDesignAt(v, "prior_design")
+	if r.decodeDesignAsBuilt(v, "prior_design") != nil {
+		r.diags.AddAttributeError(path.Root("prior_design").AtName(plan.AttrAsBuilt), "A floor in prior_design",
+			"prior_design is the design as it is cabled now, which a floor replaces: give the floor as gpucluster_bom's own as_built, and the work order starts from it.")
+	}
 	diags.Append(r.diags...)
 	if r.unknown && !diags.HasError() {
 		diags.AddAttributeError(path.Root("prior_design"), "Unknown values", "gpucluster_bom needs prior_design known; Terraform reads it once it is.")

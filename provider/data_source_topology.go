@@ -16,7 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -154,6 +156,15 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				"which stay empty (default `false`). Every object is in one place, never twice. For one module instance " +
 				"per block: several small `for_each` maps plan far faster in Terraform than one big one.",
 		},
+		plan.AttrAsBuilt: asBuiltInputAttribute("The fabric on the floor, `data.gpucluster_discovered_fabric.x.as_built` (an " +
+			"`ibnetdiscover` snapshot, or a live read): the design is mapped onto it by the links devices have, not by their " +
+			"names (nodes to node slots by the leaves their HCAs reach, leaves to rails and units, spines and cores by the " +
+			"leaves they serve), so that the most floor cables stay on their ports, whatever the floor's port convention. " +
+			"The item maps then carry the floor's names, GUIDs and ports wherever the design has the floor's link, and the " +
+			"generator's own only for what is new; `design` carries the floor, so a fabric given it builds the same; " +
+			"`as_built_fit` says what stays, moves and is added. Sizes beyond the floor's original plan are built: the " +
+			"upper tiers are planned for the size asked, keeping every cable the new design has room for."),
+		"as_built_fit": asBuiltFitAttribute(),
 		"design": topologyDesignAttribute("The arguments above, normalized: every default filled in and the planned sizes resolved " +
 			"(`planned_nodes`, `planned_scalable_units`, `planned_groups`, `tiers`, a dragonfly+ group's shape, a torus's " +
 			"`endpoints_per_switch`). `design = data.gpucluster_topology.x.design` hands `gpucluster_fabric` (and " +
@@ -254,14 +265,31 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	des, err := topogen.Generate(p, inventoryCatalog(d.data))
+	cat := inventoryCatalog(d.data)
+	des, err := topogen.Generate(p, cat)
 	if err != nil {
 		addTopologyError(&resp.Diagnostics, err)
 		return
 	}
-	out := topologyOutputs(des, sel)
+	// The floor comes from Wrap's stash (bypass.go strips as_built like the fabric's maps).
+	asBuiltIn := requestValue(ctx, fromConfig, plan.AttrAsBuilt, nil)
+	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
+		asBuiltIn = v
+	}
+	var fit *asbuilt.Fitted
+	if floor := r.decodeAsBuilt(asBuiltIn, path.Root(plan.AttrAsBuilt)); floor != nil {
+		resp.Diagnostics.Append(capDiagnostics(r.diags)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if fit, err = asbuilt.Fit(des, floor, cat); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(plan.AttrAsBuilt), "Cannot fit the design to the floor", err.Error())
+			return
+		}
+	}
+	out := topologyOutputs(des, fit, asBuiltIn, sel)
 	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
-	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups")
+	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups", "design")
 	state, err := withOutputs(req.Config.Raw, out)
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", "building the data source's state: "+err.Error()+"; this is a bug in the provider")
@@ -446,24 +474,46 @@ func encodeMap[T any](on bool, elem tftypes.Type, m map[string]T, enc func(T) tf
 // topologyOutputs returns the computed attributes of the design by attribute name. The item
 // maps sel asks for are filled at the top level, or in each group's maps with sel.byGroup; an
 // object is never output twice.
-func topologyOutputs(des *topogen.Design, sel itemSelection) map[string]tftypes.Value {
+func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, asBuiltIn tftypes.Value, sel itemSelection) map[string]tftypes.Value {
 	top, none := sel, itemSelection{}
 	if sel.byGroup {
 		top = none
 	}
-	out := itemValues(top, des.Racks, des.Switches, des.Nodes, des.HCAs, des.Cables, des.Appliances, des.Params.CableKind)
 	inGroups := none
 	if sel.byGroup {
 		inGroups = sel
 	}
+	var out map[string]tftypes.Value
 	groups := make(map[string]tftypes.Value, len(des.Groups))
-	for _, g := range des.Groups {
-		attrs := itemValues(inGroups, g.Racks, g.Switches, g.Nodes, g.HCAs, g.Cables, g.Appliances, des.Params.CableKind)
-		attrs["kind"] = tfStr(g.Kind)
-		groups[g.Name] = tfObj(tfGroup, attrs)
+	if fit == nil {
+		out = itemValues(top, des.Racks, des.Switches, des.Nodes, des.HCAs, des.Cables, des.Appliances, des.Params.CableKind)
+		for _, g := range des.Groups {
+			attrs := itemValues(inGroups, g.Racks, g.Switches, g.Nodes, g.HCAs, g.Cables, g.Appliances, des.Params.CableKind)
+			attrs["kind"] = tfStr(g.Kind)
+			groups[g.Name] = tfObj(tfGroup, attrs)
+		}
+	} else {
+		// Fitted to the floor: the items under the floor's names; the appliance links on the
+		// fitted leaves (in the central group of the blocks they sit in).
+		all, byGroup := itemsOfFit(des, fit)
+		apps := make(map[string]topogen.ApplianceLink, len(fit.Appliances))
+		for _, a := range fit.Appliances {
+			apps[a.Key] = a
+		}
+		out = itemValues(top, all.racks, all.switches, all.nodes, all.hcas, all.cables, apps, des.Params.CableKind)
+		for _, g := range des.Groups {
+			in := byGroup[g.Name]
+			if in.switches == nil {
+				in = newFittedItems()
+			}
+			attrs := itemValues(inGroups, in.racks, in.switches, in.nodes, in.hcas, in.cables, nil, des.Params.CableKind)
+			attrs["kind"] = tfStr(g.Kind)
+			groups[g.Name] = tfObj(tfGroup, attrs)
+		}
 	}
 	out["groups"] = tfMap(tfGroup, groups)
-	out["design"] = designValue(des.Normalized())
+	out["design"] = designOutput(des.Normalized(), asBuiltIn)
+	out["as_built_fit"] = asBuiltFitValue(fit)
 
 	s := des.Summary
 	counts := func(c map[string]int) tftypes.Value {

@@ -75,7 +75,7 @@ func TestKindRoundTripsThroughTheDesign(t *testing.T) {
 		t.Fatalf("%d switches, want 27", d.Summary.Switches)
 	}
 	r := specReader{}
-	p := r.decodeDesign(designValue(d.Normalized()))
+	p := r.decodeDesign(designValue(d.Normalized(), noFloor))
 	if r.diags.HasError() || r.unknown {
 		t.Fatal(r.diags)
 	}

@@ -511,7 +511,7 @@ func TestTopologyOutputs(t *testing.T) {
 		{Kind: topogen.KindDragonflyPlus, Groups: 3, LeavesPerGroup: 4, SpinesPerGroup: 4},
 		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
 	} {
-		out := topologyOutputs(generate(t, p), allItems())
+		out := topologyOutputs(generate(t, p), nil, noFloor, allItems())
 		for k, v := range out {
 			if want := typ.AttributeTypes[k]; !v.Type().Equal(want) {
 				t.Errorf("%s: %s: type %s, schema %s", p.Kind, k, v.Type(), want)
@@ -542,7 +542,7 @@ func TestTopologyOutputs(t *testing.T) {
 		}
 		return v
 	}
-	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), allItems())
+	ft := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40}), nil, noFloor, allItems())
 	if r := attr(ft["hcas"], "gpu001/mlx5_0", "rail"); !r.IsNull() {
 		t.Errorf("fat-tree rail = %v, want null", r)
 	}
@@ -552,7 +552,7 @@ func TestTopologyOutputs(t *testing.T) {
 	if g := attr(ft["summary"], "planned_scalable_units"); !g.IsNull() {
 		t.Errorf("planned_scalable_units = %v, want null", g)
 	}
-	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), allItems())
+	ro := topologyOutputs(generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, CableKind: "fiber-mm"}), nil, noFloor, allItems())
 	var kind string
 	if err := attr(ro["cables"], "leaf01:33", "kind").As(&kind); err != nil || kind != "fiber-mm" {
 		t.Errorf("kind = %q (%v), want fiber-mm", kind, err)
@@ -612,7 +612,7 @@ func BenchmarkTopologyOutputs(b *testing.B) {
 	d := generate(b, bigFatTree)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		topologyOutputs(d, allItems())
+		topologyOutputs(d, nil, noFloor, allItems())
 	}
 }
 
@@ -692,7 +692,7 @@ func TestTopologyItemSelection(t *testing.T) {
 		"all": allItems(), "none": {maps: map[string]bool{}}, "nodes and hcas": nodesHCAs,
 		"nodes and hcas by group": {maps: nodesHCAs.maps, byGroup: true}, "all by group": {maps: allItems().maps, byGroup: true},
 	} {
-		out := topologyOutputs(d, sel)
+		out := topologyOutputs(d, nil, noFloor, sel)
 		for _, m := range topologyItemMaps {
 			top, inGroups := size(out[m]), groupSizes(out, m)
 			w := 0
@@ -708,7 +708,7 @@ func TestTopologyItemSelection(t *testing.T) {
 		}
 	}
 	// The groups are listed whatever the selection.
-	if n := size(topologyOutputs(d, itemSelection{})["groups"]); n != len(d.Groups) {
+	if n := size(topologyOutputs(d, nil, noFloor, itemSelection{})["groups"]); n != len(d.Groups) {
 		t.Errorf("%d groups listed, want %d", n, len(d.Groups))
 	}
 }

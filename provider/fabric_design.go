@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -70,6 +71,7 @@ func designAttrTypes() map[string]attr.Type {
 		}
 		at[g] = types.ObjectType{AttrTypes: o}
 	}
+	at[plan.AttrAsBuilt] = asBuiltInputType
 	return at
 }
 
@@ -116,6 +118,7 @@ func designSchema() schema.SingleNestedAttribute {
 		}
 		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
 	}
+	attrs[plan.AttrAsBuilt] = asBuiltInputAttribute(designAsBuiltDoc)
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "A generated design: `design = data.gpucluster_topology.pod.design`, the generator's arguments " +
@@ -165,8 +168,14 @@ func argValue(a *topogen.Arg, p *topogen.Params) tftypes.Value {
 
 func tfTypeOfAttr(t attr.Type) tftypes.Type { return t.TerraformType(context.Background()) }
 
-// designValue encodes normalized parameters as the `design` object.
-func designValue(p topogen.Params) tftypes.Value {
+// designAsBuiltDoc describes a design's `as_built`.
+const designAsBuiltDoc = "The floor the design is fitted to (`gpucluster_topology`'s `as_built`, handed on): the fabric " +
+	"builds the design under the floor's names, GUIDs and ports wherever the design has the floor's link, and its plan " +
+	"summary says per tier what the floor keeps, moves, adds and removes. `null` for a design built as generated."
+
+// designValue encodes normalized parameters as the `design` object, with the floor it is fitted
+// to (a null value without one).
+func designValue(p topogen.Params, asBuilt tftypes.Value) tftypes.Value {
 	top, nested := argGroups()
 	vals := make(map[string]tftypes.Value, len(top)+len(nested))
 	for _, a := range top {
@@ -179,6 +188,7 @@ func designValue(p topogen.Params) tftypes.Value {
 		}
 		vals[g] = tftypes.NewValue(tfTypeOfAttr(designAttrTypes()[g]), o)
 	}
+	vals[plan.AttrAsBuilt] = asBuilt
 	return tftypes.NewValue(tfTypeOfAttr(designType()), vals)
 }
 

@@ -155,6 +155,7 @@ func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool
 	if dv := inputValue(ctx, src, "design", in); !dv.IsNull() {
 		p := r.decodeDesign(dv)
 		out.Design = &p
+		out.AsBuilt = r.decodeDesignAsBuilt(dv, "design")
 	}
 	return out, r.unknown, r.diags
 }

@@ -162,8 +162,8 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	}
 	for name := range bypassDataSources {
 		ds, ok := resp.DataSourceSchemas[name]
-		if !ok {
-			continue // not written yet
+		if !ok || name == "gpucluster_topology" {
+			continue // not written yet; the topology is listed for its as_built floor, not a fabric's inputs
 		}
 		dt := as[tftypes.Object](t, ds.ValueType())
 		for _, in := range fabricInputNames {
@@ -246,7 +246,7 @@ func stashCtx(inputs map[string]tftypes.Value) context.Context {
 func topologyInputs(t *testing.T, p topogen.Params) (*topogen.Design, map[string]tftypes.Value) {
 	t.Helper()
 	des := generate(t, p)
-	return des, topologyOutputs(des, allItems())
+	return des, topologyOutputs(des, nil, noFloor, allItems())
 }
 
 // TestFabricGetsTheTopologysGraph: given the topology's `design`, or its maps, the fabric reads

@@ -111,7 +111,7 @@ func TestFastMsgPackTopologyState(t *testing.T) {
 		for k, at := range typ.AttributeTypes {
 			cfg[k] = tftypes.NewValue(at, nil)
 		}
-		state, err := withOutputs(tftypes.NewValue(typ, cfg), topologyOutputs(generate(t, p), itemSelection{maps: allItems().maps, byGroup: p.Kind == topogen.KindTorus3D}))
+		state, err := withOutputs(tftypes.NewValue(typ, cfg), topologyOutputs(generate(t, p), nil, noFloor, itemSelection{maps: allItems().maps, byGroup: p.Kind == topogen.KindTorus3D}))
 		if err != nil {
 			t.Fatal(err)
 		}

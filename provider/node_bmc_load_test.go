@@ -98,10 +98,13 @@ func TestAccNodeBMCLoad64(t *testing.T) {
 	const nodes, live, parallelism = 64, 56, 50
 	const createTimeout = 90 * time.Second
 
+	// Each BMC has its own administrator password; the provider-wide credentials are the
+	// fleet's automation account, provisioned on every BMC as a site does.
+	fleet := testrig.IPMIUser{Name: "gpucluster", Password: "f1ee7a11b3c5d7e9"}
 	started := time.Now()
 	sims := make([]*testrig.IPMISim, 0, live+4)
 	for i := 0; i < live+4; i++ {
-		sims = append(sims, testrig.StartIPMISim(t))
+		sims = append(sims, testrig.StartIPMISimWith(t, fleet))
 	}
 	ports := make([]int, nodes)
 	for i := 0; i < live; i++ {
@@ -137,7 +140,7 @@ func TestAccNodeBMCLoad64(t *testing.T) {
 
 	var cfg strings.Builder
 	cfg.WriteString("terraform {\n  required_providers {\n    gpucluster = { source = \"gpucluster/gpucluster\" }\n  }\n}\n\n")
-	fmt.Fprintf(&cfg, "provider \"gpucluster\" {\n  bmc = { username = %s, password = %s }\n}\n", hclString(sims[0].User), hclString(sims[0].Password))
+	fmt.Fprintf(&cfg, "provider \"gpucluster\" {\n  bmc = { username = %s, password = %s }\n}\n", hclString(fleet.Name), hclString(fleet.Password))
 	for i := 0; i < nodes; i++ {
 		fmt.Fprintf(&cfg, `
 resource "gpucluster_node" "n%02d" {

@@ -92,9 +92,6 @@ func Build(cat *catalog.Catalog, in Inputs) (*Fabric, Problems) {
 				return nil, append(ps, Problem{Severity: Error, At: Attr(designAttr, AttrAsBuilt), Summary: "Cannot fit the design to the floor", Detail: err.Error()})
 			}
 			spec, f.Fit = fit.Spec, fit
-			for _, n := range fit.Report.Notes {
-				ps.add(Warning, Attr(designAttr, AttrAsBuilt), "Design fitted to the floor", n)
-			}
 		}
 		for _, u := range spec.RemoveCables(in.Absent) {
 			ps.add(Error, Attr(AttrAbsentCables).Index(u.Index), "No such generated cable", u.Message)

@@ -145,6 +145,11 @@ func writeFloor(b *strings.Builder, r *asbuilt.Report) {
 		c := r.Tiers[t]
 		fmt.Fprintf(b, "Floor %s: %s kept, %s moved, %s added, %s removed\n", t, Count(c.Kept), Count(c.Moved), Count(c.Added), Count(c.Removed))
 	}
+	// The fit's notes (which floor rail takes which design rail, where the bound is not shown
+	// reached) belong with the counts, in the summary a change prints, not in every plan.
+	for _, n := range r.Notes {
+		b.WriteString("Floor note: " + n + "\n")
+	}
 	if n := len(r.DevicesUnmatched); n > 0 {
 		shown := r.DevicesUnmatched
 		if n > 5 {
