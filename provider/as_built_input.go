@@ -1,14 +1,11 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // An `as_built` argument (gpucluster_topology, the design object, gpucluster_bom): the fabric on
@@ -18,17 +15,6 @@ import (
 // asBuiltMaps are the inventory maps an as-built floor has: discovery sees no racks, and
 // partitions are configuration, not floor.
 var asBuiltMaps = []string{fabric.MapSwitches, fabric.MapNodes, fabric.MapHCAs, fabric.MapCables}
-
-// asBuiltInputType is the type of an `as_built` argument.
-var asBuiltInputType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	fabric.MapSwitches: types.MapType{ElemType: switchObjType},
-	fabric.MapNodes:    types.MapType{ElemType: nodeObjType},
-	fabric.MapHCAs:     types.MapType{ElemType: hcaObjType},
-	fabric.MapCables:   types.MapType{ElemType: cableObjType},
-}}
-
-// tfAsBuiltInput is asBuiltInputType as tftypes, for values built directly.
-var tfAsBuiltInput = tfTypeOf(asBuiltInputType)
 
 // asBuiltInputAttribute is the `as_built` argument; like the fabric's own maps it carries no
 // framework behaviour (bypass.go strips it), and its items are checked by the decoder and
@@ -76,18 +62,4 @@ func (r *specReader) decodeAsBuilt(v tftypes.Value, at path.Path) *fabric.Spec {
 		HCAs:     hcaShape.decodeMap(r, get(fabric.MapHCAs)),
 		Cables:   cableShape.decodeMap(r, get(fabric.MapCables)),
 	}
-}
-
-// decodeDesignAsBuilt reads the floor a `design` object (held by attribute) is fitted to; nil
-// for a design built as generated.
-func (r *specReader) decodeDesignAsBuilt(design tftypes.Value, attribute string) *fabric.Spec {
-	var attrs map[string]tftypes.Value
-	if !design.IsKnown() || design.IsNull() || design.As(&attrs) != nil {
-		return nil
-	}
-	v, ok := attrs[plan.AttrAsBuilt]
-	if !ok {
-		return nil
-	}
-	return r.decodeAsBuilt(v, path.Root(attribute).AtName(plan.AttrAsBuilt))
 }

@@ -277,7 +277,8 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		asBuiltIn = v
 	}
 	var fit *asbuilt.Fitted
-	if floor := r.decodeAsBuilt(asBuiltIn, path.Root(plan.AttrAsBuilt)); floor != nil {
+	floor := r.decodeAsBuilt(asBuiltIn, path.Root(plan.AttrAsBuilt))
+	if floor != nil {
 		resp.Diagnostics.Append(capDiagnostics(r.diags)...)
 		if resp.Diagnostics.HasError() {
 			return
@@ -287,7 +288,12 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 			return
 		}
 	}
-	out := topologyOutputs(des, fit, asBuiltIn, sel)
+	record, err := floorValue(floor)
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error()+"; this is a bug in the provider")
+		return
+	}
+	out := topologyOutputs(des, fit, record, sel)
 	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
 	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups", "design")
 	state, err := withOutputs(req.Config.Raw, out)
@@ -471,10 +477,11 @@ func encodeMap[T any](on bool, elem tftypes.Type, m map[string]T, enc func(T) tf
 	return tfMap(elem, vals)
 }
 
-// topologyOutputs returns the computed attributes of the design by attribute name. The item
+// topologyOutputs returns the computed attributes of the design by attribute name (floor: the
+// design's as_built record, floorValue). The item
 // maps sel asks for are filled at the top level, or in each group's maps with sel.byGroup; an
 // object is never output twice.
-func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, asBuiltIn tftypes.Value, sel itemSelection) map[string]tftypes.Value {
+func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, floor tftypes.Value, sel itemSelection) map[string]tftypes.Value {
 	top, none := sel, itemSelection{}
 	if sel.byGroup {
 		top = none
@@ -512,7 +519,7 @@ func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, asBuiltIn tftypes
 		}
 	}
 	out["groups"] = tfMap(tfGroup, groups)
-	out["design"] = designOutput(des.Normalized(), asBuiltIn)
+	out["design"] = designValue(des.Normalized(), floor)
 	out["as_built_fit"] = asBuiltFitValue(fit)
 
 	s := des.Summary

@@ -141,15 +141,3 @@ func itemsOfFit(des *topogen.Design, f *asbuilt.Fitted) (all fittedItems, byGrou
 	delete(byGroup, "")
 	return all, byGroup
 }
-
-// designOutput is the topology's `design`: the normalized arguments and, with a floor, the floor
-// as given (Terraform has already dropped what the fabric's maps do not take).
-func designOutput(p topogen.Params, asBuiltIn tftypes.Value) tftypes.Value {
-	if asBuiltIn.IsNull() || !asBuiltIn.IsKnown() {
-		return designValue(p, noFloor)
-	}
-	return designValue(p, asBuiltIn)
-}
-
-// noFloor is an `as_built` that is not given.
-var noFloor = tftypes.NewValue(tfAsBuiltInput, nil)

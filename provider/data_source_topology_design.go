@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
@@ -125,14 +124,10 @@ func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
 		}
 		attrs[g] = schema.SingleNestedAttribute{Computed: true, MarkdownDescription: groupDoc(g), Attributes: o}
 	}
-	attrs[plan.AttrAsBuilt] = schema.SingleNestedAttribute{
-		Computed: true, MarkdownDescription: designAsBuiltDoc,
-		Attributes: map[string]schema.Attribute{
-			fabric.MapSwitches: outMap("Floor switches, by name.", shapeOutputs(switchShape)),
-			fabric.MapNodes:    outMap("Floor nodes, by name.", shapeOutputs(nodeShape)),
-			fabric.MapHCAs:     outMap("Floor HCAs, by name.", shapeOutputs(hcaShape)),
-			fabric.MapCables:   outMap("Floor cables, by their lower-tier end.", shapeOutputs(cableShape)),
-		},
+	floor := map[string]schema.Attribute{}
+	for name, doc := range floorFieldDocs {
+		floor[name] = schema.StringAttribute{Computed: true, MarkdownDescription: doc}
 	}
+	attrs[plan.AttrAsBuilt] = schema.SingleNestedAttribute{Computed: true, MarkdownDescription: designAsBuiltDoc, Attributes: floor}
 	return schema.SingleNestedAttribute{Computed: true, MarkdownDescription: desc, Attributes: attrs}
 }

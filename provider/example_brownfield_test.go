@@ -65,6 +65,13 @@ func TestAccBrownfieldExample(t *testing.T) {
 			t.Errorf("2 SU: the plan lacks %q", want)
 		}
 	}
+	// The design hands the floor on as a record: three lines, not the floor's 1,623 items again.
+	if want := `summary = "24 switches, 64 nodes, 512 HCAs, 1,023 cables"`; !strings.Contains(out, want) {
+		t.Errorf("2 SU: the plan lacks %q", want)
+	}
+	if n := strings.Count(out, "\n"); n > 300 {
+		t.Errorf("2 SU: the plan is %d lines long; the floor should not be listed in it", n)
+	}
 	if n := strings.Count(strings.TrimSpace(wo), "\n"); n != 3 {
 		t.Errorf("2 SU: the work order has %d rows, want 3:\n%s", n, wo)
 	}

@@ -71,7 +71,7 @@ func designAttrTypes() map[string]attr.Type {
 		}
 		at[g] = types.ObjectType{AttrTypes: o}
 	}
-	at[plan.AttrAsBuilt] = asBuiltInputType
+	at[plan.AttrAsBuilt] = floorRecordType
 	return at
 }
 
@@ -118,7 +118,7 @@ func designSchema() schema.SingleNestedAttribute {
 		}
 		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
 	}
-	attrs[plan.AttrAsBuilt] = asBuiltInputAttribute(designAsBuiltDoc)
+	attrs[plan.AttrAsBuilt] = floorRecordSchema()
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "A generated design: `design = data.gpucluster_topology.pod.design`, the generator's arguments " +
@@ -168,14 +168,9 @@ func argValue(a *topogen.Arg, p *topogen.Params) tftypes.Value {
 
 func tfTypeOfAttr(t attr.Type) tftypes.Type { return t.TerraformType(context.Background()) }
 
-// designAsBuiltDoc describes a design's `as_built`.
-const designAsBuiltDoc = "The floor the design is fitted to (`gpucluster_topology`'s `as_built`, handed on): the fabric " +
-	"builds the design under the floor's names, GUIDs and ports wherever the design has the floor's link, and its plan " +
-	"summary says per tier what the floor keeps, moves, adds and removes. `null` for a design built as generated."
-
-// designValue encodes normalized parameters as the `design` object, with the floor it is fitted
-// to (a null value without one).
-func designValue(p topogen.Params, asBuilt tftypes.Value) tftypes.Value {
+// designValue encodes normalized parameters as the `design` object, with the record of the floor
+// it is fitted to (floorValue; noFloor without one).
+func designValue(p topogen.Params, floor tftypes.Value) tftypes.Value {
 	top, nested := argGroups()
 	vals := make(map[string]tftypes.Value, len(top)+len(nested))
 	for _, a := range top {
@@ -188,7 +183,7 @@ func designValue(p topogen.Params, asBuilt tftypes.Value) tftypes.Value {
 		}
 		vals[g] = tftypes.NewValue(tfTypeOfAttr(designAttrTypes()[g]), o)
 	}
-	vals[plan.AttrAsBuilt] = asBuilt
+	vals[plan.AttrAsBuilt] = floor
 	return tftypes.NewValue(tfTypeOfAttr(designType()), vals)
 }
 

@@ -1,0 +1,98 @@
+package asbuilt
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// Record is a floor as a design carries it from gpucluster_topology to the fabric: the floor's
+// switches, nodes, HCAs and cables as canonical JSON, gzipped and base64-encoded (Data), and the
+// SHA-256 of that JSON (SHA256, hex). A floor of 8 scalable units is about 6,500 devices and
+// cables; as nested maps every copy of it costs Terraform seconds to decode, compare and show
+// (a whole plan took 12x the plan of the same design without it), where one string costs
+// nothing. The digest makes a hand-edited or truncated record an error rather than a different
+// floor.
+type Record struct {
+	SHA256 string
+	Data   string
+}
+
+// recordVersion is the first field of the encoded JSON: a record of another version is refused,
+// not misread.
+const recordVersion = 1
+
+// recordBody is what a Record encodes. Field order and encoding/json's sorted map keys make the
+// JSON, and so the digest, a function of the floor alone.
+type recordBody struct {
+	Version  int
+	Switches []fabric.Switch
+	Nodes    []fabric.Node
+	HCAs     []fabric.HCA
+	Cables   []fabric.Cable
+}
+
+// EncodeRecord records the floor's switches, nodes, HCAs and cables (a floor has no racks or
+// partitions). The same floor always gives the same Record.
+func EncodeRecord(floor *fabric.Spec) (Record, error) {
+	js, err := json.Marshal(recordBody{Version: recordVersion, Switches: floor.Switches, Nodes: floor.Nodes, HCAs: floor.HCAs, Cables: floor.Cables})
+	if err != nil {
+		return Record{}, fmt.Errorf("recording the floor: %w", err)
+	}
+	sum := sha256.Sum256(js)
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z) // no name or time in the header: the bytes are the floor's alone
+	if _, err := w.Write(js); err != nil {
+		return Record{}, err
+	}
+	if err := w.Close(); err != nil {
+		return Record{}, err
+	}
+	return Record{SHA256: hex.EncodeToString(sum[:]), Data: base64.StdEncoding.EncodeToString(z.Bytes())}, nil
+}
+
+// ErrRecordAltered is returned by DecodeRecord for a record whose data is not what its digest
+// says: edited, truncated or pasted from another floor.
+var ErrRecordAltered = errors.New("the floor record does not match its sha256")
+
+// maxRecordJSON bounds what DecodeRecord inflates, so that a forged record cannot exhaust the
+// planner's memory: far above any floor (TestRecordSize measures one).
+const maxRecordJSON = 1 << 30
+
+// DecodeRecord gives back the floor EncodeRecord recorded, after checking the digest.
+func DecodeRecord(r Record) (*fabric.Spec, error) {
+	z, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: its data is not base64 (%v)", ErrRecordAltered, err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("%w: its data is not gzip (%v)", ErrRecordAltered, err)
+	}
+	js, err := io.ReadAll(io.LimitReader(zr, maxRecordJSON+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRecordAltered, err)
+	}
+	if len(js) > maxRecordJSON {
+		return nil, fmt.Errorf("%w: it inflates past %d bytes", ErrRecordAltered, maxRecordJSON)
+	}
+	if sum := sha256.Sum256(js); hex.EncodeToString(sum[:]) != r.SHA256 {
+		return nil, ErrRecordAltered
+	}
+	var b recordBody
+	if err := json.Unmarshal(js, &b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRecordAltered, err)
+	}
+	if b.Version != recordVersion {
+		return nil, fmt.Errorf("a floor record of version %d; this provider reads version %d: read the floor again with this provider's gpucluster_topology", b.Version, recordVersion)
+	}
+	return &fabric.Spec{Switches: b.Switches, Nodes: b.Nodes, HCAs: b.HCAs, Cables: b.Cables}, nil
+}
