@@ -476,6 +476,7 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	if results[0].Written || results[0].Standby || !results[1].Standby || results[1].Action != ActionRestart {
 		t.Fatalf("results %+v", results)
 	}
+	primary.settleAfterStandbyJoined(t)
 	masterPID, standbyPID := primary.svc.PID(), standby.svc.PID()
 
 	results, err = pushAll(ctx, targets(addCompute(50), primary, standby))
@@ -493,6 +494,42 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	lid := sim.LIDs(t)[hcaGUID(50).String()]
 	if p := pkeysOf(t, sim, lid); !strings.Contains(p, "0x8001") {
 		t.Fatalf("HCA 50 lacks 0x8001:\n%s", p)
+	}
+}
+
+// settleAfterStandbyJoined waits for the sweep a master runs when a standby SM joins (the
+// standby's port raises IsSM: trap 144). On ibsim 0.10 that sweep is sometimes lost for good when
+// it overlaps the standby's own first discovery: the master then never sweeps again, on SIGHUP
+// either (seen twice in full runs of the suite on a loaded machine, never alone: the master's
+// log ends at the trap). The fixture then restarts the master's OpenSM, as an operator would, and
+// says so. Nothing the test asserts about the push changes: the next push still has to reach
+// both hosts by SIGHUP and verify routing on the master.
+func (s *smSite) settleAfterStandbyJoined(t *testing.T) {
+	t.Helper()
+	swept := func() bool {
+		log := s.logText(t)
+		i := strings.LastIndex(log, "num:144")
+		return i < 0 || strings.Contains(log[i:], "SUBNET UP")
+	}
+	if testrig.WaitFor(10*time.Second, swept) {
+		return
+	}
+	t.Logf("ibsim lost the master's sweep after the standby joined; restarting the master's OpenSM")
+	offset := len(s.logText(t))
+	for _, c := range []string{s.svc.Stop, s.svc.Start} {
+		if out, err := exec.Command("sh", "-c", c).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c, err, out)
+		}
+	}
+	since := func() string { // OpenSM may start its log afresh
+		if log := s.logText(t); len(log) >= offset {
+			return log[offset:]
+		} else {
+			return log
+		}
+	}
+	if !testrig.WaitFor(30*time.Second, func() bool { return strings.Contains(since(), "SUBNET UP") }) {
+		t.Fatalf("the restarted master did not bring the subnet up:\n%s", since())
 	}
 }
 
