@@ -165,6 +165,9 @@ func Fit(design *topogen.Design, floor *fabric.Spec, cat *catalog.Catalog) (*Fit
 }
 
 func buildErr(what string, probs []fabric.Problem) error {
+	if !fabric.HasErrors(probs) {
+		return nil
+	}
 	var msgs []string
 	for _, p := range probs {
 		if p.Severity != fabric.Error {
@@ -174,10 +177,7 @@ func buildErr(what string, probs []fabric.Problem) error {
 			msgs = append(msgs, "...")
 			break
 		}
-		msgs = append(msgs, p.Path.String()+": "+p.Message)
-	}
-	if len(msgs) == 0 {
-		return nil
+		msgs = append(msgs, p.String())
 	}
 	return fmt.Errorf("%s does not build: %s", what, strings.Join(msgs, "; "))
 }

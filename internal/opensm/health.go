@@ -122,14 +122,15 @@ func (t *Target) parseHealth(lines []string) Health {
 
 // HostState is what a refresh reads from one SM host.
 type HostState struct {
-	// Files are the files OpenSM runs (as ReadActivatedFiles reads them); read only when asked.
+	// Files are the files OpenSM runs; none while PendingMarker is on the host (the files on
+	// disk were written by a push that never saw OpenSM take them). Read only when asked.
 	Files   Files
 	Pending bool // PendingMarker is on the host: what OpenSM runs is not known
 	Health  Health
 }
 
 // ReadHostState reads, in one command, the health of OpenSM on t's host and, when withFiles, the
-// files it runs (ReadActivatedFiles). t needs Host, Paths, Service and LogFile.
+// files it runs. t needs Host, Paths, Service and LogFile.
 func ReadHostState(ctx context.Context, t Target, withFiles bool) (HostState, error) {
 	var st HostState
 	script := t.healthScript() + "echo gpc-health-end\n"

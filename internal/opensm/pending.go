@@ -146,26 +146,3 @@ func (t *Target) pendingState(ctx context.Context) PendingState {
 	}
 	return PendingUnknown
 }
-
-// ReadActivatedFiles is ReadFiles for drift detection. When the host holds PendingMarker, the
-// files on disk were written by a push that never saw OpenSM take them, so what OpenSM runs is
-// not known: it returns no files and pending true, and the caller's next push (which finds the
-// marker) tells OpenSM and verifies.
-func ReadActivatedFiles(ctx context.Context, h Host, p Paths) (files Files, pending bool, err error) {
-	script := fmt.Sprintf("if [ -f %s ]; then echo gpc-pending-marker; fi\n", remote.Quote(path.Join(p.Dir(), PendingMarker))) + filesScript(p)
-	stdout, stderr, exit, err := h.Run(ctx, script)
-	if err != nil {
-		return nil, false, err
-	}
-	if exit != 0 {
-		return nil, false, fmt.Errorf("reading the OpenSM files in %s: exit status %d: %s", p.Dir(), exit, strings.TrimSpace(stderr))
-	}
-	if rest, ok := strings.CutPrefix(stdout, "gpc-pending-marker\n"); ok {
-		if _, err := parseFiles(rest); err != nil {
-			return nil, true, err
-		}
-		return Files{}, true, nil
-	}
-	files, err = parseFiles(stdout)
-	return files, false, err
-}

@@ -71,8 +71,8 @@ func TestPushRepairsLostConnection(t *testing.T) {
 
 	site.redial(t)
 	// Drift detection does not take the unactivated files for what OpenSM runs.
-	if files, pending, err := ReadActivatedFiles(ctx, site.client, Paths{ConfigDir: site.dir}); err != nil || !pending || len(files) != 0 {
-		t.Fatalf("ReadActivatedFiles with the marker: %d files, pending %v, %v", len(files), pending, err)
+	if st, err := ReadHostState(ctx, site.target(withHCA50, ftree), true); err != nil || !st.Pending || len(st.Files) != 0 {
+		t.Fatalf("ReadHostState with the marker: %d files, pending %v, %v", len(st.Files), st.Pending, err)
 	}
 	r, err := Push(ctx, site.target(withHCA50, ftree))
 	if err != nil {
@@ -90,8 +90,8 @@ func TestPushRepairsLostConnection(t *testing.T) {
 	if site.hasPending() || site.svc.PID() != pid {
 		t.Fatalf("after the repair: marker %v, pid %d (was %d)", site.hasPending(), site.svc.PID(), pid)
 	}
-	if files, pending, err := ReadActivatedFiles(ctx, site.client, Paths{ConfigDir: site.dir}); err != nil || pending || !sameFiles(files, withHCA50) {
-		t.Fatalf("ReadActivatedFiles after the repair: pending %v, %v", pending, err)
+	if st, err := ReadHostState(ctx, site.target(withHCA50, ftree), true); err != nil || st.Pending || !sameFiles(st.Files, withHCA50) {
+		t.Fatalf("ReadHostState after the repair: pending %v, %v", st.Pending, err)
 	}
 	// And the push after that is a no-op again.
 	if r, err := Push(ctx, site.target(withHCA50, ftree)); err != nil || r.Action != ActionNone || r.Written {
