@@ -388,7 +388,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 		if !ok || av.IsNull() {
 			if f.required {
 				r.diags.AddAttributeError(at(f), "Missing required attribute",
-					fmt.Sprintf("%s is required for every element of %s.", f.name, s.attr))
+					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 			if f.kind == kInt {
 				*f.num(t) = f.unset
@@ -404,7 +404,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 			_ = av.As(f.str(t))
 			if f.required && *f.str(t) == "" {
 				r.diags.AddAttributeError(at(f), "Missing required attribute",
-					fmt.Sprintf("%s is required for every element of %s.", f.name, s.attr))
+					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 		case kInt:
 			*f.num(t) = tfNumberInt(av)

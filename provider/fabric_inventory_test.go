@@ -448,6 +448,10 @@ func TestGarbageIsCappedPerCause(t *testing.T) {
 			if !strings.Contains(last.Detail(), "more problems of this kind are not shown, at cables[") {
 				t.Errorf("the last diagnostic does not count what was cut: %s: %s", last.Summary(), last.Detail())
 			}
+			// Terraform shows the resource, not the element: each shown error names its cable.
+			if !withB && !strings.Contains(diags[0].Detail(), `b is required for every element of cables, and cables["c0`) {
+				t.Errorf("the first missing-b error does not name its cable: %s", diags[0].Detail())
+			}
 		})
 	}
 }

@@ -36,7 +36,7 @@ func (r *specReader) str(v types.String, p path.Path, required bool) string {
 	}
 	if v.IsNull() || v.ValueString() == "" {
 		if required {
-			r.diags.AddAttributeError(p, "Missing required attribute", fmt.Sprintf("%s is required for every element of this list.", lastStep(p)))
+			r.diags.AddAttributeError(p, "Missing required attribute", fmt.Sprintf("%s is required for every element of this list, and %s has none.", lastStep(p), p.ParentPath()))
 		}
 		return ""
 	}
@@ -50,7 +50,7 @@ func (r *specReader) int(v types.Int64, p path.Path, required bool, def int) int
 	}
 	if v.IsNull() {
 		if required {
-			r.diags.AddAttributeError(p, "Missing required attribute", fmt.Sprintf("%s is required for every element of this list.", lastStep(p)))
+			r.diags.AddAttributeError(p, "Missing required attribute", fmt.Sprintf("%s is required for every element of this list, and %s has none.", lastStep(p), p.ParentPath()))
 		}
 		return def
 	}

@@ -3,12 +3,18 @@ package demo
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // Leak is a credential found where none should be.
@@ -20,18 +26,19 @@ type Leak struct {
 // FindLeaks looks for every secret in every file under dir, except the stores that hold
 // credentials by design (files, or directories with everything under them). A zip file (a saved
 // Terraform plan) is searched entry by entry, uncompressed. A multi-line secret (a PEM key) is
-// found by any of its lines of 16 characters or more, its "-----BEGIN ...-----" armour excepted
-// (every key of that type has it).
+// found by any of its own lines of 16 characters or more (ownLines).
 func FindLeaks(dir string, secrets, stores []string) ([]Leak, error) {
 	var needles [][]byte
 	var owner []int
 	for i, sec := range secrets {
-		for _, l := range strings.Split(sec, "\n") {
-			l = strings.TrimSpace(l)
-			if strings.HasPrefix(l, "-----") {
-				continue
+		if !strings.Contains(sec, "\n") {
+			if sec = strings.TrimSpace(sec); sec != "" {
+				needles, owner = append(needles, []byte(sec)), append(owner, i)
 			}
-			if len(l) >= 16 || (len(l) > 0 && !strings.Contains(sec, "\n")) {
+			continue
+		}
+		for _, l := range ownLines(sec) {
+			if len(l) >= 16 {
 				needles, owner = append(needles, []byte(l)), append(owner, i)
 			}
 		}
@@ -109,4 +116,50 @@ func (s *Session) checkNoLeaks() {
 	}
 	s.detail("searched every file under %s for the %d credentials generated (the fleet's BMC password, each BMC's own, the SSH key); kept only in %d stores", s.o.Dir, len(s.Cluster.Secrets()), len(stores))
 	s.expect(len(leaks) == 0, "no file the demo wrote holds a credential%s", map[bool]string{true: "", false: ": " + strings.Join(where, ", ")}[len(leaks) == 0])
+}
+
+// ownLines are the lines of a PEM secret that belong to it alone: not its "-----BEGIN ...-----"
+// armour, and not a line that every key of its kind has at the same place. The OpenSSH private
+// key format (PROTOCOL.key in OpenSSH's sources) opens with the magic "openssh-key-v1", the
+// cipher and KDF names and the key type, which fill the whole first line of every unencrypted
+// ed25519 key: a host key would read as a leak of any client key. Those lines are found by
+// writing a fresh key of the same kind and keeping only the lines that differ from it.
+func ownLines(sec string) []string {
+	lines := strings.Split(strings.TrimSpace(sec), "\n")
+	var fresh []string
+	if key, err := ssh.ParseRawPrivateKey([]byte(sec)); err == nil && strings.Contains(lines[0], "OPENSSH PRIVATE KEY") {
+		if f := freshKeyLike(key); f != nil {
+			if block, err := ssh.MarshalPrivateKey(f, ""); err == nil {
+				fresh = strings.Split(strings.TrimSpace(string(pem.EncodeToMemory(block))), "\n")
+			}
+		}
+	}
+	var own []string
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "-----") || (i < len(fresh) && strings.TrimSpace(fresh[i]) == l) {
+			continue
+		}
+		own = append(own, l)
+	}
+	return own
+}
+
+// freshKeyLike returns a new private key of key's kind (nil for a kind it does not make).
+func freshKeyLike(key any) any {
+	switch k := key.(type) {
+	case *ed25519.PrivateKey, ed25519.PrivateKey:
+		_, f, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil
+		}
+		return f
+	case *ecdsa.PrivateKey:
+		f, err := ecdsa.GenerateKey(k.Curve, rand.Reader)
+		if err != nil {
+			return nil
+		}
+		return f
+	}
+	return nil
 }

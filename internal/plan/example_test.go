@@ -28,7 +28,7 @@ func Example() {
 	a := out.Analysis
 	fmt.Printf("%d endpoints, %d switches, %d links\n", a.Endpoints, a.Switches, a.Links)
 	fmt.Printf("bisection %.0f-%.0f of %.0f Gb/s\n", a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps)
-	fmt.Println(plan.Verdict(out.Violations))
+	fmt.Println(plan.Verdict(out.Violations, out.UnreadPolicyFiles))
 	for _, p := range out.Problems {
 		fmt.Printf("%s on %s\n", p.Summary, p.At)
 	}

@@ -44,9 +44,12 @@ type Outcome struct {
 	// policy.degraded.
 	Degraded   *analysis.Result
 	Violations []policy.Violation // policy.Evaluate's, then policy.JudgeDegraded's; errors fail the plan
-	BOM        bom.BOM
-	OpenSM     *Rendered // nil when the files are not rendered (unknown settings, or they cannot be)
-	Problems   Problems  // the policy's verdict and the rendering's problems, on their attributes
+	// UnreadPolicyFiles counts the policy files that could not be read or parsed: the
+	// violations are those of the rest, so the verdict is not a whole one.
+	UnreadPolicyFiles int
+	BOM               bom.BOM
+	OpenSM            *Rendered // nil when the files are not rendered (unknown settings, or they cannot be)
+	Problems          Problems  // the policy's verdict and the rendering's problems, on their attributes
 }
 
 // Run analyses, judges, prices and renders a built fabric. It never fails: what cannot be done
@@ -84,11 +87,15 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 
 	p := req.Policy
 	p.GPUs = analysis.FabricGPUs(g, nodeGPUs)
+	// A bad policy file fails the plan on its own path; the preset, the limits and the rules of
+	// the good files still judge the fabric, so that the plan shows every violation at once.
 	rules, ferrs := policy.LoadRules(req.RuleFiles)
+	judge := !out.Problems.HasErrors()
 	for _, fe := range ferrs {
 		out.Problems.add(Error, Attr(AttrPolicyFiles).Index(fe.Index), "Invalid policy file", fe.Err.Error())
 	}
-	if !out.Problems.HasErrors() {
+	out.UnreadPolicyFiles = len(ferrs)
+	if judge {
 		out.Violations = policy.Evaluate(g, out.Analysis, p, rules)
 		out.Problems = append(out.Problems, violationProblems(out.Violations)...)
 	}

@@ -91,7 +91,7 @@ func Summarize(prior *Prior, next *Outcome) string {
 			b.WriteString(df)
 		}
 	}
-	b.WriteString(Verdict(next.Violations))
+	b.WriteString(Verdict(next.Violations, next.UnreadPolicyFiles))
 	return b.String()
 }
 
@@ -262,8 +262,9 @@ func splitLines(text string) []string {
 	return lines
 }
 
-// Verdict is the policy line: pass, or FAIL with the number of violations and their rules.
-func Verdict(vs []policy.Violation) string {
+// Verdict is the policy line: pass, or FAIL with the number of violations and their rules; with
+// policy files that could not be read (unread), never a plain pass, for their rules did not judge.
+func Verdict(vs []policy.Violation, unread int) string {
 	var rules []string
 	seen := map[string]bool{}
 	errs, others := 0, 0
@@ -279,9 +280,12 @@ func Verdict(vs []policy.Violation) string {
 		}
 	}
 	var s string
-	if errs == 0 {
+	switch {
+	case errs == 0 && unread > 0:
+		s = "Policy: not judged in full"
+	case errs == 0:
 		s = "Policy: pass"
-	} else {
+	default:
 		sort.Strings(rules)
 		if len(rules) > 4 {
 			rules = append(rules[:4], "...")
@@ -290,6 +294,13 @@ func Verdict(vs []policy.Violation) string {
 	}
 	if others > 0 {
 		s += fmt.Sprintf(", %d warning%s", others, plural(others))
+	}
+	if unread > 0 {
+		its := "their"
+		if unread == 1 {
+			its = "its"
+		}
+		s += fmt.Sprintf("; %d policy file%s could not be read, so %s rules did not judge", unread, plural(unread), its)
 	}
 	return s
 }

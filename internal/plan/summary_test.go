@@ -127,15 +127,18 @@ func TestSummaryOpenSMDiff(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	if got := Verdict(nil); got != "Policy: pass" {
+	if got := Verdict(nil, 0); got != "Policy: pass" {
 		t.Errorf("Verdict(nil) = %q", got)
+	}
+	if got, want := Verdict(nil, 1), "Policy: not judged in full; 1 policy file could not be read, so its rules did not judge"; got != want {
+		t.Errorf("Verdict(nil, 1) = %q, want %q", got, want)
 	}
 	vs := []policy.Violation{
 		{Rule: "oversubscription", Severity: policy.Error}, {Rule: "oversubscription", Severity: policy.Error},
 		{Rule: "bisection", Severity: policy.Error}, {Rule: "spine-headroom", Severity: policy.Warning},
 		{Rule: "spine-headroom", Severity: policy.Error, Message: "spine-headroom (policy/fabric.hcl:1): Every spine needs 30% free ports."},
 	}
-	if got, want := Verdict(vs), "Policy: FAIL, 4 violations (bisection, oversubscription, spine-headroom), 1 warning"; got != want {
+	if got, want := Verdict(vs, 0), "Policy: FAIL, 4 violations (bisection, oversubscription, spine-headroom), 1 warning"; got != want {
 		t.Errorf("Verdict = %q, want %q", got, want)
 	}
 	if got := USD(1360000); got != "USD 1,360,000.00" {
