@@ -1,6 +1,10 @@
 package asbuilt
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
 
 // structure is how a fabric's leaves group: blocks (leaves that share nodes: a scalable unit of
 // a rail-optimized fabric, one leaf of a fat tree whose nodes sit on one leaf) and pods (blocks
@@ -35,7 +39,7 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 	n := len(g.level)
 	s := &structure{blockOf: make([]int32, n), podOf: make([]int32, n), nodeLinks: make([]int64, n), upLinks: make([]int64, n)}
 	leaves := g.atLevel(1)
-	uf := newUnionFind(n)
+	uf := fabric.NewUnionFind(n)
 	if rail != nil {
 		pairs := map[[2]int32]int32{}
 		var mine []int32
@@ -75,7 +79,7 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 			rails[l] = map[string]bool{rail(l): true}
 		}
 		for _, x := range order {
-			ra, rb := uf.find(x.p[0]), uf.find(x.p[1])
+			ra, rb := uf.Find(x.p[0]), uf.Find(x.p[1])
 			if ra == rb {
 				continue
 			}
@@ -89,8 +93,8 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 			if clash {
 				continue
 			}
-			uf.union(ra, rb)
-			root := uf.find(ra)
+			uf.Union(ra, rb)
+			root := uf.Find(ra)
 			merged := rails[ra]
 			for r := range rails[rb] {
 				merged[r] = true
@@ -105,7 +109,7 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 	}
 	root := map[int32]int32{}
 	for _, l := range leaves {
-		r := uf.find(l)
+		r := uf.Find(l)
 		b, ok := root[r]
 		if !ok {
 			b = int32(len(s.blocks))
@@ -124,22 +128,22 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 		}
 	}
 	// Pods: blocks joined by the level-2 switches their leaves share.
-	pu := newUnionFind(n)
+	pu := fabric.NewUnionFind(n)
 	for _, bl := range s.blocks {
 		for _, l := range bl[1:] {
-			pu.union(bl[0], l)
+			pu.Union(bl[0], l)
 		}
 	}
 	for _, sp := range g.atLevel(2) {
 		for _, x := range g.nbrs[sp] {
 			if g.level[x.d] == 1 {
-				pu.union(sp, x.d)
+				pu.Union(sp, x.d)
 			}
 		}
 	}
 	proot := map[int32]int32{}
 	for b, bl := range s.blocks {
-		r := pu.find(bl[0])
+		r := pu.Find(bl[0])
 		p, ok := proot[r]
 		if !ok {
 			p = int32(len(s.pods))
@@ -156,7 +160,7 @@ func structureOf(g *fgraph, good func(h, l int32) bool, rail func(l int32) strin
 		}
 	}
 	for _, sp := range g.atLevel(2) {
-		if p, ok := proot[pu.find(sp)]; ok {
+		if p, ok := proot[pu.Find(sp)]; ok {
 			s.podOf[sp] = p
 			s.pods[p].spines++
 		}

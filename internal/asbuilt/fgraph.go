@@ -149,37 +149,6 @@ func sortedMin(a, b []int32) int64 {
 	return s
 }
 
-// unionFind is a disjoint-set forest with path halving.
-type unionFind []int32
-
-func newUnionFind(n int) unionFind {
-	u := make(unionFind, n)
-	for i := range u {
-		u[i] = int32(i)
-	}
-	return u
-}
-
-func (u unionFind) find(x int32) int32 {
-	for u[x] != x {
-		u[x] = u[u[x]]
-		x = u[x]
-	}
-	return x
-}
-
-func (u unionFind) union(a, b int32) {
-	ra, rb := u.find(a), u.find(b)
-	if ra == rb {
-		return
-	}
-	if ra < rb {
-		u[rb] = ra
-	} else {
-		u[ra] = rb
-	}
-}
-
 // floorLevels sets the levels of a floor's switches, which declare no role. The graph's level
 // (the distance from the nearest HCA) is wrong for a switch without nodes: an empty leaf of a
 // 2-tier tree is 3 links from an HCA, the spines of a dragonfly+ group without nodes 3 and its

@@ -3,6 +3,8 @@ package asbuilt
 import (
 	"sort"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // upperClasses groups the design switches of level lv that serve the same lower devices with
@@ -167,18 +169,18 @@ func (m *matcher) planes() {
 		return
 	}
 	planesOf := func(g *fgraph) ([]int32, int) {
-		uf := newUnionFind(len(g.level))
+		uf := fabric.NewUnionFind(len(g.level))
 		for _, s := range g.atLevel(2) {
 			for _, x := range g.nbrs[s] {
 				if g.level[x.d] == 3 {
-					uf.union(s, x.d)
+					uf.Union(s, x.d)
 				}
 			}
 		}
 		id := map[int32]int32{}
 		out := minusOnes(len(g.level))
 		for _, s := range g.atLevel(2) {
-			r := uf.find(s)
+			r := uf.Find(s)
 			p, ok := id[r]
 			if !ok {
 				p = int32(len(id))
@@ -187,7 +189,7 @@ func (m *matcher) planes() {
 			out[s] = p
 		}
 		for _, c := range g.atLevel(3) {
-			if p, ok := id[uf.find(c)]; ok {
+			if p, ok := id[uf.Find(c)]; ok {
 				out[c] = p
 			}
 		}

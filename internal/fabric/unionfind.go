@@ -2,7 +2,7 @@ package fabric
 
 // UnionFind is a disjoint-set forest over the integers 0..n-1, the one the packages above share
 // (pods and groups in internal/analysis, scalable units in internal/scheduler, cycles of switches
-// in internal/opensm). Find halves paths as it goes, and Union hangs the root of the higher index
+// in internal/opensm, a floor's blocks, pods and planes in internal/asbuilt). Find halves paths as it goes, and Union hangs the root of the higher index
 // under the lower, so a set's root is its least member: roots follow the caller's order, and
 // iterating sets by root is deterministic. With path halving and union by index alone, m
 // operations on n elements take O(m log n) (R. E. Tarjan, J. van Leeuwen, "Worst-case analysis

@@ -38,6 +38,16 @@ type locker interface {
 	Lock(ctx context.Context) (context.Context, func(), error)
 }
 
+// lock takes the host's lock when the Host offers one (a no-op release otherwise); the returned
+// context carries it.
+func (t Target) lock(ctx context.Context) (context.Context, func(), error) {
+	l, ok := t.Host.(locker)
+	if !ok {
+		return ctx, func() {}, nil
+	}
+	return l.Lock(ctx)
+}
+
 // Defaults of the push.
 const (
 	// DefaultUnit is the systemd unit restarted and signalled when no commands are given.
@@ -454,14 +464,11 @@ func Push(ctx context.Context, t Target) (Result, error) {
 			return fail("check", err)
 		}
 	}
-	if l, ok := t.Host.(locker); ok {
-		locked, release, err := l.Lock(ctx)
-		if err != nil {
-			return fail("lock", err)
-		}
-		defer release()
-		ctx = locked
+	ctx, release, err := t.lock(ctx)
+	if err != nil {
+		return fail("lock", err)
 	}
+	defer release()
 	pr, err := t.probe(ctx)
 	if err != nil {
 		return fail("read", err)
@@ -973,14 +980,11 @@ func Unpush(ctx context.Context, t Target) (Result, error) {
 	if err := t.Service.Validate(); err != nil {
 		return fail("check", err)
 	}
-	if l, ok := t.Host.(locker); ok {
-		locked, release, err := l.Lock(ctx)
-		if err != nil {
-			return fail("lock", err)
-		}
-		defer release()
-		ctx = locked
+	ctx, release, err := t.lock(ctx)
+	if err != nil {
+		return fail("lock", err)
 	}
+	defer release()
 	dir := t.Paths.Dir()
 	manifest, ok, err := t.Host.ReadFile(ctx, path.Join(dir, OriginalManifest))
 	if err != nil {

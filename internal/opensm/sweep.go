@@ -35,14 +35,11 @@ func Sweep(ctx context.Context, t Target) (Result, error) {
 	if err := t.Service.Validate(); err != nil {
 		return fail("check", err)
 	}
-	if l, ok := t.Host.(locker); ok {
-		locked, release, err := l.Lock(ctx)
-		if err != nil {
-			return fail("lock", err)
-		}
-		defer release()
-		ctx = locked
+	ctx, release, err := t.lock(ctx)
+	if err != nil {
+		return fail("lock", err)
 	}
+	defer release()
 	pr, err := t.probe(ctx)
 	if err != nil {
 		return fail("read", err)
