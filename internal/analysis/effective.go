@@ -87,20 +87,6 @@ type Routes struct {
 	lft       lftTable
 }
 
-// RouteEndpoint names an endpoint of Routes: an HCA port and the switch port it is cabled to.
-type RouteEndpoint struct {
-	HCA        string // device name
-	Port       int
-	Switch     string
-	SwitchPort int
-}
-
-// Hop is one switch a path crosses and the port it leaves by.
-type Hop struct {
-	Switch string
-	Port   int
-}
-
 // ComputeRoutes computes the forwarding tables that OpenSM 3.3 would install with r's engine
 // list: the first engine that succeeds on the fabric, then minhop (OpenSM's default) unless
 // the list says no_fallback. It returns (nil, nil) when the engine that would route is not
@@ -167,60 +153,8 @@ type notModelled struct{ why string }
 
 func (e notModelled) Error() string { return e.why }
 
-// Endpoints lists the endpoints in the order Path indexes them.
-func (rt *Routes) Endpoints() []RouteEndpoint {
-	out := make([]RouteEndpoint, len(rt.n.eps))
-	for i, e := range rt.n.eps {
-		out[i] = RouteEndpoint{HCA: rt.n.g.Devices[e.hca].Name, Port: e.port, Switch: rt.n.swName(e.sw), SwitchPort: e.swPort}
-	}
-	return out
-}
-
-// OutPort is the port switch sw (a device name) forwards endpoint dst's LID to; ok is false
-// when the switch has no route or is unknown.
-func (rt *Routes) OutPort(sw string, dst int) (int, bool) {
-	d, ok := rt.n.g.Lookup(sw)
-	if !ok || rt.n.local[d] < 0 {
-		return 0, false
-	}
-	p := rt.lft.get(rt.n.local[d], int32(dst))
-	return int(p), p != noPort
-}
-
-// Path follows the forwarding tables from endpoint src to endpoint dst: the switches crossed
-// and the ports they forward by. ok is false when a table has no entry or the path loops.
-func (rt *Routes) Path(src, dst int) ([]Hop, bool) {
-	var hops []Hop
-	ok := rt.walk(int32(src), int32(dst), func(s int32, p uint8) {
-		hops = append(hops, Hop{Switch: rt.n.swName(s), Port: int(p)})
-	})
-	return hops, ok
-}
-
 // maxPathHops bounds a walk: a path longer than this loops (IB allows 64 hops).
 const maxPathHops = 64
-
-func (rt *Routes) walk(src, dst int32, visit func(s int32, p uint8)) bool {
-	n := rt.n
-	s := n.eps[src].sw
-	for i := 0; i < maxPathHops; i++ {
-		p := rt.lft.get(s, dst)
-		if p == noPort || int(p) > n.nports[s] {
-			return false
-		}
-		visit(s, p)
-		pr := n.peer[s][p]
-		switch {
-		case pr.ep == dst:
-			return true
-		case pr.sw >= 0 && pr.sw != s:
-			s = pr.sw
-		default:
-			return false
-		}
-	}
-	return false
-}
 
 // MaxEffectiveEndpoints bounds the fabrics EffectiveBisection models: the forwarding tables
 // grow with endpoints x switches, and 16,384 endpoints take about a second, on every plan.

@@ -27,7 +27,6 @@ func newLFTTable(nsw, neps int) lftTable {
 	return t
 }
 
-func (t lftTable) get(s, e int32) uint8    { return t.a[int(e)*t.nsw+int(s)] }
 func (t lftTable) set(s, e int32, p uint8) { t.a[int(e)*t.nsw+int(s)] = p }
 
 // rnet is the fabric as a subnet manager sees it: switches with numbered ports, each port
@@ -192,8 +191,6 @@ func (n *rnet) toSwitch(s int32, p int) (int32, bool) {
 	pr := n.peer[s][p]
 	return pr.sw, pr.sw >= 0 && pr.sw != s
 }
-
-func (n *rnet) swName(s int32) string { return n.g.Devices[n.dev[s]].Name }
 
 // sortInt32 sorts stably, like glibc's qsort (a merge sort whenever the array fits in memory),
 // which OpenSM's comparators rely on for ties.

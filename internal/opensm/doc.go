@@ -4,8 +4,9 @@
 // log to tell whether a run routed the way it was meant to, writes the declared fabric in
 // ibnetdiscover format (which ibsim loads as is), parses real ibnetdiscover and perfquery output,
 // and compares what was discovered with what was declared; it places the declared cables on the
-// discovered fabric for perfquery (perf_cables.go: each end's LID, up or down). It also parses the forwarding tables
-// OpenSM dumps (lft.go) and hands internal/analysis what its routing model needs (lft_routing.go).
+// discovered fabric for perfquery (perf_cables.go: each end's LID, up or down). It also hands
+// internal/analysis what its routing model needs (lft_routing.go); the tests that hold that model
+// to OpenSM's dumped forwarding tables live in internal/analysis.
 //
 // It knows nothing of Terraform. Rendering, parsing and the routing model are pure; the push
 // (push.go) and the perfquery batch (perf_query.go) run commands on an SM host through the Host

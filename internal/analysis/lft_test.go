@@ -1,4 +1,4 @@
-package opensm
+package analysis_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // recordedDump is what OpenSM 3.3.23 wrote on ibsim for fatTreeSpec(4, 2, 4) (4 leaves, 2
@@ -31,7 +32,7 @@ func TestParseLFTsRecorded(t *testing.T) {
 	if len(l.Switches) != 6 {
 		t.Fatalf("%d switch tables, want 6", len(l.Switches))
 	}
-	sp, ok := l.Switch(GUID(0x0002c90300001001))
+	sp, ok := l.Switch(opensm.GUID(0x0002c90300001001))
 	if !ok || sp.Desc != "spine01" || sp.LID != 2 || sp.MaxLID != 22 {
 		t.Fatalf("spine01 table: %+v", sp)
 	}
@@ -45,10 +46,10 @@ func TestParseLFTsRecorded(t *testing.T) {
 		t.Errorf("spine01 has a route to spine02; the dump has none (ftree without connect_roots)")
 	}
 	tgt := l.Targets[8]
-	if tgt.Kind != "Channel Adapter" || tgt.PortGUID != GUID(0x0002c90300100011) || tgt.Desc != "gpu001 mlx5_1" {
+	if tgt.Kind != "Channel Adapter" || tgt.PortGUID != opensm.GUID(0x0002c90300100011) || tgt.Desc != "gpu001 mlx5_1" {
 		t.Errorf("LID 8 is %+v", tgt)
 	}
-	if lid, ok := l.LIDOf(GUID(0x0002c90300001006)); !ok || lid != 7 || l.Targets[7].Kind != "Switch" {
+	if lid, ok := l.LIDOf(opensm.GUID(0x0002c90300001006)); !ok || lid != 7 || l.Targets[7].Kind != "Switch" {
 		t.Errorf("leaf04 has LID %d (%v), want 7", lid, ok)
 	}
 }
@@ -58,7 +59,7 @@ func TestParseLFTsRecorded(t *testing.T) {
 func TestModelMatchesRecordedDump(t *testing.T) {
 	l := recordedDump(t)
 	g := buildGraph(t, fatTreeSpec(4, 2, 4))
-	cfg, err := FromGraph(g, GraphOptions{})
+	cfg, err := opensm.FromGraph(g, opensm.GraphOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,37 +112,11 @@ func TestParseLFTsErrors(t *testing.T) {
 	}
 }
 
-func mustModelRouting(t *testing.T, g *fabric.Graph, cfg Config) analysis.Routing {
+func mustModelRouting(t *testing.T, g *fabric.Graph, cfg opensm.Config) analysis.Routing {
 	t.Helper()
-	r, err := ModelRouting(g, cfg, false)
+	r, err := opensm.ModelRouting(g, cfg, false)
 	if err != nil {
 		t.Fatalf("ModelRouting: %v", err)
 	}
 	return r
-}
-
-// TestModelRoutingRefusesUnmodelledSettings: settings that change OpenSM's routes make the
-// model say so instead of reporting the default routes.
-func TestModelRoutingRefusesUnmodelledSettings(t *testing.T) {
-	g := buildGraph(t, fatTreeSpec(4, 2, 4))
-	cfg, err := FromGraph(g, GraphOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ModelRouting(g, cfg, false)
-	if err != nil || len(r.Engines) != 1 || r.Engines[0] != "ftree" || len(r.Roots) != 2 {
-		t.Fatalf("ModelRouting = %+v, %v", r, err)
-	}
-	top, _ := ModelRouting(g, cfg, true)
-	if fmt.Sprint(top.Roots) != fmt.Sprint(r.Roots) {
-		t.Errorf("top-tier roots %v differ from FromGraph's %v", top.Roots, r.Roots)
-	}
-	cfg.Options = map[string]string{"port_shifting": "TRUE", "log_flags": "0x43"}
-	if _, err := ModelRouting(g, cfg, false); err == nil || !strings.Contains(err.Error(), "port_shifting") {
-		t.Errorf("port_shifting: %v", err)
-	}
-	cfg.Options, cfg.LMC = nil, 1
-	if _, err := ModelRouting(g, cfg, false); err == nil || !strings.Contains(err.Error(), "lmc 1") {
-		t.Errorf("lmc 1: %v", err)
-	}
 }

@@ -1,4 +1,4 @@
-package opensm
+package analysis_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
@@ -61,10 +62,10 @@ func TestModelRoutesMatchOpenSM(t *testing.T) {
 				tc.damage(spec)
 			}
 			g := buildGraph(t, spec)
-			if want := DefaultEngine(g); want != tc.engines[0] {
+			if want := opensm.DefaultEngine(g); want != tc.engines[0] {
 				t.Fatalf("the provider configures %s on this fabric; the test starts with %s", want, tc.engines[0])
 			}
-			sim := testrig.StartIBSim(t, ExpectedTopology(g))
+			sim := testrig.StartIBSim(t, opensm.ExpectedTopology(g))
 			for _, engine := range tc.engines {
 				t.Run(engine, func(t *testing.T) {
 					lfts, cfg := runOpenSMWithDump(t, sim, g, engine)
@@ -81,23 +82,23 @@ func TestModelRoutesMatchOpenSM(t *testing.T) {
 
 // runOpenSMWithDump routes the simulated fabric once with engine, as the provider would
 // configure it, and returns the dumped forwarding tables.
-func runOpenSMWithDump(t *testing.T, sim *testrig.IBSim, g *fabric.Graph, engine string) (*LFTs, Config) {
+func runOpenSMWithDump(t *testing.T, sim *testrig.IBSim, g *fabric.Graph, engine string) (*LFTs, opensm.Config) {
 	t.Helper()
 	dir := filepath.Join(sim.Dir, engine)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := renderInto(t, g, dir, GraphOptions{RoutingEngine: engine, Options: map[string]string{
+	cfg, _ := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: engine, Options: map[string]string{
 		"log_flags": "0x43", "dump_files_dir": dir,
 	}})
-	smHost := HCADescription(g, g.Endpoints()[0])
+	smHost := opensm.HCADescription(g, g.Endpoints()[0])
 	began := time.Now()
-	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), 2*time.Minute)
+	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(opensm.FileOpenSMConf), 2*time.Minute)
 	if err != nil {
 		t.Fatalf("opensm: %v\n%s", err, r.Stdout)
 	}
-	v := ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
-	if err := v.Check(Expect{Engine: engine, OptionFile: cfg.Paths.Path(FileOpenSMConf)}); err != nil {
+	v := opensm.ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
+	if err := v.Check(opensm.Expect{Engine: engine, OptionFile: cfg.Paths.Path(opensm.FileOpenSMConf)}); err != nil {
 		t.Fatalf("%v", err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, FileLFTDump))
@@ -114,7 +115,7 @@ func runOpenSMWithDump(t *testing.T, sim *testrig.IBSim, g *fabric.Graph, engine
 
 // compareRoutes follows every endpoint pair through OpenSM's tables and the model's and counts
 // the equal paths; first describes the first difference.
-func compareRoutes(t *testing.T, g *fabric.Graph, cfg Config, lfts *LFTs) (total, same int, first string) {
+func compareRoutes(t *testing.T, g *fabric.Graph, cfg opensm.Config, lfts *LFTs) (total, same int, first string) {
 	t.Helper()
 	rt, err := analysis.ComputeRoutes(g, mustModelRouting(t, g, cfg))
 	if err != nil || rt == nil {
@@ -123,7 +124,7 @@ func compareRoutes(t *testing.T, g *fabric.Graph, cfg Config, lfts *LFTs) (total
 	if rt.Engine != cfg.RoutingEngine {
 		t.Fatalf("the model routes with %s (%v), OpenSM with %s", rt.Engine, rt.Fallbacks, cfg.RoutingEngine)
 	}
-	nguid := nodeGUIDs(g)
+	nguid := simNodeGUIDs(t, g)
 	type end struct {
 		dev  int32
 		port int
@@ -148,9 +149,9 @@ func compareRoutes(t *testing.T, g *fabric.Graph, cfg Config, lfts *LFTs) (total
 	for i, e := range eps {
 		d, _ := g.Lookup(e.HCA)
 		devs[i] = d
-		lid, ok := lfts.LIDOf(nguid[d] + GUID(e.Port))
+		lid, ok := lfts.LIDOf(nguid[d] + opensm.GUID(e.Port))
 		if !ok {
-			t.Fatalf("no LID for %s port %d (port GUID %s) in the dump", e.HCA, e.Port, nguid[d]+GUID(e.Port))
+			t.Fatalf("no LID for %s port %d (port GUID %s) in the dump", e.HCA, e.Port, nguid[d]+opensm.GUID(e.Port))
 		}
 		lids[i] = lid
 	}
@@ -239,17 +240,17 @@ func damageUplinks(s *fabric.Spec) {
 func TestModelFallbackMatchesOpenSM(t *testing.T) {
 	testrig.RequirePeers(t)
 	g := buildGraph(t, fatTreeSpec(1, 2, 16))
-	sim := testrig.StartIBSim(t, ExpectedTopology(g))
+	sim := testrig.StartIBSim(t, opensm.ExpectedTopology(g))
 	dir := filepath.Join(sim.Dir, "fallback")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := renderInto(t, g, dir, GraphOptions{RoutingEngine: "ftree", Options: map[string]string{"log_flags": "0x43", "dump_files_dir": dir}})
-	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), time.Minute)
+	cfg, _ := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: "ftree", Options: map[string]string{"log_flags": "0x43", "dump_files_dir": dir}})
+	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(opensm.FileOpenSMConf), time.Minute)
 	if err != nil {
 		t.Fatalf("opensm: %v\n%s", err, r.Stdout)
 	}
-	v := ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
+	v := opensm.ParseLog(r.Stdout + r.Stderr + readLog(t, dir))
 	if v.Engine != "minhop" || len(v.Failed) != 1 || v.Failed[0] != "ftree" {
 		t.Fatalf("OpenSM routed with %q after %v; the test expects ftree to fail and minhop to route", v.Engine, v.Failed)
 	}

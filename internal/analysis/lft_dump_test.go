@@ -1,13 +1,15 @@
-package opensm
+package analysis_test
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
-// The LFT dump reader, for the tests that hold the route model (internal/analysis, via the
-// routes it installs) to what OpenSM 3.3.23 really installs on ibsim.
+// The LFT dump reader, for the tests that hold the route model to what OpenSM 3.3.23 really
+// installs on ibsim. Nothing else reads the dump, so it lives here rather than in opensm.
 
 // FileLFTDump is the file OpenSM writes the unicast forwarding tables of every switch to, in
 // dump_files_dir, when log_flags has OSM_LOG_ROUTING (0x40) set (osm_dump.c, dump_ucast_lfts).
@@ -23,7 +25,7 @@ type LFTs struct {
 // SwitchLFT is one switch's table: Ports[lid] is the output port, 0 for the switch itself.
 // LIDs the switch has no route for are absent.
 type SwitchLFT struct {
-	GUID   GUID
+	GUID   opensm.GUID
 	LID    int
 	Desc   string
 	MaxLID int
@@ -33,7 +35,7 @@ type SwitchLFT struct {
 // LFTTarget is what a LID belongs to.
 type LFTTarget struct {
 	Kind     string // "Switch", "Channel Adapter", "Router"
-	PortGUID GUID
+	PortGUID opensm.GUID
 	Desc     string
 }
 
@@ -48,7 +50,7 @@ type LFTTarget struct {
 // wins, as it is the table OpenSM last set.
 func ParseLFTs(text string) (*LFTs, error) {
 	out := &LFTs{Targets: map[int]LFTTarget{}}
-	index := map[GUID]int{}
+	index := map[opensm.GUID]int{}
 	var cur *SwitchLFT
 	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r")
@@ -122,7 +124,7 @@ func parseLFTHeader(line string) (SwitchLFT, error) {
 	if _, err := fmt.Sscanf(rest, " of switch Lid %d guid %s", &lid, &guid); err != nil {
 		return sw, fmt.Errorf("want `of switch Lid N guid 0x...`")
 	}
-	v, err := ParseGUID(guid)
+	v, err := opensm.ParseGUID(guid)
 	if err != nil {
 		return sw, err
 	}
@@ -145,7 +147,7 @@ func parseLFTTarget(s string) (LFTTarget, bool) {
 	if j < 0 {
 		return LFTTarget{}, false
 	}
-	v, err := ParseGUID(rest[:j])
+	v, err := opensm.ParseGUID(rest[:j])
 	if err != nil {
 		return LFTTarget{}, false
 	}
@@ -156,7 +158,7 @@ func parseLFTTarget(s string) (LFTTarget, bool) {
 }
 
 // Switch returns the table of the switch with the given node GUID.
-func (l *LFTs) Switch(guid GUID) (*SwitchLFT, bool) {
+func (l *LFTs) Switch(guid opensm.GUID) (*SwitchLFT, bool) {
 	for i := range l.Switches {
 		if l.Switches[i].GUID == guid {
 			return &l.Switches[i], true
@@ -166,7 +168,7 @@ func (l *LFTs) Switch(guid GUID) (*SwitchLFT, bool) {
 }
 
 // LIDOf returns the LID whose target has the given port GUID.
-func (l *LFTs) LIDOf(port GUID) (int, bool) {
+func (l *LFTs) LIDOf(port opensm.GUID) (int, bool) {
 	for lid, t := range l.Targets {
 		if t.PortGUID == port {
 			return lid, true
