@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // Why this file exists.
@@ -413,13 +415,19 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	// A data source's state repeats its config's input attributes.
-	put := st.lists[fromConfig]
-	if outs.outputs != nil && !hasErrorDiag(resp.Diagnostics) {
+	// A data source's state repeats its config's input attributes, except an `as_built` floor,
+	// which stays null there (as_built_input.go says why); gpucluster_discovered_fabric's
+	// as_built is an output and goes back with the outputs.
+	var put map[string]tftypes.Value
+	if st.lists[fromConfig] != nil || outs.outputs != nil {
 		put = make(map[string]tftypes.Value, len(st.lists[fromConfig])+len(outs.outputs))
-		for k, v := range st.lists[fromConfig] {
+	}
+	for k, v := range st.lists[fromConfig] {
+		if k != plan.AttrAsBuilt {
 			put[k] = v
 		}
+	}
+	if !hasErrorDiag(resp.Diagnostics) {
 		for k, v := range outs.outputs {
 			put[k] = v
 		}

@@ -41,9 +41,9 @@ type bomModel struct {
 	JSON       types.String  `tfsdk:"json"`
 	CablingCSV types.String  `tfsdk:"cabling_csv"`
 
-	PriorDesign       types.Object `tfsdk:"prior_design"`
-	AsBuilt           types.Object `tfsdk:"as_built"`
-	CablingChangesCSV types.String `tfsdk:"cabling_changes_csv"`
+	PriorDesign       types.Object  `tfsdk:"prior_design"`
+	AsBuilt           types.Dynamic `tfsdk:"as_built"`
+	CablingChangesCSV types.String  `tfsdk:"cabling_changes_csv"`
 }
 
 type bomExternalItem struct {

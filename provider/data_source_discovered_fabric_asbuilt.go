@@ -18,13 +18,16 @@ import (
 
 // The as-built fabric of gpucluster_discovered_fabric: the floor in the fabric's own shapes
 // (asbuilt.Read), as maps keyed by name whose objects are exactly those of gpucluster_fabric's
-// maps (the shape tables of fabric_inventory.go). A cable carries two more attributes, its
-// discovered width and speed, which Terraform drops when the object is converted to the
-// fabric's cable type.
+// maps (the shape tables of fabric_inventory.go). A cable carries the attributes of floorOnly
+// (as_built_input.go) besides, its discovered width and speed, which Terraform drops when the
+// object is converted to the fabric's cable type.
 
 var (
 	asBuiltCableAttrTypes = func() map[string]attr.Type {
-		at := map[string]attr.Type{"width": types.StringType, "speed": types.StringType}
+		at := map[string]attr.Type{}
+		for k := range floorOnly[fabric.MapCables] {
+			at[k] = types.StringType
+		}
 		for k, v := range cableObjType.AttrTypes {
 			at[k] = v
 		}
@@ -44,8 +47,9 @@ var (
 
 func asBuiltAttribute() schema.SingleNestedAttribute {
 	cable := shapeOutputs(cableShape)
-	cable["width"] = outStr("Link width as discovered, e.g. `4x`.")
-	cable["speed"] = outStr("Link speed as discovered, e.g. `NDR` (ibsim's `HDR` stand-in reads as `NDR` with `simulated`).")
+	for k, desc := range floorOnly[fabric.MapCables] {
+		cable[k] = outStr(desc)
+	}
 	return schema.SingleNestedAttribute{
 		Computed: true,
 		MarkdownDescription: "The fabric as it is on the floor, in the shapes `gpucluster_fabric` takes: `switches`, `nodes`, " +

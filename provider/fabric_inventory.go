@@ -351,8 +351,9 @@ func (s *shape[T]) decodeMap(r *specReader, v tftypes.Value) []T {
 		return nil
 	}
 	var m map[string]tftypes.Value
-	if err := v.As(&m); err != nil {
-		r.diags.AddAttributeError(r.mapPath(s.attr), "Cannot read map", err.Error())
+	if v.As(&m) != nil {
+		r.diags.AddAttributeError(r.mapPath(s.attr), "Invalid attribute type",
+			fmt.Sprintf("%s must be a map of objects keyed by name, not %s.", s.attr, tfKind(v)))
 		return nil
 	}
 	keys := make([]string, 0, len(m))
@@ -378,10 +379,15 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	}
 	var attrs map[string]tftypes.Value
 	if v.IsNull() || v.As(&attrs) != nil {
-		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element", "every element of "+s.attr+" must be an object")
+		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element",
+			fmt.Sprintf("every element of %s must be an object, and %s is %s", s.attr, key, tfKind(v)))
 		return false
 	}
 	at := func(f *field[T]) path.Path { return r.mapPath(s.attr).AtMapKey(key).AtName(f.name) }
+	wrongType := func(f *field[T], av tftypes.Value, want string) {
+		r.diags.AddAttributeError(at(f), "Invalid attribute type",
+			fmt.Sprintf("%s must be %s, and %s has %s.", f.name, want, r.mapPath(s.attr).AtMapKey(key), tfKind(av)))
+	}
 	for i := range s.fields {
 		f := &s.fields[i]
 		av, ok := attrs[f.name]
@@ -401,32 +407,88 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 		}
 		switch f.kind {
 		case kString:
-			_ = av.As(f.str(t))
-			if f.required && *f.str(t) == "" {
+			str, ok := tfAsString(av)
+			if !ok {
+				wrongType(f, av, "a string")
+				continue
+			}
+			*f.str(t) = str
+			if f.required && str == "" {
 				r.diags.AddAttributeError(at(f), "Missing required attribute",
 					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 		case kInt:
-			*f.num(t) = tfNumberInt(av)
-			if *f.num(t) == f.unset {
+			n, ok := tfAsInt(av)
+			if !ok {
+				wrongType(f, av, "a whole number")
+				continue
+			}
+			*f.num(t) = n
+			if n == f.unset {
 				r.explicitUnset(at(f), f.name)
 			}
 		case kFloat:
-			*f.flt(t) = tfNumberFloat(av)
+			n, ok := tfAsNumber(av)
+			if !ok {
+				wrongType(f, av, "a number")
+				continue
+			}
+			*f.flt(t), _ = n.Float64()
 			if *f.flt(t) == 0 {
 				r.explicitUnset(at(f), f.name)
 			}
 		case kBool:
-			_ = av.As(f.bl(t))
+			b, ok := tfAsBool(av)
+			if !ok {
+				wrongType(f, av, "a bool")
+				continue
+			}
+			*f.bl(t) = b
 		case kEnd:
 			*f.end(t) = r.decodeEnd(at(f), av)
 		case kMembers:
 			*f.mem(t) = r.decodeMembers(at(f), av)
 		}
 	}
+	if r.foreign != nil {
+		s.refuseForeign(r, key, attrs)
+	}
 	*s.ref(t) = fabric.Ref{Key: key}
 	s.fill(t, key)
 	return true
+}
+
+// refuseForeign reports the attributes of an element that the shape does not have. Terraform
+// does this for a typed map; an `as_built` argument is dynamic (as_built_input.go), so the
+// decoder does it, except for what r.foreign lets through (discovery's own attributes).
+func (s *shape[T]) refuseForeign(r *specReader, key string, attrs map[string]tftypes.Value) {
+	var extra []string
+	for name := range attrs {
+		if !s.has(name) && !r.foreign[s.attr][name] {
+			extra = append(extra, name)
+		}
+	}
+	if len(extra) == 0 {
+		return
+	}
+	sort.Strings(extra)
+	names := make([]string, len(s.fields))
+	for i := range s.fields {
+		names[i] = s.fields[i].name
+	}
+	for _, name := range extra {
+		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key).AtName(name), "Unsupported attribute",
+			fmt.Sprintf("an element of %s has no attribute %q; it takes %s.", s.attr, name, strings.Join(names, ", ")))
+	}
+}
+
+func (s *shape[T]) has(name string) bool {
+	for i := range s.fields {
+		if s.fields[i].name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // explicitUnset refuses a value written out that the fabric reads as "unset" (units = 0, rail =
@@ -458,6 +520,7 @@ func tfNumberFloat(v tftypes.Value) float64 {
 func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	var attrs map[string]tftypes.Value
 	if v.As(&attrs) != nil {
+		r.diags.AddAttributeError(p, "Invalid attribute type", fmt.Sprintf("a cable end must be an object { device, port }, not %s.", tfKind(v)))
 		return fabric.End{}
 	}
 	var e fabric.End
@@ -468,7 +531,10 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	case dv.IsNull():
 		r.diags.AddAttributeError(p.AtName("device"), "Missing required attribute", "device is required for every cable end.")
 	default:
-		_ = dv.As(&e.Device)
+		var ok bool
+		if e.Device, ok = tfAsString(dv); !ok {
+			r.diags.AddAttributeError(p.AtName("device"), "Invalid attribute type", "device must be a string (a switch or HCA name), not "+tfKind(dv)+".")
+		}
 	}
 	switch {
 	case !pv.IsKnown():
@@ -476,7 +542,17 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	case pv.IsNull():
 		r.diags.AddAttributeError(p.AtName("port"), "Missing required attribute", "port is required for every cable end.")
 	default:
-		e.Port = tfNumberInt(pv)
+		var ok bool
+		if e.Port, ok = tfAsInt(pv); !ok {
+			r.diags.AddAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfKind(pv)+".")
+		}
+	}
+	if r.foreign != nil {
+		for name := range attrs {
+			if name != "device" && name != "port" {
+				r.diags.AddAttributeError(p.AtName(name), "Unsupported attribute", fmt.Sprintf("a cable end has no attribute %q; it takes device and port.", name))
+			}
+		}
 	}
 	return e
 }
