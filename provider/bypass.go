@@ -386,6 +386,14 @@ func (s *bypassServer) ValidateDataResourceConfig(ctx context.Context, req *tfpr
 		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
 	}
 	r := *req
+	// Validation has no use for an `as_built` floor: it is nulled undecoded (msgpack_skip.go).
+	if at, ok := typ.AttributeTypes[plan.AttrAsBuilt]; ok && at.Is(tftypes.DynamicPseudoType) && r.Config != nil && r.Config.MsgPack != nil {
+		b, _, err := nullAttribute(r.Config.MsgPack, plan.AttrAsBuilt)
+		if err != nil {
+			return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
+		}
+		r.Config = &tfprotov6.DynamicValue{MsgPack: b}
+	}
 	var st listStash
 	if err := stripAll(typ, &st, map[listSource]**tfprotov6.DynamicValue{fromConfig: &r.Config}); err != nil {
 		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: bypassError(req.TypeName, err)}, nil

@@ -12,9 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 var (
@@ -188,77 +188,48 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if f == nil {
 		return
 	}
-	g := f.Graph
-	b := bom.Build(g, cat, bom.Options{External: ext})
-	for _, w := range b.Warnings {
+	var prior *topogen.Params
+	if f.Fit == nil && !m.PriorDesign.IsNull() {
+		p, d := decodePriorDesign(ctx, m.PriorDesign)
+		if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
+			return
+		}
+		prior = &p
+	}
+	o, ps := plan.Order(cat, f, ext, prior)
+	addPlanProblems(&resp.Diagnostics, ps)
+	if o == nil {
+		return
+	}
+	for _, w := range o.BOM.Warnings {
 		resp.Diagnostics.AddWarning("Bill of materials", w)
 	}
-	resp.Diagnostics.Append(setBOMOutputs(&m, b)...)
+	resp.Diagnostics.Append(setBOMOutputs(&m, o)...)
 	if resp.Diagnostics.HasError() {
 		return
-	}
-	// cabling_csv: the plan's rows with cage, split and part at each end (internal/bom/cabling.go).
-	cabling, err := bom.CablingCSV(bom.Cabling(g, cat, bom.Options{External: ext}))
-	if err != nil {
-		resp.Diagnostics.AddError("Rendering the cabling plan failed", err.Error())
-		return
-	}
-	m.CablingCSV = types.StringValue(cabling)
-	m.CablingChangesCSV = types.StringNull()
-	if f.Fit != nil {
-		changes, err := f.Fit.WorkOrder(cat)
-		if err == nil {
-			var csv string
-			if csv, err = bom.ChangesCSV(changes); err == nil {
-				m.CablingChangesCSV = types.StringValue(csv)
-			}
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Rendering the work order from the floor failed", err.Error())
-			return
-		}
-	} else if !m.PriorDesign.IsNull() {
-		changes, d := cablingChanges(ctx, cat, m.PriorDesign, bom.Cabling(g, cat, bom.Options{External: ext}))
-		resp.Diagnostics.Append(d...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		m.CablingChangesCSV = types.StringValue(changes)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// cablingChanges is the work order from the fabric of prior (a design) to the rows of next.
-func cablingChanges(ctx context.Context, cat *catalog.Catalog, prior types.Object, next []bom.CableRow) (string, diag.Diagnostics) {
+// decodePriorDesign reads prior_design, the design as it is cabled now, which carries no floor.
+func decodePriorDesign(ctx context.Context, prior types.Object) (topogen.Params, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	v, err := prior.ToTerraformValue(ctx)
 	if err != nil {
-		diags.AddAttributeError(path.Root("prior_design"), "Cannot read prior_design", err.Error())
-		return "", diags
+		diags.AddAttributeError(path.Root(plan.AttrPriorDesign), "Cannot read prior_design", err.Error())
+		return topogen.Params{}, diags
 	}
 	r := specReader{}
-	p := r.decodeDesignAt(v, "prior_design")
-	if r.decodeDesignAsBuilt(v, "prior_design") != nil {
-		r.diags.AddAttributeError(path.Root("prior_design").AtName(plan.AttrAsBuilt), "A floor in prior_design",
+	p := r.decodeDesignAt(v, plan.AttrPriorDesign)
+	if r.decodeDesignAsBuilt(v, plan.AttrPriorDesign) != nil {
+		r.diags.AddAttributeError(path.Root(plan.AttrPriorDesign).AtName(plan.AttrAsBuilt), "A floor in prior_design",
 			"prior_design is the design as it is cabled now, which a floor replaces: give the floor as gpucluster_bom's own as_built, and the work order starts from it.")
 	}
 	diags.Append(r.diags...)
 	if r.unknown && !diags.HasError() {
-		diags.AddAttributeError(path.Root("prior_design"), "Unknown values", "gpucluster_bom needs prior_design known; Terraform reads it once it is.")
+		diags.AddAttributeError(path.Root(plan.AttrPriorDesign), "Unknown values", "gpucluster_bom needs prior_design known; Terraform reads it once it is.")
 	}
-	if diags.HasError() {
-		return "", diags
-	}
-	f, ps := plan.Build(cat, plan.Inputs{Design: &p, DesignAttr: "prior_design"})
-	addPlanProblems(&diags, ps.Errors())
-	if f == nil {
-		return "", diags
-	}
-	out, err := bom.ChangesCSV(bom.CablingChanges(bom.Cabling(f.Graph, cat, bom.Options{}), next))
-	if err != nil {
-		diags.AddError("Rendering the cabling changes failed", err.Error())
-	}
-	return out, diags
+	return p, diags
 }
 
 // externalLinks reads `external_links`; required values are checked here, the links themselves by
@@ -290,8 +261,12 @@ func stringList(ss []string) types.List {
 	return types.ListValueMust(types.StringType, vs)
 }
 
-func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
+// setBOMOutputs renders the orders into the model: the bill of materials in its three forms,
+// the cabling plan (cage, split and part at each end: internal/bom/cabling.go) and the work
+// order, null without anything to start from.
+func setBOMOutputs(m *bomModel, o *plan.Orders) diag.Diagnostics {
 	var diags diag.Diagnostics
+	b := o.BOM
 	m.Items = bomItemsValue(b.Items)
 	m.TotalCost = types.Float64Value(b.TotalCost)
 	m.Unpriced = stringList(b.Unpriced)
@@ -307,10 +282,18 @@ func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
 		diags.AddError("Rendering the BOM failed", err.Error())
 	}
 	m.JSON = types.StringValue(string(js))
-	plan, err := b.CSV()
+	cabling, err := bom.CablingCSV(o.Cabling)
 	if err != nil {
 		diags.AddError("Rendering the cabling plan failed", err.Error())
 	}
-	m.CablingCSV = types.StringValue(plan)
+	m.CablingCSV = types.StringValue(cabling)
+	m.CablingChangesCSV = types.StringNull()
+	if o.HasChanges {
+		changes, err := bom.ChangesCSV(o.Changes)
+		if err != nil {
+			diags.AddError("Rendering the work order failed", err.Error())
+		}
+		m.CablingChangesCSV = types.StringValue(changes)
+	}
 	return diags
 }

@@ -3,14 +3,12 @@ package provider
 import (
 	"context"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/diagram"
 )
 
 var (
@@ -20,7 +18,7 @@ var (
 
 func newDiagramDataSource() datasource.DataSource { return &diagramDataSource{} }
 
-// diagramDataSource is glue over internal/diagram (and internal/analysis for the highlights).
+// diagramDataSource is glue over plan.Diagram (internal/diagram, with the analysis highlights).
 type diagramDataSource struct {
 	data *Data
 }
@@ -88,15 +86,12 @@ func (d *diagramDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_diagram needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
-	opts := diagram.Options{Title: m.Title.ValueString(), FoldAbove: int(m.FoldAbove.ValueInt64()),
-		NodeGroups: f.Spec.Groups}
-	if opts.Title == "" {
-		opts.Title = "fabric"
+	title := m.Title.ValueString()
+	if title == "" {
+		title = "fabric"
 	}
-	if m.Highlight.IsNull() || m.Highlight.ValueBool() {
-		opts.Highlights = diagram.FromAnalysis(analysis.Analyze(f.Graph, nil), m.MaxOversubscription.ValueFloat64())
-	}
-	dg, err := diagram.Build(f.Graph, opts)
+	highlight := m.Highlight.IsNull() || m.Highlight.ValueBool()
+	dg, err := plan.Diagram(f, title, int(m.FoldAbove.ValueInt64()), highlight, m.MaxOversubscription.ValueFloat64())
 	if err != nil {
 		resp.Diagnostics.AddError("Diagram", err.Error())
 		return

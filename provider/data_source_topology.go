@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -10,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -265,28 +263,20 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	cat := inventoryCatalog(d.data)
-	des, err := topogen.Generate(p, cat)
-	if err != nil {
-		addTopologyError(&resp.Diagnostics, err)
-		return
-	}
 	// The floor comes from Wrap's stash (bypass.go strips as_built like the fabric's maps).
 	asBuiltIn := requestValue(ctx, fromConfig, plan.AttrAsBuilt, nil)
 	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
 		asBuiltIn = v
 	}
-	var fit *asbuilt.Fitted
 	floor := r.decodeAsBuilt(asBuiltIn, path.Root(plan.AttrAsBuilt))
-	if floor != nil {
-		resp.Diagnostics.Append(capDiagnostics(r.diags)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if fit, err = asbuilt.Fit(des, floor, cat); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root(plan.AttrAsBuilt), "Cannot fit the design to the floor", err.Error())
-			return
-		}
+	resp.Diagnostics.Append(capDiagnostics(r.diags)...)
+	if resp.Diagnostics.HasError() {
+		floor = nil // the arguments are still checked, so each cause is said at once
+	}
+	des, fit, ps := plan.Design(inventoryCatalog(d.data), p, floor, "")
+	addPlanProblems(&resp.Diagnostics, ps)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	record, err := floorValue(floor)
 	if err != nil {
@@ -302,22 +292,6 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	resp.State.Raw = state
-}
-
-// addTopologyError attaches a refusal to the argument it names, with the reason and the nearest
-// buildable input.
-func addTopologyError(diags *diag.Diagnostics, err error) {
-	te, ok := err.(*topogen.Error)
-	if !ok {
-		diags.AddError("Topology generator failed", err.Error())
-		return
-	}
-	attr := te.Attribute
-	detail := fmt.Sprintf("%s: %s.", attr, te.Reason)
-	if te.Nearest != "" {
-		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
-	}
-	diags.AddAttributeError(argPath(path.Empty(), attr), "Cannot build this topology", detail)
 }
 
 // ---- outputs ----

@@ -167,11 +167,10 @@ func finite(v float64) types.Float64 {
 	return types.Float64Value(v)
 }
 
-// maxOversubscription is null where no tier has uplinks (a torus, a single switch), as
-// the design guide (docs/guides/design.md) fixes it. A 0 there would read as a ratio better than non-blocking.
+// maxOversubscription is null where no tier has uplinks (analysis.Result.WorstOversubscription).
 func maxOversubscription(r analysis.Result) types.Float64 {
-	if len(r.Oversubscription) == 0 {
-		return types.Float64Null()
+	if v, ok := r.WorstOversubscription(); ok {
+		return types.Float64Value(v)
 	}
-	return types.Float64Value(r.MaxOversubscription)
+	return types.Float64Null()
 }

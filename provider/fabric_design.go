@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -353,17 +352,3 @@ func argRangeProblem(a *topogen.Arg, v float64) string {
 }
 
 func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// argPath is the path of an argument ("prefixes.leaf") below base; an empty base is the root.
-func argPath(base path.Path, arg string) path.Path {
-	steps := strings.Split(arg, ".")
-	p := base
-	for i, s := range steps {
-		if i == 0 && len(base.Steps()) == 0 {
-			p = path.Root(s)
-			continue
-		}
-		p = p.AtName(s)
-	}
-	return p
-}

@@ -48,6 +48,13 @@ type Result struct {
 	EffectivePending bool
 }
 
+// WorstOversubscription is MaxOversubscription where it means something: ok is false when no
+// tier has uplinks (a torus, a single switch), where a 0 would read as better than non-blocking
+// (docs/guides/design.md), so outputs show no value there.
+func (r *Result) WorstOversubscription() (ratio float64, ok bool) {
+	return r.MaxOversubscription, len(r.Oversubscription) > 0
+}
+
 // SwitchLoad is the capacity picture of one switch.
 type SwitchLoad struct {
 	Name             string

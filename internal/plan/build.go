@@ -81,16 +81,12 @@ func Build(cat *catalog.Catalog, in Inputs) (*Fabric, Problems) {
 			return nil, ps
 		}
 	} else {
-		des, err := topogen.Generate(*in.Design, cat)
-		if err != nil {
-			return nil, append(ps, designProblem(err, designAttr))
+		des, fit, dps := Design(cat, *in.Design, in.AsBuilt, designAttr)
+		if dps.HasErrors() {
+			return nil, append(ps, dps...)
 		}
 		spec := des.FabricSpec()
-		if in.AsBuilt != nil {
-			fit, err := asbuilt.Fit(des, in.AsBuilt, cat)
-			if err != nil {
-				return nil, append(ps, Problem{Severity: Error, At: Attr(designAttr, AttrAsBuilt), Summary: "Cannot fit the design to the floor", Detail: err.Error()})
-			}
+		if fit != nil {
 			spec, f.Fit = fit.Spec, fit
 		}
 		for _, u := range spec.RemoveCables(in.Absent) {

@@ -19,7 +19,8 @@ const (
 	AttrWorkload      = "workload"
 	AttrSubnetManager = "subnet_manager"
 	AttrFailedCables  = "failed_cables"
-	AttrAsBuilt       = "as_built" // of the design: the floor it is fitted to
+	AttrAsBuilt       = "as_built"     // of the design: the floor it is fitted to
+	AttrPriorDesign   = "prior_design" // of gpucluster_bom: the design as it is cabled now
 )
 
 // designAttrOf names the design argument behind an attribute of a generated element, where one
@@ -76,18 +77,36 @@ func fabricProblems(in []fabric.Problem, designAttr string) Problems {
 }
 
 // designProblem reports a generator refusal on the argument it names, under the attribute that
-// holds the design ("design", or "prior_design" of gpucluster_bom).
+// holds the design ("design", or "prior_design" of gpucluster_bom), or at the root where the
+// arguments are the caller's own (attribute "": gpucluster_topology, whose message names the
+// argument too, as a root attribute's path is its name alone).
 func designProblem(err error, attribute string) Problem {
+	summary := "Cannot build the " + attribute
+	if attribute == "" {
+		summary = "Cannot build this topology"
+	}
 	var te *topogen.Error
 	if !errors.As(err, &te) {
-		return Problem{Severity: Error, At: Attr(attribute), Summary: "Cannot build the " + attribute, Detail: err.Error()}
+		at := Loc{}
+		if attribute != "" {
+			at = Attr(attribute)
+		}
+		return Problem{Severity: Error, At: at, Summary: summary, Detail: err.Error()}
 	}
 	detail := te.Reason + "."
+	if attribute == "" {
+		detail = te.Attribute + ": " + detail
+	}
 	if te.Nearest != "" {
 		detail += fmt.Sprintf("\n\nNearest buildable: %s.", te.Nearest)
 	}
 	// The argument may be nested ("prefixes.leaf"): each name is a step.
-	return Problem{Severity: Error, At: Attr(attribute, strings.Split(te.Attribute, ".")...), Summary: "Cannot build the " + attribute, Detail: detail}
+	steps := strings.Split(te.Attribute, ".")
+	at := Attr(steps[0], steps[1:]...)
+	if attribute != "" {
+		at = Attr(attribute, steps...)
+	}
+	return Problem{Severity: Error, At: at, Summary: summary, Detail: detail}
 }
 
 // openSMLoc maps the location of an opensm.FieldError to the attribute that causes it. An

@@ -365,8 +365,8 @@ func analysisValue(r *analysis.Result) cty.Value {
 }
 
 func maxOver(r *analysis.Result) cty.Value {
-	if len(r.Oversubscription) == 0 {
-		return cty.NullVal(cty.Number)
+	if v, ok := r.WorstOversubscription(); ok {
+		return fnum(v)
 	}
-	return fnum(r.MaxOversubscription)
+	return cty.NullVal(cty.Number)
 }

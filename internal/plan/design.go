@@ -1,0 +1,32 @@
+package plan
+
+import (
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// Design generates the design p describes and, given a floor, fits it to the floor
+// (asbuilt.Fit): the first step of Build, and all that gpucluster_topology computes. Problems
+// are located on the generator's arguments under holder, the attribute that holds them
+// ("design", "prior_design"), or at the root where they are the caller's own arguments
+// (holder ""). The Fitted is nil without a floor; nothing is returned with an error.
+func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder string) (*topogen.Design, *asbuilt.Fitted, Problems) {
+	des, err := topogen.Generate(p, cat)
+	if err != nil {
+		return nil, nil, Problems{designProblem(err, holder)}
+	}
+	if floor == nil {
+		return des, nil, nil
+	}
+	fit, err := asbuilt.Fit(des, floor, cat)
+	if err != nil {
+		at := Attr(AttrAsBuilt)
+		if holder != "" {
+			at = Attr(holder, AttrAsBuilt)
+		}
+		return nil, nil, Problems{{Severity: Error, At: at, Summary: "Cannot fit the design to the floor", Detail: err.Error()}}
+	}
+	return des, fit, nil
+}

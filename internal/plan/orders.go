@@ -1,0 +1,42 @@
+package plan
+
+import (
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// Orders is what a fabric asks of purchasing and of the technicians: the bill of materials, the
+// cabling plan they work from, and the work order that takes the fabric as it is to this one.
+type Orders struct {
+	BOM     bom.BOM
+	Cabling []bom.CableRow
+	// Changes is the work order: from the floor the design was fitted to (Fabric.Fit), which is
+	// what the technicians find, else from prior, the design as it is cabled now. HasChanges is
+	// false when there is neither.
+	Changes    []bom.Change
+	HasChanges bool
+}
+
+// Order computes the Orders of f, with the external links (appliances) cabled to it, from the
+// fabric as it is: the floor f was fitted to, else the design prior (nil for none), whose
+// problems are located under "prior_design". Orders is nil when prior holds an error.
+func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topogen.Params) (*Orders, Problems) {
+	opts := bom.Options{External: ext}
+	o := &Orders{BOM: bom.Build(f.Graph, cat, opts), Cabling: bom.Cabling(f.Graph, cat, opts)}
+	switch {
+	case f.Fit != nil:
+		changes, err := f.Fit.WorkOrder(cat)
+		if err != nil {
+			return nil, Problems{{Severity: Error, At: Attr(AttrAsBuilt), Summary: "Cannot write the work order from the floor", Detail: err.Error()}}
+		}
+		o.Changes, o.HasChanges = changes, true
+	case prior != nil:
+		pf, ps := Build(cat, Inputs{Design: prior, DesignAttr: AttrPriorDesign})
+		if pf == nil {
+			return nil, ps.Errors()
+		}
+		o.Changes, o.HasChanges = bom.CablingChanges(bom.Cabling(pf.Graph, cat, bom.Options{}), o.Cabling), true
+	}
+	return o, nil
+}
