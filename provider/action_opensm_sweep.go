@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
@@ -23,7 +21,7 @@ var (
 func newOpenSMSweepAction() action.Action { return &openSMSweepAction{} }
 
 // openSMSweepAction is gpucluster_opensm_sweep: every SM host's OpenSM re-reads its files and
-// sweeps, verified as a push is (opensm.Sweep).
+// sweeps, verified as a push is (opensm.SweepAll).
 type openSMSweepAction struct{ data *Data }
 
 type openSMSweepModel struct {
@@ -89,36 +87,10 @@ func (a *openSMSweepAction) Invoke(ctx context.Context, req action.InvokeRequest
 	ctx = maskSecrets(ctx, sm.ssh.PrivateKey)
 	// The fabric's own connection to an SM host (fabric_opensm.go): same SSH checks and paths.
 	fr := &fabricResource{data: a.data}
-	for i, host := range sm.hosts {
-		hostPath := path.Root("subnet_manager").AtName("hosts").AtListIndex(i)
-		t, closeFn, err := fr.target(ctx, sm, host, nil, opensm.Expect{})
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(hostPath, "Cannot reach subnet manager host "+host, err.Error()+sweepNote(sm.hosts[:i], sm.hosts[i+1:]))
-			return
-		}
-		t.Progress = func(step string) { actionProgress(ctx, resp, "opensm %s: %s", host, step) }
-		res, err := opensm.Sweep(ctx, t)
-		closeFn()
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(hostPath, "OpenSM sweep on "+host+" failed", err.Error()+sweepNote(sm.hosts[:i], sm.hosts[i+1:]))
-			return
-		}
-		if n := len(res.Verdict.Errors); n > 0 {
-			shown := res.Verdict.Errors[:min(n, 3)]
-			resp.Diagnostics.AddWarning("OpenSM on "+host+" logged errors",
-				fmt.Sprintf("The sweep was verified (%s), but OpenSM logged %d error lines after it, first: %s", res.Verdict.Engine, n, strings.Join(shown, " | ")))
-		}
-	}
-}
-
-// sweepNote says which hosts were swept before the failure and which were not touched.
-func sweepNote(done, left []string) string {
-	var b strings.Builder
-	if len(done) > 0 {
-		b.WriteString("\n\nAlready swept and verified: " + strings.Join(done, ", ") + ".")
-	}
-	if len(left) > 0 {
-		b.WriteString("\n\nNot touched: " + strings.Join(left, ", ") + ".")
-	}
-	return b.String()
+	results, err := opensm.SweepAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
+		t, closeFn, err := fr.target(ctx, sm, sm.hosts[i], nil, opensm.Expect{})
+		t.Progress = func(step string) { actionProgress(ctx, resp, "opensm %s: %s", sm.hosts[i], step) }
+		return t, closeFn, err
+	})
+	reportHosts(opensm.OpSweep, results, err, &resp.Diagnostics)
 }

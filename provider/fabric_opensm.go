@@ -416,46 +416,32 @@ func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.
 	results, err := opensm.PushAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
 		return r.target(ctx, sm, sm.hosts[i], files, expect)
 	})
-	var stopped *opensm.PushAllError
+	return reportHosts(opensm.OpPush, results, err, diags)
+}
+
+// reportHosts maps a PushAll or SweepAll to diagnostics: a warning for each host verified whose
+// OpenSM logged errors, and an error on the host where the run stopped. It reports false on
+// failure.
+func reportHosts(op opensm.Op, results []opensm.Result, err error, diags *diag.Diagnostics) bool {
+	var stopped *opensm.AllError
 	if errors.As(err, &stopped) {
 		results = results[:len(stopped.Done)]
 	}
 	for _, res := range results {
-		if n := len(res.Verdict.Errors); n > 0 && res.Written {
-			shown := res.Verdict.Errors
-			if len(shown) > 3 {
-				shown = shown[:3]
-			}
-			diags.AddWarning("OpenSM on "+res.Host+" logged errors",
-				fmt.Sprintf("Routing was verified (%s), but OpenSM logged %d error lines after the change, first: %s",
-					res.Verdict.Engine, n, strings.Join(shown, " | ")))
+		if summary, detail, ok := op.LoggedErrors(res); ok {
+			diags.AddWarning(summary, detail)
 		}
 	}
 	switch {
 	case stopped != nil:
-		summary := "OpenSM push to " + stopped.Host + " failed"
-		if stopped.Open {
-			summary = "Cannot reach subnet manager host " + stopped.Host
-		}
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), summary,
-			stopped.Err.Error()+pushedNote(stopped.Done, stopped.Left))
+		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), stopped.Summary(),
+			stopped.Err.Error()+stopped.Note())
 		return false
 	case err != nil:
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts"), "OpenSM push failed", err.Error())
+		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts"), "OpenSM "+op.String()+" failed", err.Error())
 		return false
 	}
 	return true
-}
-
-func pushedNote(done, left []string) string {
-	var b strings.Builder
-	if len(done) > 0 {
-		b.WriteString("\n\nAlready pushed and verified (they keep the new files): " + strings.Join(done, ", ") + ".")
-	}
-	if len(left) > 0 {
-		b.WriteString("\n\nNot touched: " + strings.Join(left, ", ") + ".")
-	}
-	return b.String()
 }
 
 // refreshOpenSM replaces `opensm` with what the subnet managers run: the digests of the files on
@@ -473,57 +459,38 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	if !ok || len(sm.hosts) == 0 || m.OpenSM.IsNull() {
 		return
 	}
-	var files opensm.Files
-	var sick []string // "host: what is wrong"
-	pending := false
-	for i, host := range sm.hosts {
-		t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
-		var st opensm.HostState
-		if err == nil {
-			st, err = opensm.ReadHostState(ctx, t, i == 0)
-			closeFn()
-		}
-		var hk *remote.HostKeyError
-		switch {
-		case errors.As(err, &hk):
-			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(i), "Subnet manager host key refused", err.Error())
-			return
-		case err != nil && i == 0:
-			diags.AddWarning("Cannot read the OpenSM files back from "+host,
-				err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
-			return
-		case err != nil:
-			diags.AddWarning("Cannot read the state of OpenSM on "+host,
-				err.Error()+"\n\nWhether OpenSM runs there is not seen by this plan.")
-			continue
-		}
-		if i == 0 {
-			files, pending = st.Files, st.Pending
-		}
-		if st.Health.NeedsRepair() {
-			sick = append(sick, fmt.Sprintf("%s: OpenSM is %s: %s", host, st.Health.Live, st.Health.Why))
-		}
+	st, err := opensm.ReadAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
+		return r.target(ctx, sm, sm.hosts[i], nil, opensm.Expect{})
+	})
+	for _, u := range st.Unread {
+		diags.AddWarning("Cannot read the state of OpenSM on "+u.Host,
+			u.Err.Error()+"\n\nWhether OpenSM runs there is not seen by this plan.")
 	}
-	if pending {
+	var stopped *opensm.AllError
+	if errors.As(err, &stopped) {
+		var hk *remote.HostKeyError
+		if errors.As(err, &hk) {
+			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), "Subnet manager host key refused", stopped.Err.Error())
+		} else {
+			diags.AddWarning("Cannot read the OpenSM files back from "+stopped.Host,
+				stopped.Err.Error()+"\n\nThe plan compares with the files of the last apply; drift on the host is not seen.")
+		}
+		return
+	}
+	if st.Pending {
 		diags.AddWarning("OpenSM on "+sm.hosts[0]+" never took the files on its disk",
 			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.render.Graph.Paths.Dir()+"). "+
 				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails.")
 	}
-	if len(sick) > 0 {
-		diags.AddWarning("OpenSM does not run as intended on "+strings.Join(hostsOf(sick), ", "),
-			strings.Join(sick, "\n")+"\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply "+
+	if len(st.Sick) > 0 {
+		hosts, lines := make([]string, len(st.Sick)), make([]string, len(st.Sick))
+		for i, s := range st.Sick {
+			hosts[i], lines[i] = s.Host, fmt.Sprintf("%s: OpenSM is %s: %s", s.Host, s.Health.Live, s.Health.Why)
+		}
+		diags.AddWarning("OpenSM does not run as intended on "+strings.Join(hosts, ", "),
+			strings.Join(lines, "\n")+"\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply "+
 				"starts OpenSM (or makes it sweep again) with the rendered files on that host and verifies that it routes, "+
 				"and rolls back and fails with OpenSM's log if it does not.")
-		files = opensm.Files{}
 	}
-	m.OpenSM = openSMValue(files)
-}
-
-// hostsOf is the host part of "host: ..." lines.
-func hostsOf(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i], _, _ = strings.Cut(l, ": ")
-	}
-	return out
+	m.OpenSM = openSMValue(st.Files)
 }

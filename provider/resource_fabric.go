@@ -312,9 +312,10 @@ func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 // Delete puts every subnet manager host back as it was before the provider's first push to it
-// (opensm.Unpush): the files that existed get their old content back, the files the provider
-// created are removed, and OpenSM is restarted or signalled, or stopped if it was not running
-// then. A host without that snapshot (the provider never changed it) is left as it is.
+// (opensm.UnpushAll, standbys first): the files that existed get their old content back, the
+// files the provider created are removed, and OpenSM is restarted or signalled, or stopped if it
+// was not running then. A host without that snapshot (the provider never changed it) is left as
+// it is.
 func (r *fabricResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m fabricModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -329,25 +330,24 @@ func (r *fabricResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if !ok {
 		return
 	}
-	// Standbys first, the primary last, so the master is the last SM to change.
-	for i := len(sm.hosts) - 1; i >= 0; i-- {
-		host := sm.hosts[i]
-		t, closeFn, err := r.target(ctx, sm, host, nil, opensm.Expect{})
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot restore the subnet manager host "+host, err.Error())
-			return
-		}
-		_, err = opensm.Unpush(ctx, t)
-		closeFn()
-		switch {
-		case errors.Is(err, opensm.ErrNoOriginal):
-			resp.Diagnostics.AddWarning("Subnet manager host "+host+" left as it is",
+	results, err := opensm.UnpushAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
+		return r.target(ctx, sm, sm.hosts[i], nil, opensm.Expect{})
+	})
+	for _, res := range results {
+		if res.Kept {
+			resp.Diagnostics.AddWarning("Subnet manager host "+res.Host+" left as it is",
 				"The provider found no snapshot of this host's files from before its first push (the host already had these files, "+
 					"or the snapshot was removed), so the files stay and OpenSM keeps running with them.")
-		case err != nil:
-			resp.Diagnostics.AddError("Restoring the subnet manager host "+host+" failed", err.Error()+
-				"\n\nFix the host or its access and destroy again, or run `terraform state rm` to forget the fabric without restoring the host.")
-			return
 		}
+	}
+	var stopped *opensm.AllError
+	switch {
+	case errors.As(err, &stopped) && stopped.Open:
+		resp.Diagnostics.AddError(stopped.Summary(), stopped.Err.Error())
+	case stopped != nil:
+		resp.Diagnostics.AddError(stopped.Summary(), stopped.Err.Error()+
+			"\n\nFix the host or its access and destroy again, or run `terraform state rm` to forget the fabric without restoring the host.")
+	case err != nil:
+		resp.Diagnostics.AddError("Restoring the subnet manager hosts failed", err.Error())
 	}
 }

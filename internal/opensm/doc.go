@@ -15,6 +15,12 @@
 // OpenSM told what Reload says, the log read back through ParseLog and verified, rolled back on
 // failure.
 //
+// A fabric has a primary SM host and standbys, and the package owns how they are visited together
+// (hosts.go): PushAll and SweepAll go primary first and stop at the first failure, UnpushAll goes
+// standbys first so the master changes last, and ReadAll reads back for a refresh the files of the
+// first host and the health of every host. Each says, as an AllError and Op.LoggedErrors, what was
+// done where; the provider only turns that into diagnostics.
+//
 // Invariants:
 //   - Rendering is deterministic: the same Config (or Graph) always yields the same bytes, so a
 //     plan shows no spurious diff. Lists are rendered in the order given, maps in key order.

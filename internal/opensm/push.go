@@ -223,6 +223,9 @@ type Result struct {
 	Action  Action
 	Written bool // the files were replaced
 	Standby bool // the SM is a standby: it does not route, so no routing was verified
+	// Kept is UnpushAll's: the host had no snapshot of its pre-provider files (ErrNoOriginal),
+	// so it was left as it is.
+	Kept    bool
 	Verdict Verdict
 	// Log is the OpenSM log written since the change (at most the last 64 KiB).
 	Log string
@@ -386,59 +389,6 @@ func parseFiles(out string) (Files, error) {
 		}
 	}
 	return files, nil
-}
-
-// Opener connects to the i-th host of a PushAll and describes the push to it; closeFn ends the
-// connection.
-type Opener func(ctx context.Context, i int) (t Target, closeFn func(), err error)
-
-// PushAllError is a PushAll stopped at one host: the hosts before it keep the new files, which
-// they verified; the hosts after it are not touched.
-type PushAllError struct {
-	Index int      // the host that failed, in the order given
-	Host  string   // its name
-	Open  bool     // it could not be reached (Err is the Opener's); otherwise Err is a *PushError
-	Done  []string // hosts pushed and verified before it
-	Left  []string // hosts after it, not touched
-	Err   error
-}
-
-func (e *PushAllError) Unwrap() error { return e.Err }
-
-func (e *PushAllError) Error() string {
-	note := ""
-	if len(e.Done) > 0 {
-		note += "; already pushed and verified: " + strings.Join(e.Done, ", ")
-	}
-	if len(e.Left) > 0 {
-		note += "; not touched: " + strings.Join(e.Left, ", ")
-	}
-	return e.Err.Error() + note
-}
-
-// PushAll pushes to the hosts in order (the primary SM first, then the standbys), connecting to
-// each only when its turn comes. It stops at the first host that cannot be reached or whose push
-// fails (which Push rolls back), with a *PushAllError; the hosts after it are not touched and the
-// hosts before it keep the new files, which they verified. The results of the hosts pushed are
-// returned either way, the failed one's last.
-func PushAll(ctx context.Context, hosts []string, open Opener) ([]Result, error) {
-	var out []Result
-	stop := func(i int, opening bool, err error) ([]Result, error) {
-		return out, &PushAllError{Index: i, Host: hosts[i], Open: opening, Done: hosts[:i:i], Left: hosts[i+1:], Err: err}
-	}
-	for i := range hosts {
-		t, closeFn, err := open(ctx, i)
-		if err != nil {
-			return stop(i, true, err)
-		}
-		r, err := Push(ctx, t)
-		closeFn()
-		out = append(out, r)
-		if err != nil {
-			return stop(i, false, err)
-		}
-	}
-	return out, nil
 }
 
 // Push brings one host to the target's files: it checks them (CheckFiles), reads what the host

@@ -444,9 +444,9 @@ func TestPushAllPrimaryAndStandbys(t *testing.T) {
 	if !errors.As(err, &perr) || perr.Host != standby.sshd.Addr() || perr.Stage != "restart" || !perr.RolledBack {
 		t.Fatalf("PushAll: %v", err)
 	}
-	var aerr *PushAllError
+	var aerr *AllError
 	if !errors.As(err, &aerr) || aerr.Index != 1 || aerr.Open || !slices.Equal(aerr.Done, []string{ts[0].Name}) || !slices.Equal(aerr.Left, []string{ts[2].Name}) {
-		t.Fatalf("PushAllError %+v", aerr)
+		t.Fatalf("AllError %+v", aerr)
 	}
 	for _, want := range []string{"cannot open /dev/infiniband/umad0", "already pushed and verified: " + primary.sshd.Addr(), "not touched: " + third.sshd.Addr()} {
 		if !strings.Contains(err.Error(), want) {
@@ -551,7 +551,7 @@ func TestPushAllStopsAtUnreachableHost(t *testing.T) {
 		opened = append(opened, i)
 		return Target{}, nil, unreachable
 	})
-	var aerr *PushAllError
+	var aerr *AllError
 	if !errors.As(err, &aerr) || !errors.Is(err, unreachable) || aerr.Index != 0 || aerr.Host != "sm1" || !aerr.Open || len(aerr.Done) != 0 || !slices.Equal(aerr.Left, []string{"sm2", "sm3"}) {
 		t.Fatalf("PushAll: %v (%+v)", err, aerr)
 	}

@@ -1,0 +1,103 @@
+package opensm
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+// quietHost is an SM host with no snapshot of pre-provider files and an OpenSM whose state reads
+// as unknown with no files: enough for UnpushAll to leave it alone and ReadAll to read it.
+type quietHost struct{ Host }
+
+func (quietHost) ReadFile(context.Context, string) (string, bool, error) { return "", false, nil }
+
+func (quietHost) Run(context.Context, string) (string, string, int, error) {
+	return "gpc-health-end\n", "", 0, nil
+}
+
+// TestUnpushAllStandbysFirst: the standbys are restored before the primary, a host without a
+// snapshot is kept and does not stop the run, and an unreachable host stops it before the primary.
+func TestUnpushAllStandbysFirst(t *testing.T) {
+	var opened []int
+	down := errors.New("dial tcp: no route to host")
+	results, err := UnpushAll(context.Background(), []string{"sm1", "sm2", "sm3"}, func(_ context.Context, i int) (Target, func(), error) {
+		opened = append(opened, i)
+		if i == 1 {
+			return Target{}, nil, down
+		}
+		return Target{Name: []string{"sm1", "sm2", "sm3"}[i], Host: quietHost{}}, func() {}, nil
+	})
+	if !slices.Equal(opened, []int{2, 1}) {
+		t.Errorf("opened %v, want [2 1]", opened)
+	}
+	if len(results) != 1 || results[0].Host != "sm3" || !results[0].Kept {
+		t.Errorf("results %+v", results)
+	}
+	var aerr *AllError
+	if !errors.As(err, &aerr) || aerr.Index != 1 || !aerr.Open || !slices.Equal(aerr.Done, []string{"sm3"}) || !slices.Equal(aerr.Left, []string{"sm1"}) {
+		t.Fatalf("UnpushAll: %v (%+v)", err, aerr)
+	}
+	if got, want := aerr.Summary(), "Cannot restore the subnet manager host sm2"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestReadAll: the files come from the first host; a later host that cannot be read is noted and
+// skipped, but a refused host key stops the read-back, as does the first host failing.
+func TestReadAll(t *testing.T) {
+	hosts := []string{"sm1", "sm2", "sm3"}
+	down := errors.New("dial tcp: no route to host")
+	opener := func(fail map[int]error) Opener {
+		return func(_ context.Context, i int) (Target, func(), error) {
+			if err := fail[i]; err != nil {
+				return Target{}, nil, err
+			}
+			return Target{Name: hosts[i], Host: quietHost{}}, func() {}, nil
+		}
+	}
+	st, err := ReadAll(context.Background(), hosts, opener(map[int]error{1: down}))
+	if err != nil || st.Files == nil || st.Pending || len(st.Sick) != 0 || len(st.Unread) != 1 || st.Unread[0].Host != "sm2" {
+		t.Fatalf("ReadAll: %+v, %v", st, err)
+	}
+	refused := &remote.HostKeyError{Addr: "sm3:22", Err: errors.New("key mismatch")}
+	var aerr *AllError
+	st, err = ReadAll(context.Background(), hosts, opener(map[int]error{1: down, 2: refused}))
+	if !errors.As(err, &aerr) || aerr.Index != 2 || aerr.Err != refused || len(st.Unread) != 1 {
+		t.Fatalf("ReadAll with a refused key: %+v, %v", st, err)
+	}
+	if _, err = ReadAll(context.Background(), hosts, opener(map[int]error{0: down})); !errors.As(err, &aerr) || aerr.Index != 0 || !errors.Is(err, down) {
+		t.Fatalf("ReadAll with the first host down: %v", err)
+	}
+}
+
+// TestAllMessages pins the texts a push and a sweep give for a failure and for a host whose
+// OpenSM logged errors.
+func TestAllMessages(t *testing.T) {
+	e := &AllError{Op: OpSweep, Index: 1, Host: "sm2", Done: []string{"sm1"}, Left: []string{"sm3"}, Err: errors.New("boom")}
+	if got, want := e.Summary()+e.Note(), "OpenSM sweep on sm2 failed\n\nAlready swept and verified: sm1.\n\nNot touched: sm3."; got != want {
+		t.Errorf("sweep: %q, want %q", got, want)
+	}
+	e.Op = OpPush
+	if got, want := e.Summary()+e.Note(), "OpenSM push to sm2 failed\n\nAlready pushed and verified (they keep the new files): sm1.\n\nNot touched: sm3."; got != want {
+		t.Errorf("push: %q, want %q", got, want)
+	}
+	if got, want := e.Error(), "boom; already pushed and verified: sm1; not touched: sm3"; got != want {
+		t.Errorf("push error: %q, want %q", got, want)
+	}
+	r := Result{Host: "sm1", Verdict: Verdict{Engine: "ftree", Errors: []string{"a", "b", "c", "d"}}}
+	if _, _, ok := OpPush.LoggedErrors(r); ok {
+		t.Error("a push that wrote nothing warns of errors it did not cause")
+	}
+	summary, detail, ok := OpSweep.LoggedErrors(r)
+	if want := "The sweep was verified (ftree), but OpenSM logged 4 error lines after it, first: a | b | c"; !ok || summary != "OpenSM on sm1 logged errors" || detail != want {
+		t.Errorf("sweep warning %q %q", summary, detail)
+	}
+	r.Written = true
+	if _, detail, _ := OpPush.LoggedErrors(r); detail != "Routing was verified (ftree), but OpenSM logged 4 error lines after the change, first: a | b | c" {
+		t.Errorf("push warning %q", detail)
+	}
+}
