@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -282,20 +281,12 @@ func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.Exter
 	return out
 }
 
-func stringList(ss []string) types.List {
-	vs := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		vs[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, vs)
-}
-
 func setBOMOutputs(m *bomModel, b bom.BOM) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.Items = bomItemsValue(b.Items)
 	m.TotalCost = types.Float64Value(b.TotalCost)
-	m.Unpriced = stringList(b.Unpriced)
-	m.Warnings = stringList(b.Warnings)
+	m.Unpriced = textList(b.Unpriced)
+	m.Warnings = textList(b.Warnings)
 	m.Markdown = types.StringValue(b.Markdown())
 	items, err := b.ItemsCSV()
 	if err != nil {
