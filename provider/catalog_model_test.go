@@ -20,7 +20,7 @@ import (
 // test.
 func builtinSwitches() string { return quotedList(catalog.Default().SwitchNames()) }
 func builtinNodes() string    { return quotedList(catalog.Default().NodeNames()) }
-func builtinHCAs() string     { return quotedList(sortedKeys(catalog.Default().HCAs)) }
+func builtinHCAs() string     { return quotedList(catalog.Default().HCANames()) }
 
 func quotedList(names []string) string {
 	q := make([]string, len(names))

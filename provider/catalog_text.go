@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +29,7 @@ func (c catalogText) defaultSwitch() catalog.SwitchModel { return c.cat.Switches
 // switchModels, nodeModels and hcaModels list the catalog's models: "`QM9700`, `QM9790`".
 func (c catalogText) switchModels() string { return codeList(c.cat.SwitchNames()) }
 func (c catalogText) nodeModels() string   { return codeList(c.cat.NodeNames()) }
-func (c catalogText) hcaModels() string    { return codeList(sortedKeys(c.cat.HCAs)) }
+func (c catalogText) hcaModels() string    { return codeList(c.cat.HCANames()) }
 
 func codeList(names []string) string {
 	q := make([]string, len(names))
@@ -72,13 +71,17 @@ func (c catalogText) computeRails() string {
 // ports".
 func (c catalogText) switchPorts() string {
 	s := c.defaultSwitch()
-	return fmt.Sprintf("%d for a %s: %d cages of %s", s.Ports, s.Name, s.Cages, plural(ceilDiv(s.Ports, s.Cages), "port"))
+	ports := "ports"
+	if s.PortsPerCage() == 1 {
+		ports = "port"
+	}
+	return fmt.Sprintf("%d for a %s: %d cages of %d %s", s.Ports, s.Name, s.Cages, s.PortsPerCage(), ports)
 }
 
 // switchPortRange is "1-64 on a QM9700 (2 per cage)".
 func (c catalogText) switchPortRange() string {
 	s := c.defaultSwitch()
-	return fmt.Sprintf("1-%d on a %s (%d per cage)", s.Ports, s.Name, ceilDiv(s.Ports, s.Cages))
+	return fmt.Sprintf("1-%d on a %s (%d per cage)", s.Ports, s.Name, s.PortsPerCage())
 }
 
 // hcaPorts names the port count of the default node's HCA: "1 on the DGX-H100's ConnectX-7-OSFP".
@@ -103,27 +106,4 @@ func (c catalogText) bundle() string {
 func (c catalogText) simSpeed() string {
 	lane := opensm.LaneSpeed(c.defaultSwitch().PortRateGbps)
 	return fmt.Sprintf("%s links are written as `4x%s` (for `4x%s`)", c.linkRate(), opensm.SimSpeed(lane), lane)
-}
-
-func ceilDiv(a, b int) int {
-	if b <= 0 {
-		return a
-	}
-	return (a + b - 1) / b
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

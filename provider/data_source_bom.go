@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -253,14 +252,6 @@ func externalLinks(ctx context.Context, r *specReader, l types.List) []bom.Exter
 	return out
 }
 
-func stringList(ss []string) types.List {
-	vs := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		vs[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, vs)
-}
-
 // setBOMOutputs renders the orders into the model: the bill of materials in its three forms,
 // the cabling plan (cage, split and part at each end: internal/bom/cabling.go) and the work
 // order, null without anything to start from.
@@ -269,8 +260,8 @@ func setBOMOutputs(m *bomModel, o *plan.Orders) diag.Diagnostics {
 	b := o.BOM
 	m.Items = bomItemsValue(b.Items)
 	m.TotalCost = types.Float64Value(b.TotalCost)
-	m.Unpriced = stringList(b.Unpriced)
-	m.Warnings = stringList(b.Warnings)
+	m.Unpriced = textList(b.Unpriced)
+	m.Warnings = textList(b.Warnings)
 	m.Markdown = types.StringValue(b.Markdown())
 	items, err := b.ItemsCSV()
 	if err != nil {

@@ -267,11 +267,3 @@ func stringsOf[T fmt.Stringer](items []T) types.List {
 	}
 	return textList(out)
 }
-
-func textList(ss []string) types.List {
-	vs := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		vs[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, vs)
-}

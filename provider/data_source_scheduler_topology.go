@@ -161,7 +161,7 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 	m.NodeLabels = types.MapValueMust(types.MapType{ElemType: types.StringType}, labels)
 	units := map[string]attr.Value{}
 	for _, u := range top.Units {
-		units[u.Name] = stringList(u.Leaves)
+		units[u.Name] = textList(u.Leaves)
 	}
 	m.Units = types.MapValueMust(types.ListType{ElemType: types.StringType}, units)
 	var notes []string
@@ -174,6 +174,6 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 	if notes == nil {
 		notes = []string{}
 	}
-	m.Notes = stringList(notes)
+	m.Notes = textList(notes)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -182,7 +182,7 @@ var rackShape = &shape[fabric.Rack]{
 		fStr("name", "Rack name (default: the map key).", false, func(r *fabric.Rack) *string { return &r.Name }),
 		fInt("row", "Row of the hall (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Row }),
 		fInt("position", "Slot in the row (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Position }),
-		fInt("units", "Usable units (default 42).", false, 0, func(r *fabric.Rack) *int { return &r.Units }),
+		fInt("units", fmt.Sprintf("Usable units (default %d).", fabric.DefaultRackUnits), false, 0, func(r *fabric.Rack) *int { return &r.Units }),
 		fFloat("power_kw", "Power budget in kW.", func(r *fabric.Rack) *float64 { return &r.PowerKW }),
 	},
 	ref:  func(r *fabric.Rack) *fabric.Ref { return &r.Ref },

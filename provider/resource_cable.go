@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -201,7 +200,7 @@ func (r *cableResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	case m.Kind.IsUnknown() || m.LengthM.IsUnknown() || !okA || !okB:
 		// stays unknown until apply
 	default:
-		sku, err := cableSKU(cat, m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
+		sku, err := cat.CableSKU(m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("kind"), "Cable kind does not reach", m.Label.ValueString()+": "+err.Error())
 			return
@@ -274,7 +273,7 @@ func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStat
 		m.LengthM = types.Float64Value(f)
 	}
 	if !m.Kind.IsNull() && !m.LengthM.IsNull() {
-		sku, err := cableSKU(inventoryCatalog(r.data), m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
+		sku, err := inventoryCatalog(r.data).CableSKU(m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
 		if err != nil {
 			resp.Diagnostics.AddError("Invalid import ID", err.Error())
 			return
@@ -322,54 +321,17 @@ func parseCableLabel(label string) (a, b plainCableEnd, err error) {
 	return plainCableEnd{fa.Device, int64(fa.Port)}, plainCableEnd{fb.Device, int64(fb.Port)}, err
 }
 
-// cableEnds is the catalog's "ends" class of a link: HCA names carry a '/', switch names none.
+// cableEnds tells the link's Ends class from the names: the cable alone does not know its devices.
 func cableEnds(a, b plainCableEnd) string {
-	if strings.Contains(a.device, "/") || strings.Contains(b.device, "/") {
-		return "switch-hca"
-	}
-	return "switch-switch"
-}
-
-// cableSKU is the part number of the catalog's cable of the kind for the run; when none reaches,
-// the error names the first kind the planner itself would pick that does.
-func cableSKU(cat *catalog.Catalog, kind, ends string, lengthM float64) (string, error) {
-	if c, l, ok := cat.CableFor(kind, ends, lengthM); ok {
-		return c.SKU(l), nil
-	}
-	between := "between two switches"
-	if ends == "switch-hca" {
-		between = "between a switch and an HCA"
-	}
-	longest := 0.0
-	for _, c := range cat.Cables {
-		if c.Kind == kind && (c.Ends == "any" || c.Ends == ends) && c.ReachM > longest {
-			longest = c.ReachM
-		}
-	}
-	what := fmt.Sprintf("no %q cable reaches %g m %s (the longest reaches %g m)", kind, lengthM, between, longest)
-	if longest == 0 {
-		what = fmt.Sprintf("the catalog has no %q cable %s", kind, between)
-	}
-	for _, k := range catalog.PlannerKinds {
-		if _, _, ok := cat.CableFor(k, ends, lengthM); ok {
-			return "", fmt.Errorf("%s; use kind = %q, which does, or leave kind unset to let the fabric choose", what, k)
-		}
-	}
-	return "", fmt.Errorf("%s, and no other kind in the catalog does either; shorten the run", what)
+	return catalog.LinkEnds(!fabric.IsHCAName(a.device), !fabric.IsHCAName(b.device))
 }
 
 // checkCablePort rejects a port that no switch model of the catalog has. The cable alone does not
 // know its devices' models, so the exact limit is the fabric's check.
 func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, port int64) {
-	maxPorts, widest := 0, ""
-	for _, name := range cat.SwitchNames() {
-		if n := cat.Switches[name].Ports; n > maxPorts {
-			maxPorts, widest = n, name
-		}
-	}
-	if maxPorts > 0 && port > int64(maxPorts) {
+	if w, ok := cat.WidestSwitch(); ok && port > int64(w.Ports) {
 		addRuleError(diags, p, "Port out of range",
 			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
-				"the fabric checks each end against its device's exact model", port, widest, maxPorts))
+				"the fabric checks each end against its device's exact model", port, w.Name, w.Ports))
 	}
 }

@@ -243,7 +243,7 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 			return
 		}
 		hca, guid := types.StringNull(), types.StringValue(who)
-		if strings.Contains(who, "/") {
+		if fabric.IsHCAName(who) {
 			hca, guid = types.StringValue(who), types.StringNull()
 		}
 		members = append(members, types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{

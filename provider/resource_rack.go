@@ -70,8 +70,8 @@ func (r *rackResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"units": schema.Int64Attribute{
 				Optional:            true,
 				Computed:            true,
-				Default:             int64default.StaticInt64(42),
-				MarkdownDescription: "Usable rack units (U). Defaults to `42`.",
+				Default:             int64default.StaticInt64(fabric.DefaultRackUnits),
+				MarkdownDescription: fmt.Sprintf("Usable rack units (U). Defaults to `%d`.", fabric.DefaultRackUnits),
 				Validators:          []validator.Int64{unitsValidator()},
 			},
 			"power_kw": schema.Float64Attribute{
@@ -131,7 +131,7 @@ func (r *rackResource) ImportState(ctx context.Context, req resource.ImportState
 		}
 		n := types.StringValue(name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &rackModel{ID: n, Name: n, Row: types.Int64Null(), Position: types.Int64Null(),
-			Units: types.Int64Value(42), PowerKW: types.Float64Null()})...)
+			Units: types.Int64Value(fabric.DefaultRackUnits), PowerKW: types.Float64Null()})...)
 		return
 	}
 	name, kv, err := parseImportID(req.ID, "row", "position", "units", "power_kw")
@@ -142,7 +142,7 @@ func (r *rackResource) ImportState(ctx context.Context, req resource.ImportState
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())
 		return
 	}
-	m := rackModel{ID: types.StringValue(name), Name: types.StringValue(name), Units: types.Int64Value(42), PowerKW: types.Float64Null()}
+	m := rackModel{ID: types.StringValue(name), Name: types.StringValue(name), Units: types.Int64Value(fabric.DefaultRackUnits), PowerKW: types.Float64Null()}
 	ints := map[string]*types.Int64{"row": &m.Row, "position": &m.Position, "units": &m.Units}
 	for k, dst := range ints {
 		if v, ok := kv[k]; ok {

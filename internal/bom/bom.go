@@ -348,11 +348,7 @@ func (b *builder) collect(ext []ExternalLink) {
 		e.place = fabric.Placement{Rack: b.racks[d.Rack], PositionU: d.PositionU}
 		switch {
 		case d.Kind == fabric.KindSwitch:
-			m := b.cat.Switches[d.Model]
-			per := 1
-			if m.Cages > 0 {
-				per = max(1, m.Ports/m.Cages)
-			}
+			per := b.cat.Switches[d.Model].PortsPerCage()
 			e.typ = endSwitchTwin
 			if per == 1 {
 				e.typ = endSingle
@@ -397,13 +393,6 @@ func (b *builder) collect(ext []ExternalLink) {
 	}
 }
 
-func ends(a, z xend) string {
-	if a.sw && z.sw {
-		return "switch-switch"
-	}
-	return "switch-hca"
-}
-
 // decide picks kind, product and standard length for every link, bundling copper per cage.
 func (b *builder) decide() {
 	cageLinks := make(map[cageID][]int, 2*len(b.links))
@@ -427,7 +416,7 @@ func (b *builder) decide() {
 			if less(kb, ka) {
 				ka, kb = kb, ka
 			}
-			return la, "switch-switch", bundleID{'t', ka, kb}, true
+			return la, catalog.EndsSwitchSwitch, bundleID{'t', ka, kb}, true
 		case twinA != twinB:
 			sw := l.a
 			if !twinA {
@@ -443,7 +432,7 @@ func (b *builder) decide() {
 					return nil, "", bundleID{}, false
 				}
 			}
-			return members, "switch-hca", bundleID{kind: 's', a: sw.cage}, true
+			return members, catalog.EndsSwitchHCA, bundleID{kind: 's', a: sw.cage}, true
 		}
 		return nil, "", bundleID{}, false
 	}
@@ -479,7 +468,7 @@ func (b *builder) decide() {
 					}
 					p, sl, found := b.cat.CableFor(k, endsKind, maxLen)
 					// A straight product cannot act as a splitter, nor the reverse.
-					if !found || (endsKind == "switch-hca") != (p.Ends == "switch-hca") {
+					if !found || (endsKind == catalog.EndsSwitchHCA) != (p.Ends == catalog.EndsSwitchHCA) {
 						continue
 					}
 					for _, m := range members {
@@ -495,7 +484,7 @@ func (b *builder) decide() {
 			}
 		}
 		decided[i] = true
-		e := ends(l.a, l.b)
+		e := catalog.LinkEnds(l.a.sw, l.b.sw)
 		if !l.known {
 			k := catalog.KindFiberMM
 			if l.declKind != "" {
@@ -506,7 +495,7 @@ func (b *builder) decide() {
 				b.cableNames = sortedKeys(b.cat.Cables)
 			}
 			for _, name := range b.cableNames {
-				if c := b.cat.Cables[name]; c.Kind == k && (c.Ends == "any" || c.Ends == e) {
+				if c := b.cat.Cables[name]; c.Serves(k, e) {
 					l.product, l.ok = b.productRef(c), true
 					break
 				}

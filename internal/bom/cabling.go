@@ -113,8 +113,7 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 		switch e.cage.kind {
 		case 's':
 			if e.typ == endSwitchTwin {
-				m := b.cat.Switches[g.Devices[mustLookup(g, e.device)].Model]
-				per := max(1, m.Ports/max(1, m.Cages))
+				per := b.cat.Switches[g.Devices[mustLookup(g, e.device)].Model].PortsPerCage()
 				ce.Split = (e.port-1)%per + 1
 			}
 		case 'n':

@@ -3,6 +3,8 @@ package bom
 import (
 	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -177,4 +179,42 @@ func TestCablingMatchesPlan(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d rows copper (cable part at both ends)", copperEnds, len(rows))
+}
+
+// A switch whose ports do not divide evenly into its cages: 5 ports in 3 twin-port cages (the
+// catalog's default, half the ports rounded up) are 1/1, 1/2, 2/1, 2/2 and 3/1 on the box, written
+// out here rather than computed.
+func TestCablingUnevenCages(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "odd.hcl")
+	if err := os.WriteFile(f, []byte(`
+switch_model "ODD-5" {
+  ports          = 5
+  port_rate_gbps = 400
+}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &fabric.Spec{Switches: []fabric.Switch{{Name: "leaf", Model: "QM9700"}, {Name: "odd", Model: "ODD-5"}}}
+	for p := 1; p <= 5; p++ {
+		spec.Cables = append(spec.Cables, cable("leaf", 32+p, "odd", p, catalog.KindFiberMM, 10))
+	}
+	g, probs := fabric.Build(spec, c)
+	if fabric.HasErrors(probs) {
+		t.Fatal(probs)
+	}
+	got := map[int]string{}
+	for _, r := range Cabling(g, c, Options{}) {
+		if r.B.Device != "odd" {
+			t.Fatalf("row %s: B end %s, want the ODD-5", r.Label, r.B.Device)
+		}
+		got[r.B.Port] = r.B.PortName()
+	}
+	want := map[int]string{1: "1/1", 2: "1/2", 3: "2/1", 4: "2/2", 5: "3/1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ODD-5 port names %v, want %v", got, want)
+	}
 }

@@ -30,6 +30,23 @@ const (
 // CableKinds lists every cable kind a cable may name.
 var CableKinds = []string{KindDAC, KindACC, KindAOC, KindFiberMM, KindFiberSM}
 
+// Cable ends: what a cable product line is made to join (Cable.Ends). A link with an HCA, or any
+// device that is not a switch, at one end takes a switch-hca cable (a splitter, for twin-port
+// copper); two switches take a switch-switch one.
+const (
+	EndsSwitchSwitch = "switch-switch"
+	EndsSwitchHCA    = "switch-hca"
+	EndsAny          = "any"
+)
+
+// LinkEnds is the Ends class of a link whose ends are, or are not, switches.
+func LinkEnds(aSwitch, bSwitch bool) string {
+	if aSwitch && bSwitch {
+		return EndsSwitchSwitch
+	}
+	return EndsSwitchHCA
+}
+
 // PlannerKinds are the kinds the planner picks by itself, cheapest and shortest first. NDR
 // practice is copper up to 5 m, then transceivers and fiber (RA-11333-001 uses multimode fiber for
 // everything); no NDR AOC appears in the sources, so AOC is only used when a cable names it.
@@ -53,6 +70,18 @@ type SwitchModel struct {
 	PowerKW      float64 // 0 when unknown
 	Managed      bool
 	Price        *Price
+}
+
+// PortsPerCage is how many ports share one cage: port p sits in cage (p-1)/PortsPerCage. It rounds
+// up, as the catalog does not require the ports to divide evenly (cages defaults to half the
+// ports, rounded up): rounding down would number more cages than the switch has (5 ports in 3
+// cages would read as 5 single-port cages); rounding up keeps every port within the model's cages.
+// A model without cages (the zero model of an unknown name) has one port per cage.
+func (s SwitchModel) PortsPerCage() int {
+	if s.Cages <= 0 {
+		return 1
+	}
+	return max(1, (s.Ports+s.Cages-1)/s.Cages)
 }
 
 // HCAModel is a host channel adapter the catalog knows.
@@ -87,11 +116,16 @@ type Cable struct {
 	Name        string
 	Description string
 	Kind        string
-	Ends        string // "switch-switch", "switch-hca" or "any"
+	Ends        string // EndsSwitchSwitch, EndsSwitchHCA or EndsAny
 	Links       int    // logical 400G links one physical cable carries
 	LengthsM    []float64
 	ReachM      float64
 	Price       *Price
+}
+
+// Serves reports whether the product line is of the kind and made for the ends.
+func (k Cable) Serves(kind, ends string) bool {
+	return k.Kind == kind && (k.Ends == EndsAny || k.Ends == ends)
 }
 
 // Transceiver is an optical module.
@@ -384,7 +418,7 @@ func (c *Catalog) merge(name string, src []byte) error {
 		sort.Float64s(lengths)
 		ends := k.Ends
 		if ends == "" {
-			ends = "any"
+			ends = EndsAny
 		}
 		cables[k.Name] = Cable{
 			Name: k.Name, Description: k.Description, Kind: k.Kind, Ends: ends,
@@ -476,9 +510,50 @@ func (c *Catalog) Reach(kind string) (float64, bool) {
 	return best, ok
 }
 
+// WidestSwitch is the switch model with the most ports (the first by name among equals), and
+// false for a catalog without switches: no port above its last exists on any switch.
+func (c *Catalog) WidestSwitch() (SwitchModel, bool) {
+	var widest SwitchModel
+	for _, name := range c.SwitchNames() {
+		if s := c.Switches[name]; s.Ports > widest.Ports {
+			widest = s
+		}
+	}
+	return widest, widest.Ports > 0
+}
+
+// CableSKU is the part number of the cable of the kind for a run of lengthM metres between ends
+// (CableFor). When none reaches, the error names the first kind the planner itself would pick
+// that does, as the fix most likely wanted.
+func (c *Catalog) CableSKU(kind, ends string, lengthM float64) (string, error) {
+	if k, l, ok := c.CableFor(kind, ends, lengthM); ok {
+		return k.SKU(l), nil
+	}
+	between := "between two switches"
+	if ends == EndsSwitchHCA {
+		between = "between a switch and an HCA"
+	}
+	longest := 0.0
+	for _, k := range c.Cables {
+		if k.Serves(kind, ends) && k.ReachM > longest {
+			longest = k.ReachM
+		}
+	}
+	what := fmt.Sprintf("no %q cable reaches %g m %s (the longest reaches %g m)", kind, lengthM, between, longest)
+	if longest == 0 {
+		what = fmt.Sprintf("the catalog has no %q cable %s", kind, between)
+	}
+	for _, k := range PlannerKinds {
+		if _, _, ok := c.CableFor(k, ends, lengthM); ok {
+			return "", fmt.Errorf("%s; use kind = %q, which does, or leave kind unset to let the fabric choose", what, k)
+		}
+	}
+	return "", fmt.Errorf("%s, and no other kind in the catalog does either; shorten the run", what)
+}
+
 // CableFor picks the cable product of the given kind for a run of lengthM metres: the product
 // line whose reach covers it, and the shortest standard length at least lengthM. ends is
-// "switch-switch" or "switch-hca"; a product line for exactly those ends is preferred to "any".
+// EndsSwitchSwitch or EndsSwitchHCA; a product line for exactly those ends is preferred to EndsAny.
 // It returns false when no product of that kind reaches. Reaches and lengths are the parts' LinkX
 // documents' (e.g. MCP4Y10 passive copper 0.5-2 m, MFP7E10 multimode fibre to 50 m).
 func (c *Catalog) CableFor(kind, ends string, lengthM float64) (Cable, float64, bool) {
@@ -486,14 +561,14 @@ func (c *Catalog) CableFor(kind, ends string, lengthM float64) (Cable, float64, 
 	bestLen, found := 0.0, false
 	for _, name := range sortedKeys(c.Cables) {
 		k := c.Cables[name]
-		if k.Kind != kind || (k.Ends != "any" && k.Ends != ends) || k.ReachM < lengthM {
+		if !k.Serves(kind, ends) || k.ReachM < lengthM {
 			continue
 		}
 		l, ok := standardLength(k.LengthsM, lengthM)
 		if !ok {
 			continue
 		}
-		better := !found || (best.Ends == "any" && k.Ends != "any") ||
+		better := !found || (best.Ends == EndsAny && k.Ends != EndsAny) ||
 			(best.Ends == k.Ends && l < bestLen)
 		if better {
 			best, bestLen, found = k, l, true

@@ -109,3 +109,27 @@ func TestBadCatalogFiles(t *testing.T) {
 		}
 	}
 }
+
+// Port p sits in cage (p-1)/PortsPerCage + 1, so rounding must never number a cage past the
+// model's last.
+func TestPortsPerCage(t *testing.T) {
+	cases := []struct {
+		ports, cages, want int
+	}{
+		{64, 32, 2}, // QM9700: 32 twin-port OSFP cages
+		{5, 3, 2},   // the default cages for 5 ports: 2, 2 and 1
+		{64, 20, 4}, // 16 cages of 4 fill 64 ports; 3 a cage would need 22 cages
+		{36, 36, 1},
+		{8, 16, 1}, // more cages than ports: one port each, the rest unused
+		{0, 0, 1},  // the zero model of an unknown name
+	}
+	for _, c := range cases {
+		got := SwitchModel{Ports: c.ports, Cages: c.cages}.PortsPerCage()
+		if got != c.want {
+			t.Errorf("%d ports in %d cages: %d per cage, want %d", c.ports, c.cages, got, c.want)
+		}
+		if c.ports > 0 && (c.ports-1)/got+1 > c.cages {
+			t.Errorf("%d ports in %d cages: port %d lands in cage %d", c.ports, c.cages, c.ports, (c.ports-1)/got+1)
+		}
+	}
+}

@@ -297,7 +297,7 @@ func CheckUnits(u int) string {
 	if u >= 1 && u <= MaxRackUnits {
 		return ""
 	}
-	return fmt.Sprintf("units %d is out of range: a rack has 1-%d usable units (42 is the common size)", u, MaxRackUnits)
+	return fmt.Sprintf("units %d is out of range: a rack has 1-%d usable units (%d is the common size)", u, MaxRackUnits, DefaultRackUnits)
 }
 
 // CheckPowerKW checks a rack's power budget in kW.

@@ -1,6 +1,9 @@
 package fabric
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Spec is the declared fabric: what the user wrote, before any checking. Field names follow the
 // Terraform attributes of the matching gpucluster_* resources.
@@ -153,6 +156,10 @@ type Member struct {
 
 // HCAName is the default name of an HCA: "<node>/<device>".
 func HCAName(node, device string) string { return node + "/" + device }
+
+// IsHCAName reports whether a device name is an HCA's: only HCA names carry the '/' (CheckName
+// refuses it in every other name), so a cable end or partition member needs no lookup to tell.
+func IsHCAName(name string) bool { return strings.Contains(name, "/") }
 
 // Label is the cable's label, "<a.device>:<a.port> <-> <b.device>:<b.port>" (CableLabel), as
 // gpucluster_cable computes it.
