@@ -80,7 +80,7 @@ type BOM struct {
 	Unpriced  []string `json:"unpriced"`   // SKUs without a sourced price, sorted
 	Counts    Counts   `json:"counts"`
 	Warnings  []string `json:"warnings"`
-	Plan      []Row    `json:"-"`
+	Plan      []Row    `json:"-"` // the rows Counts counts, one per link; Cabling adds cages and parts
 }
 
 // ExternalLink is a link from a device outside the graph (a fabric-manager appliance) to a

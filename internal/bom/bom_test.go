@@ -1,10 +1,8 @@
 package bom
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -230,52 +228,6 @@ func TestBySKUMergesCategories(t *testing.T) {
 	}
 }
 
-// The cabling plan is RFC 4180 CSV: it parses back with encoding/csv into one row per cable
-// plus the header, fields intact. (Names cannot carry commas or quotes: the fabric refuses them,
-// fabric.CheckName.)
-func TestCSVRoundTrip(t *testing.T) {
-	d := design(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 1, ReservedNodeSlots: 1, RackPrefix: `hall-A.rack`})
-	b, err := designBOM(d, nil, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := b.CSV()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
-	if err != nil {
-		t.Fatalf("CSV does not parse: %v", err)
-	}
-	if len(recs) != len(d.Cables)+len(d.Appliances)+1 || len(recs) != b.Counts.Links+1 {
-		t.Fatalf("%d records, want %d cables + 1 header", len(recs), len(d.Cables)+len(d.Appliances))
-	}
-	if strings.Join(recs[0], ",") != strings.Join(CSVHeader, ",") {
-		t.Errorf("header %v", recs[0])
-	}
-	for i, rec := range recs[1:] {
-		r := b.Plan[i]
-		l, _ := strconv.ParseFloat(rec[10], 64)
-		if rec[0] != r.Label || rec[1] != r.A.Device || rec[2] != strconv.Itoa(r.A.Port) || rec[3] != r.A.Rack ||
-			rec[5] != r.B.Device || rec[6] != strconv.Itoa(r.B.Port) || rec[7] != r.B.Rack || rec[9] != r.Kind || l != r.LengthM || rec[11] != r.SKU {
-			t.Fatalf("record %d %q differs from row %+v", i, rec, r)
-		}
-		if !strings.HasPrefix(rec[3], `hall-A.rack`) {
-			t.Fatalf("rack field %q lost its prefix", rec[3])
-		}
-	}
-	// Every graph cable has exactly one row, under its generator key.
-	labels := map[string]bool{}
-	for _, r := range b.Plan {
-		labels[r.Label] = true
-	}
-	for key := range d.Cables {
-		if !labels[key] {
-			t.Errorf("cable %s has no row", key)
-		}
-	}
-}
-
 // A hand-built fabric with every cabling case: a DGX cage straight to a leaf cage (twin DAC), two
 // PCIe HCAs on one leaf cage (splitter DAC), a leaf cage to one spine cage (twin DAC), a leaf cage
 // split over two spines (transceivers and fiber), a declared single-mode link, and a link whose
@@ -467,10 +419,8 @@ func TestRenderings(t *testing.T) {
 	}
 	// Deterministic bytes.
 	again := forDesign(t, superPOD(1, 0, catalog.KindFiberMM))
-	c1, _ := b.CSV()
-	c2, _ := again.CSV()
 	j2, _ := again.JSON()
-	if c1 != c2 || string(js) != string(j2) || md != again.Markdown() {
+	if string(js) != string(j2) || md != again.Markdown() {
 		t.Error("two BOMs of the same design render differently")
 	}
 }
@@ -482,9 +432,6 @@ func TestEmptyAndNil(t *testing.T) {
 	}
 	if js, err := b.JSON(); err != nil || !strings.Contains(string(js), `"items": []`) {
 		t.Errorf("%s %v", js, err)
-	}
-	if s, err := b.CSV(); err != nil || strings.Count(s, "\n") != 1 {
-		t.Errorf("%q %v", s, err)
 	}
 }
 

@@ -10,14 +10,6 @@ import (
 	"strings"
 )
 
-// CSVHeader is the cabling plan's header row.
-var CSVHeader = []string{"label", "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u", "kind", "length_m", "sku", "bundle"}
-
-// CSV renders the cabling plan, one row per cable (logical link) after a header, as RFC 4180
-// text (encoding/csv) a technician can print or load in a spreadsheet. An unknown length is an
-// empty field.
-func (b BOM) CSV() (string, error) { return RowsCSV(b.Plan) }
-
 // ItemsCSV renders the items as RFC 4180 text: category, sku, description, quantity, unit_price,
 // cost. An unpriced item has empty price and cost fields, never a zero.
 func (b BOM) ItemsCSV() (string, error) {
@@ -41,35 +33,6 @@ func (b BOM) ItemsCSV() (string, error) {
 	return buf.String(), w.Error()
 }
 
-// RowsCSV renders any list of plan rows (a part of Plan) like CSV.
-func RowsCSV(rows []Row) (string, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	if err := w.Write(CSVHeader); err != nil {
-		return "", err
-	}
-	for _, r := range rows {
-		length := ""
-		if r.LengthM > 0 {
-			length = strconv.FormatFloat(r.LengthM, 'f', -1, 64)
-		}
-		rec := []string{
-			r.Label,
-			r.A.Device, strconv.Itoa(r.A.Port), r.A.Rack, unit(r.A.PositionU),
-			r.B.Device, strconv.Itoa(r.B.Port), r.B.Rack, unit(r.B.PositionU),
-			r.Kind, length, r.SKU, r.Bundle,
-		}
-		if err := w.Write(rec); err != nil {
-			return "", err
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
-}
-
 func unit(u int) string {
 	if u == 0 {
 		return ""
@@ -78,7 +41,7 @@ func unit(u int) string {
 }
 
 // JSON renders the BOM (items, total_cost, unpriced, counts, warnings) as indented JSON; unit
-// prices and costs of unpriced items are null. The cabling plan is in CSV.
+// prices and costs of unpriced items are null. The cabling plan is CablingCSV.
 func (b BOM) JSON() ([]byte, error) {
 	if b.Items == nil {
 		b.Items = []Item{}
