@@ -10,11 +10,10 @@ import (
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // TestCIPlanGateMoney holds the CI gate's jq money and commas (examples/ci/plan-gate.sh, which
-// formats the purchase order from the plan JSON and cannot call Go) to bom.Money and plan.Count,
+// formats the purchase order from the plan JSON and cannot call Go) to bom.Money and bom.Count,
 // the provider's one money and count format: the same text for every amount, ties and negatives
 // included.
 func TestCIPlanGateMoney(t *testing.T) {
@@ -51,8 +50,8 @@ func TestCIPlanGateMoney(t *testing.T) {
 		}
 	}
 	for i, c := range counts {
-		if g := got[len(amounts)+i]; g != plan.Count(c) {
-			t.Errorf("count %d: the gate writes %q, plan.Count %q", c, g, plan.Count(c))
+		if g := got[len(amounts)+i]; g != bom.Count(c) {
+			t.Errorf("count %d: the gate writes %q, bom.Count %q", c, g, bom.Count(c))
 		}
 	}
 }

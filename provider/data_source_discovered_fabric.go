@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
@@ -153,39 +152,18 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		}
 	}
 
-	var text string
-	if !m.TopologyFile.IsNull() {
-		b, err := inputfile.Read(m.TopologyFile.ValueString(), inputfile.MaxTopologyFile)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("topology_file"), "Cannot read the topology file", err.Error())
-			return
+	src := floorSource{topologyFile: m.TopologyFile, nodeNameMap: m.NodeNameMap, command: m.IBNetDiscoverCommand, host: m.fabricHostModel}
+	l := src.load(ctx, d.data, m.Simulated.ValueBool(), path.Empty(), func(fromFile bool) (path.Path, string) {
+		if fromFile {
+			return path.Root("topology_file"), "The discovered fabric cannot be adopted"
 		}
-		text = string(b)
-	} else {
-		c, err := dialFabricHost(ctx, d.data, m.fabricHostModel)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
-			return
-		}
-		defer func() { _ = c.Close() }()
-		cmd := m.IBNetDiscoverCommand.ValueString()
-		if cmd == "" {
-			cmd = "ibnetdiscover"
-		}
-		if text, err = runDiag(ctx, c, cmd); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
-			return
-		}
-	}
-	disc, err := opensm.ParseTopology(text)
-	if err != nil {
-		resp.Diagnostics.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
-	}
-	floor := readAsBuilt(disc, d.data, &m, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+		return path.Root("ibnetdiscover_command"), "The discovered fabric cannot be adopted"
+	}, &resp.Diagnostics)
+	if l == nil {
 		return
 	}
-	m.Topology = types.StringValue(text)
+	disc, floor := l.Discovered, l.Floor
+	m.Topology = types.StringValue(l.Text)
 	counts := map[string]int{"switches": 0, "cas": 0, "routers": 0, "links": len(disc.Links)}
 	nodes := make([]attr.Value, len(disc.Nodes))
 	for i, n := range disc.Nodes {

@@ -5,15 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // The as-built fabric of gpucluster_discovered_fabric: the floor in the fabric's own shapes
@@ -67,34 +63,6 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 			"cables":   outMap("Cables by their lower-tier end, with the discovered `width` and `speed`.", cable),
 		},
 	}
-}
-
-// readAsBuilt reads the node name map (if any) and turns the discovered fabric into the floor.
-func readAsBuilt(disc *opensm.Discovered, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *asbuilt.Floor {
-	opts := asbuilt.ReadOptions{Simulated: m.Simulated.ValueBool(), Catalog: inventoryCatalog(data)}
-	if !m.NodeNameMap.IsNull() {
-		b, err := inputfile.Read(m.NodeNameMap.ValueString(), inputfile.MaxNodeNameMapFile)
-		if err != nil {
-			diags.AddAttributeError(path.Root("node_name_map"), "Cannot read the node name map", err.Error())
-			return nil
-		}
-		nm, err := opensm.ParseNodeNameMap(string(b))
-		if err != nil {
-			diags.AddAttributeError(path.Root("node_name_map"), "Cannot read the node name map", err.Error())
-			return nil
-		}
-		opts.NodeNameMap = nm
-	}
-	floor, err := asbuilt.Read(disc, opts)
-	if err != nil {
-		at := path.Root("topology_file")
-		if m.TopologyFile.IsNull() {
-			at = path.Root("ibnetdiscover_command")
-		}
-		diags.AddAttributeError(at, "The discovered fabric cannot be adopted", err.Error())
-		return nil
-	}
-	return floor
 }
 
 // asBuiltValue encodes the floor with the shape tables.

@@ -278,19 +278,12 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 
 	if m.Ports.IsNull() {
-		cmd := m.IBNetDiscoverCommand.ValueString()
-		if cmd == "" {
-			cmd = "ibnetdiscover"
-		}
-		text, err := runDiag(ctx, c, cmd)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
+		text, ok := runIBNetDiscover(ctx, c, m.IBNetDiscoverCommand, path.Empty(), &resp.Diagnostics)
+		if !ok {
 			return
 		}
 		disc, err := opensm.ParseTopology(text)
-		if err != nil {
-			resp.Diagnostics.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
-		}
+		warnUnparsed(err, &resp.Diagnostics)
 		if fc.graph != nil {
 			fc.cables = opensm.LocateCables(fc.graph, disc)
 		} else {

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -69,16 +67,10 @@ func floorValue(floor *fabric.Spec) (tftypes.Value, error) {
 		return noFloor, err
 	}
 	return tftypes.NewValue(tfTypeOf(floorRecordType), map[string]tftypes.Value{
-		floorSummary: tfStr(floorSummaryOf(floor)),
+		floorSummary: tfStr(asbuilt.Summary(floor)),
 		floorSHA256:  tfStr(rec.SHA256),
 		floorRecord:  tfStr(rec.Data),
 	}), nil
-}
-
-// floorSummaryOf counts a floor for people: "96 switches, 256 nodes, 2,048 HCAs, 4,096 cables".
-func floorSummaryOf(f *fabric.Spec) string {
-	return fmt.Sprintf("%s switches, %s nodes, %s HCAs, %s cables",
-		plan.Count(len(f.Switches)), plan.Count(len(f.Nodes)), plan.Count(len(f.HCAs)), plan.Count(len(f.Cables)))
 }
 
 // decodeDesignAsBuilt reads the floor a `design` object (held by attribute) is fitted to; nil

@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,14 +14,15 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 // The fabric on the floor, read the way gpucluster_discovered_fabric reads it (a topology file,
-// or ibnetdiscover over SSH, then asbuilt.Read with the same options) and named the same way as
+// or ibnetdiscover over SSH, through the same reader with the same options) and named the same way as
 // its `as_built`, for the list resources (terraform query) and for imports by identity, which
-// fill an item from the provider's `floor`. One reader: asbuilt.Read; this file only says where
-// the text comes from and turns the floor's items into the resources' models.
+// fill an item from the provider's `floor`. One reader: asbuilt.LoadFile and LoadText; this file
+// only fetches the text over SSH, says where problems go, and turns the floor's items into the
+// resources' models.
 
 // floorModel is where a floor is read from: the provider's `floor` and a list block's config.
 type floorModel struct {
@@ -67,53 +68,94 @@ func readFloor(ctx context.Context, data *Data, m floorModel, at path.Path) (*as
 	if diags.HasError() {
 		return nil, diags
 	}
-	var text string
-	if !m.TopologyFile.IsNull() {
-		b, err := os.ReadFile(m.TopologyFile.ValueString())
-		if err != nil {
-			diags.AddAttributeError(at.AtName("topology_file"), "Cannot read the topology file", err.Error())
-			return nil, diags
-		}
-		text = string(b)
+	src := floorSource{topologyFile: m.TopologyFile, nodeNameMap: m.NodeNameMap, command: m.IBNetDiscoverCommand,
+		host: fabricHostModel{Host: m.Host, Port: m.Port}}
+	l := src.load(ctx, data, m.Simulated.ValueBool(), at, func(bool) (path.Path, string) { return at, "The floor cannot be adopted" }, &diags)
+	if l == nil {
+		return nil, diags
+	}
+	return l.Floor, diags
+}
+
+// floorSource is where a floor's ibnetdiscover text comes from, as the provider's floor, a list
+// block's config and gpucluster_discovered_fabric all give it: topology_file, or host over SSH
+// with ibnetdiscover_command, and node_name_map.
+type floorSource struct {
+	topologyFile, nodeNameMap, command types.String
+	host                               fabricHostModel
+}
+
+// load fetches the text over SSH when no topology_file is given and hands it, or the file, to
+// asbuilt's one reader. Problems go on the attributes under at; adoptAt says where and how to
+// report a floor that cannot be adopted (fromFile: the text came from topology_file). nil when
+// an error was reported.
+func (s floorSource) load(ctx context.Context, data *Data, simulated bool, at path.Path,
+	adoptAt func(fromFile bool) (path.Path, string), diags *diag.Diagnostics) *asbuilt.Loaded {
+	opts := asbuilt.ReadOptions{Simulated: simulated, Catalog: inventoryCatalog(data)}
+	fromFile := !s.topologyFile.IsNull()
+	var l *asbuilt.Loaded
+	var err error
+	if fromFile {
+		l, err = asbuilt.LoadFile(s.topologyFile.ValueString(), s.nodeNameMap.ValueString(), opts)
 	} else {
-		ctx, cancel := context.WithTimeout(ctx, fabricDiagTimeout)
-		defer cancel()
-		c, err := dialFabricHost(ctx, data, fabricHostModel{Host: m.Host, Port: m.Port})
-		if err != nil {
-			diags.AddAttributeError(at.AtName("host"), "Cannot reach "+m.Host.ValueString(), err.Error())
-			return nil, diags
+		text, ok := discoverOverSSH(ctx, data, s.host, s.command, at, diags)
+		if !ok {
+			return nil
 		}
-		defer func() { _ = c.Close() }()
-		cmd := m.IBNetDiscoverCommand.ValueString()
-		if cmd == "" {
-			cmd = "ibnetdiscover"
-		}
-		if text, err = runDiag(ctx, c, cmd); err != nil {
-			diags.AddAttributeError(at.AtName("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
-			return nil, diags
+		l, err = asbuilt.LoadText(text, s.nodeNameMap.ValueString(), opts)
+	}
+	warnUnparsed(l.Unparsed, diags)
+	if err == nil {
+		return l
+	}
+	p, summary := adoptAt(fromFile)
+	if le := (*asbuilt.LoadError)(nil); errors.As(err, &le) {
+		switch le.Input {
+		case asbuilt.InputTopology:
+			p, summary = at.AtName("topology_file"), "Cannot read the topology file"
+		case asbuilt.InputNodeNameMap:
+			p, summary = at.AtName("node_name_map"), "Cannot read the node name map"
 		}
 	}
-	disc, err := opensm.ParseTopology(text)
+	diags.AddAttributeError(p, summary, err.Error())
+	return nil
+}
+
+// discoverOverSSH runs ibnetdiscover on host; problems go on host and ibnetdiscover_command
+// under at.
+func discoverOverSSH(ctx context.Context, data *Data, host fabricHostModel, command types.String, at path.Path, diags *diag.Diagnostics) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, fabricDiagTimeout)
+	defer cancel()
+	c, err := dialFabricHost(ctx, data, host)
+	if err != nil {
+		diags.AddAttributeError(at.AtName("host"), "Cannot reach "+host.Host.ValueString(), err.Error())
+		return "", false
+	}
+	defer func() { _ = c.Close() }()
+	return runIBNetDiscover(ctx, c, command, at, diags)
+}
+
+// runIBNetDiscover runs the ibnetdiscover command (default `ibnetdiscover`) on c; a failure goes
+// on ibnetdiscover_command under at.
+func runIBNetDiscover(ctx context.Context, c *remote.Client, command types.String, at path.Path, diags *diag.Diagnostics) (string, bool) {
+	cmd := command.ValueString()
+	if cmd == "" {
+		cmd = "ibnetdiscover"
+	}
+	text, err := runDiag(ctx, c, cmd)
+	if err != nil {
+		diags.AddAttributeError(at.AtName("ibnetdiscover_command"), "ibnetdiscover failed", err.Error())
+		return "", false
+	}
+	return text, true
+}
+
+// warnUnparsed reports the lines of ibnetdiscover output opensm.ParseTopology could not read; it
+// used the rest.
+func warnUnparsed(err error, diags *diag.Diagnostics) {
 	if err != nil {
 		diags.AddWarning("Part of the ibnetdiscover output was not understood", err.Error())
 	}
-	opts := asbuilt.ReadOptions{Simulated: m.Simulated.ValueBool(), Catalog: inventoryCatalog(data)}
-	if !m.NodeNameMap.IsNull() {
-		b, err := os.ReadFile(m.NodeNameMap.ValueString())
-		if err == nil {
-			opts.NodeNameMap, err = opensm.ParseNodeNameMap(string(b))
-		}
-		if err != nil {
-			diags.AddAttributeError(at.AtName("node_name_map"), "Cannot read the node name map", err.Error())
-			return nil, diags
-		}
-	}
-	floor, err := asbuilt.Read(disc, opts)
-	if err != nil {
-		diags.AddAttributeError(at, "The floor cannot be adopted", err.Error())
-		return nil, diags
-	}
-	return floor, diags
 }
 
 // providerFloor is the provider's `floor`, read once per provider process; nil without one.
@@ -161,25 +203,9 @@ func floorNode(ctx context.Context, data *Data, spec *fabric.Spec, nd *fabric.No
 	m := nodeModel{ID: n, Name: n, Model: types.StringValue(orDefault(nd.Model, defaultNodeModel)), Rack: types.StringNull(),
 		PositionU: types.Int64Null(), SSHHost: types.StringNull()}
 	nullNodeBMCFields(&m)
-	var devs []string
-	for i := range spec.HCAs {
-		if spec.HCAs[i].Node == nd.Name {
-			devs = append(devs, spec.HCAs[i].Device)
-		}
-	}
-	count := nd.ComputeHCAs
-	if count == 0 {
-		count = len(devs)
-		if nm, ok := inventoryCatalog(data).Nodes[m.Model.ValueString()]; ok && count == 0 {
-			count = nm.ComputeHCAs
-		}
-	}
-	m.ComputeHCAs = types.Int64Value(int64(count))
-	if len(devs) == count {
-		m.HCADevices, _ = types.ListValueFrom(ctx, types.StringType, devs)
-	} else {
-		m.HCADevices = defaultHCADevices(count)
-	}
+	devs := asbuilt.NodeHCADevices(spec, nd, inventoryCatalog(data), m.Model.ValueString())
+	m.ComputeHCAs = types.Int64Value(int64(len(devs)))
+	m.HCADevices, _ = types.ListValueFrom(ctx, types.StringType, devs)
 	return m
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -203,14 +204,9 @@ func (r *nodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
-// defaultHCADevices is mlx5_0 ... mlx5_{n-1}: how the mlx5 driver numbers the compute HCAs of a
-// node with nothing else on the PCI bus before them.
+// defaultHCADevices is hca_devices when the configuration leaves it out: fabric.DefaultHCADevices.
 func defaultHCADevices(n int) types.List {
-	vals := make([]string, n)
-	for i := range vals {
-		vals[i] = fmt.Sprintf("mlx5_%d", i)
-	}
-	l, _ := types.ListValueFrom(context.Background(), types.StringType, vals)
+	l, _ := types.ListValueFrom(context.Background(), types.StringType, fabric.DefaultHCADevices(n))
 	return l
 }
 

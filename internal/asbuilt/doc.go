@@ -1,7 +1,11 @@
 // Package asbuilt owns the fabric that is on the floor: the cluster as it was cabled, by hand,
 // with its own names, GUIDs and port conventions, rather than as the generator would have
-// built it. It does three things, one function each:
+// built it. It reads the floor, fits a design to it, and writes the re-cabling between them:
 //
+//   - LoadFile and LoadText are the one way from where the floor is given to Read: a file of
+//     ibnetdiscover output (read under inputfile.MaxTopologyFile) or the output already fetched
+//     over SSH, and OpenSM's node name map (under inputfile.MaxNodeNameMapFile), each error
+//     saying which input it is about (LoadError).
 //   - Read turns what ibnetdiscover saw (opensm.ParseTopology) into a fabric.Spec in the shapes
 //     of the fabric's own maps: switches, nodes, HCAs and cables, keyed by name, with the GUIDs
 //     and ports as discovered and each cable's width and speed beside it. Names come from the
@@ -18,6 +22,10 @@
 //     the generator's families (the proof is on Fit).
 //   - Fitted.WorkOrder is the re-cabling that turns the floor into the fitted fabric, as the
 //     rows of gpucluster_bom's cabling_changes_csv: every move from the port the cable is on.
+//
+// Around them it owns what the provider says of a floor: the floor as a design carries it
+// (EncodeRecord, DecodeRecord) and counted for people (Summary), and the devices a floor node's
+// HCAs take as gpucluster_node lists them (NodeHCADevices).
 //
 // How the fit thinks, on the issue's floor (2 SU of DGX H100 cabled by hand, one node's first
 // two rails swapped, one uplink dead): every leaf's most common HCA device name makes it a rail
@@ -44,6 +52,7 @@
 //   - Ports play no part in the matching: any port convention of the floor fits.
 //   - The same inputs give the same fit, in time near linear in links (BenchmarkFit).
 //
-// The package knows nothing of Terraform; the provider's gpucluster_discovered_fabric calls Read,
-// and the plan pipeline calls Fit and WorkOrder.
+// The package knows nothing of Terraform; the provider's gpucluster_discovered_fabric, its
+// `floor` and its list resources call LoadFile or LoadText, and the plan pipeline calls Fit and
+// WorkOrder.
 package asbuilt

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
@@ -38,6 +39,13 @@ type recordBody struct {
 	Nodes    []fabric.Node
 	HCAs     []fabric.HCA
 	Cables   []fabric.Cable
+}
+
+// Summary counts a floor for people, as a design's as_built shows it beside the record: "96
+// switches, 256 nodes, 2,048 HCAs, 4,096 cables".
+func Summary(floor *fabric.Spec) string {
+	return fmt.Sprintf("%s switches, %s nodes, %s HCAs, %s cables",
+		bom.Count(len(floor.Switches)), bom.Count(len(floor.Nodes)), bom.Count(len(floor.HCAs)), bom.Count(len(floor.Cables)))
 }
 
 // EncodeRecord records the floor's switches, nodes, HCAs and cables (a floor has no racks or

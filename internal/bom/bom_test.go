@@ -417,6 +417,11 @@ func TestRenderings(t *testing.T) {
 			t.Errorf("Money(%v) = %q, want %q", v, got, want)
 		}
 	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 16384: "16,384", -16384: "-16,384", -999: "-999", 1234567: "1,234,567"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
 	// Deterministic bytes.
 	again := forDesign(t, superPOD(1, 0, catalog.KindFiberMM))
 	j2, _ := again.JSON()

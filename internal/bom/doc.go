@@ -33,4 +33,7 @@
 //
 // Appliance links (UFM in a reserved SU slot) are not graph devices; ExternalLinks and
 // Options.External add them so the BOM matches RA-11333-001 Table 8 (4 UFM transceivers).
+//
+// Numbers for people (format.go): Money and Count are the provider's one money and count
+// format, thousands separated, for the BOM and for every summary that counts (plan, asbuilt).
 package bom

@@ -101,16 +101,31 @@ func mdEscape(s string) string {
 // reads 2.68, as a reader of the catalog expects, not the 2.67 of its binary value.
 func Money(v float64) string {
 	c := math.Round(math.Abs(v) * 100)
-	whole := strconv.FormatFloat(math.Floor(c/100), 'f', 0, 64)
-	var out []byte
+	whole := group(strconv.FormatFloat(math.Floor(c/100), 'f', 0, 64))
 	if v < 0 && c != 0 {
-		out = append(out, '-')
+		whole = "-" + whole
 	}
-	for i, d := range []byte(whole) {
-		if i > 0 && (len(whole)-i)%3 == 0 {
+	return fmt.Sprintf("%s.%02d", whole, int(math.Mod(c, 100)))
+}
+
+// Count writes a count for people with thousands separators, as Money writes its whole part:
+// 16,384, -2,048.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + group(s[1:])
+	}
+	return group(s)
+}
+
+// group puts a comma between each three digits from the right: 4080000 is 4,080,000.
+func group(digits string) string {
+	out := make([]byte, 0, len(digits)+len(digits)/3)
+	for i, d := range []byte(digits) {
+		if i > 0 && (len(digits)-i)%3 == 0 {
 			out = append(out, ',')
 		}
 		out = append(out, d)
 	}
-	return fmt.Sprintf("%s.%02d", out, int(math.Mod(c, 100)))
+	return string(out)
 }

@@ -161,6 +161,20 @@ func HCAName(node, device string) string { return node + "/" + device }
 // refuses it in every other name), so a cable end or partition member needs no lookup to tell.
 func IsHCAName(name string) bool { return strings.Contains(name, "/") }
 
+// DefaultHCADevice is the device of a node's i-th compute HCA (0-based), "mlx5_<i>": the mlx5
+// driver numbers a node's HCAs in PCI order, and the compute HCAs come first unless other ports
+// (storage, in-band management) sit before them on the bus.
+func DefaultHCADevice(i int) string { return "mlx5_" + strconv.Itoa(i) }
+
+// DefaultHCADevices is the devices of a node's n compute HCAs, DefaultHCADevice(0) ... (n-1).
+func DefaultHCADevices(n int) []string {
+	devs := make([]string, n)
+	for i := range devs {
+		devs[i] = DefaultHCADevice(i)
+	}
+	return devs
+}
+
 // Label is the cable's label, "<a.device>:<a.port> <-> <b.device>:<b.port>" (CableLabel), as
 // gpucluster_cable computes it.
 func (c *Cable) Label() string { return CableLabel(c.A, c.B) }

@@ -1,5 +1,5 @@
 // Package inputfile reads the local files a plan reads (policy files, catalog files, the
-// topology file and node name map of gpucluster_discovered_fabric, known_hosts) under a size cap, so that no path a
+// topology file and node name map of a floor, known_hosts) under a size cap, so that no path a
 // configuration names can exhaust the memory of the machine that runs Terraform: issue 22 found
 // `policy_files = ["/dev/zero"]` ending the plan in `fatal error: out of memory` after 5.3 GB.
 //
@@ -26,12 +26,12 @@ const (
 	// MaxCatalogFile caps a catalog file (provider catalog_files): the built-in catalog, every
 	// model and part the provider knows, is 10 KB; 4 MiB holds tens of thousands of parts.
 	MaxCatalogFile int64 = 4 << 20
-	// MaxTopologyFile caps the topology_file of gpucluster_discovered_fabric (ibnetdiscover
+	// MaxTopologyFile caps the topology_file of a floor (asbuilt.LoadFile; ibnetdiscover
 	// output or an ibsim net file). The largest fabric the generator builds (65,536 endpoints,
 	// 70,656 devices, 196,608 links) is 17.5 MB as ExpectedTopology writes it; real
 	// ibnetdiscover lines carry longer descriptions, so 64 MiB leaves room for 3.6 times that.
 	MaxTopologyFile int64 = 64 << 20
-	// MaxNodeNameMapFile caps the node_name_map of gpucluster_discovered_fabric (OpenSM's
+	// MaxNodeNameMapFile caps the node_name_map of a floor (asbuilt.LoadText; OpenSM's
 	// format, one `GUID "name"` line of about 40 bytes per device): the largest fabric the
 	// generator builds has 70,656 devices, about 3 MB; 16 MiB is five times that.
 	MaxNodeNameMapFile int64 = 16 << 20

@@ -102,10 +102,10 @@ func writeDevices(b *strings.Builder, d fabric.Diff) {
 	parts := make([]string, 0, len(d.Devices))
 	for _, c := range d.Devices {
 		if c.Added > 0 {
-			parts = append(parts, fmt.Sprintf("+%s %s", Count(c.Added), c.Role))
+			parts = append(parts, fmt.Sprintf("+%s %s", bom.Count(c.Added), c.Role))
 		}
 		if c.Removed > 0 {
-			parts = append(parts, fmt.Sprintf("-%s %s", Count(c.Removed), c.Role))
+			parts = append(parts, fmt.Sprintf("-%s %s", bom.Count(c.Removed), c.Role))
 		}
 	}
 	b.WriteString("Devices: " + strings.Join(parts, ", ") + "\n")
@@ -113,7 +113,7 @@ func writeDevices(b *strings.Builder, d fabric.Diff) {
 
 func writeLinks(b *strings.Builder, d fabric.Diff, create bool) {
 	for _, t := range d.Links {
-		fmt.Fprintf(b, "Links %s: %s added, %s removed, %s rewired\n", t.Tier, Count(t.Added), Count(t.Removed), Count(t.Rewired))
+		fmt.Fprintf(b, "Links %s: %s added, %s removed, %s rewired\n", t.Tier, bom.Count(t.Added), bom.Count(t.Removed), bom.Count(t.Rewired))
 		var eg []string // one per line, so Terraform does not wrap them
 		for _, e := range t.RewiredExamples {
 			eg = append(eg, "rewired "+e)
@@ -143,7 +143,7 @@ func writeFloor(b *strings.Builder, r *asbuilt.Report) {
 	})
 	for _, t := range tiers {
 		c := r.Tiers[t]
-		fmt.Fprintf(b, "Floor %s: %s kept, %s moved, %s added, %s removed\n", t, Count(c.Kept), Count(c.Moved), Count(c.Added), Count(c.Removed))
+		fmt.Fprintf(b, "Floor %s: %s kept, %s moved, %s added, %s removed\n", t, bom.Count(c.Kept), bom.Count(c.Moved), bom.Count(c.Added), bom.Count(c.Removed))
 	}
 	// The fit's notes (which floor rail takes which design rail, where the bound is not shown
 	// reached) belong with the counts, in the summary a change prints, not in every plan.
@@ -185,14 +185,14 @@ func writeOrder(b *strings.Builder, order []bom.Line, total float64, create bool
 		// The category, not the description: Terraform wraps diagnostics at 78 columns, and the
 		// descriptions of one product line differ only at their end (the length of a fiber).
 		if create {
-			fmt.Fprintf(b, "%s: %s %s %s %s\n", verb, Count(l.After), l.Category, l.SKU, cost)
+			fmt.Fprintf(b, "%s: %s %s %s %s\n", verb, bom.Count(l.After), l.Category, l.SKU, cost)
 			continue
 		}
-		delta := "+" + Count(l.Delta())
+		delta := "+" + bom.Count(l.Delta())
 		if l.Delta() < 0 {
-			delta = Count(l.Delta())
+			delta = bom.Count(l.Delta())
 		}
-		fmt.Fprintf(b, "%s: %s %s %s (%s -> %s) %s\n", verb, delta, l.Category, l.SKU, Count(l.Before), Count(l.After), cost)
+		fmt.Fprintf(b, "%s: %s %s %s (%s -> %s) %s\n", verb, delta, l.Category, l.SKU, bom.Count(l.Before), bom.Count(l.After), cost)
 	}
 	if len(order) > 0 {
 		fmt.Fprintf(b, "Order total (priced SKUs): %s", USD(total))
@@ -315,20 +315,6 @@ func equalLines(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// Count writes n with thousands separators.
-func Count(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }
 
 // USD writes an amount as the summary and the BOM's Markdown do: "USD 1,360,000.00",

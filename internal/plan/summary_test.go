@@ -147,7 +147,4 @@ func TestVerdict(t *testing.T) {
 	if got := USD(-170000.5); got != "-USD 170,000.50" {
 		t.Errorf("USD = %q", got)
 	}
-	if got := Count(-16384); got != "-16,384" {
-		t.Errorf("Count = %q", got)
-	}
 }

@@ -270,10 +270,10 @@ func (g *gen) node(gs *groupSet, n int, rack string, u int) string {
 	return nm
 }
 
-// hca adds HCA i (0-based) of node n as "<node>/mlx5_<i>" and returns its name. Its GUID is
+// hca adds HCA i (0-based) of node n as "<node>/<fabric.DefaultHCADevice(i)>" and returns its name. Its GUID is
 // HCAGUIDBase + n*h + i + 1: fixed by the node's number, so growth never renumbers it.
 func (g *gen) hca(gs *groupSet, node string, n, i, rail int) string {
-	dev := fmt.Sprintf("mlx5_%d", i)
+	dev := fabric.DefaultHCADevice(i)
 	hn := fabric.HCAName(node, dev)
 	off := uint64(n*g.h + i + 1)
 	g.maxHCAOff = max(g.maxHCAOff, off)

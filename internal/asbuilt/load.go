@@ -1,0 +1,103 @@
+package asbuilt
+
+import (
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+)
+
+// Loaded is a floor with the ibnetdiscover text it was read from and that text parsed, for the
+// readers that show the discovery itself beside the floor (gpucluster_discovered_fabric).
+type Loaded struct {
+	Text       string
+	Discovered *opensm.Discovered
+	// Unparsed lists the lines of Text that ParseTopology could not read; the rest was used, so
+	// it is a warning, not an error.
+	Unparsed error
+	Floor    *Floor
+}
+
+// Input names what a LoadError is about, so that a caller reports it where the user gave it.
+type Input int
+
+const (
+	// InputTopology: the topology file cannot be read (missing, or over inputfile.MaxTopologyFile).
+	InputTopology Input = iota
+	// InputNodeNameMap: the node name map cannot be read or parsed.
+	InputNodeNameMap
+	// InputFloor: the discovered fabric cannot be adopted (Read's error).
+	InputFloor
+)
+
+// LoadError is an error of LoadFile or LoadText and the input it is about.
+type LoadError struct {
+	Input Input
+	Err   error
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// LoadFile reads the floor from a file of ibnetdiscover output, under inputfile.MaxTopologyFile,
+// as LoadText does from its text.
+func LoadFile(topologyFile, nodeNameMap string, opts ReadOptions) (*Loaded, error) {
+	b, err := inputfile.Read(topologyFile, inputfile.MaxTopologyFile)
+	if err != nil {
+		return &Loaded{}, &LoadError{InputTopology, err}
+	}
+	return LoadText(string(b), nodeNameMap, opts)
+}
+
+// LoadText reads the floor from ibnetdiscover output already fetched (run over SSH): it parses
+// the text, reads OpenSM's node name map from the file nodeNameMap names ("" for none, read under
+// inputfile.MaxNodeNameMapFile) into opts.NodeNameMap, and Reads the floor. The Loaded is never
+// nil, and holds Unparsed even when the error is about a later step, so that a caller reports
+// both.
+func LoadText(text, nodeNameMap string, opts ReadOptions) (*Loaded, error) {
+	l := &Loaded{Text: text}
+	l.Discovered, l.Unparsed = opensm.ParseTopology(text)
+	if nodeNameMap != "" {
+		b, err := inputfile.Read(nodeNameMap, inputfile.MaxNodeNameMapFile)
+		if err == nil {
+			opts.NodeNameMap, err = opensm.ParseNodeNameMap(string(b))
+		}
+		if err != nil {
+			return l, &LoadError{InputNodeNameMap, err}
+		}
+	}
+	floor, err := Read(l.Discovered, opts)
+	if err != nil {
+		return l, &LoadError{InputFloor, err}
+	}
+	l.Floor = floor
+	return l, nil
+}
+
+// NodeHCADevices is the devices of a floor node's compute HCAs, as gpucluster_node's
+// hca_devices lists them: the node's HCAs on the floor when there are as many as it has compute
+// HCAs, else the driver's default names (fabric.DefaultHCADevices). A node that does not say
+// its count has as many as the floor shows, or when it shows none, what the catalog's model
+// (model, the node's or the default; cat nil is catalog.Default()) has.
+func NodeHCADevices(spec *fabric.Spec, nd *fabric.Node, cat *catalog.Catalog, model string) []string {
+	if cat == nil {
+		cat = catalog.Default()
+	}
+	var devs []string
+	for i := range spec.HCAs {
+		if spec.HCAs[i].Node == nd.Name {
+			devs = append(devs, spec.HCAs[i].Device)
+		}
+	}
+	count := nd.ComputeHCAs
+	if count == 0 {
+		count = len(devs)
+		if nm, ok := cat.Nodes[model]; ok && count == 0 {
+			count = nm.ComputeHCAs
+		}
+	}
+	if len(devs) == count {
+		return devs
+	}
+	return fabric.DefaultHCADevices(count)
+}
