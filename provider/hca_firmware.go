@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,9 +36,6 @@ const (
 	// own timeout.
 	hcaSSHTimeout = 30 * time.Second
 )
-
-// hcaSSHHostRE: a host name or address, optionally with :port, or [ipv6]:port.
-var hcaSSHHostRE = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9.:-]{0,252}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5})$`)
 
 type hcaSSHModel struct {
 	User           types.String `tfsdk:"user"`
@@ -88,7 +84,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"`gpucluster_node.<node>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. The user, key and known_hosts " +
 				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
 				"Required with `firmware_settings`.",
-			Validators: []validator.String{stringvalidator.RegexMatches(hcaSSHHostRE,
+			Validators: []validator.String{stringvalidator.RegexMatches(remote.HostPortRE,
 				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\""), sshPortValidator()},
 		},
 		"ssh": schema.SingleNestedAttribute{
