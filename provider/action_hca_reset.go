@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
@@ -141,32 +140,17 @@ func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		t.fail(&resp.Diagnostics, "load its pending firmware settings", err, res.Commands)
 		return
 	}
-	waiting := strings.Join(res.Pending, ", ")
 	switch {
 	case res.RebootNeeded:
-		levels := "none"
-		if res.Levels != nil {
-			var ls []string
-			for _, l := range res.Levels.SupportedLevels() {
-				ls = append(ls, strconv.Itoa(l))
-			}
-			levels = strings.Join(ls, ", ")
-		}
-		what := waiting
-		if res.Unknown {
-			what = "the settings (the firmware cannot show whether any wait)"
-		}
+		what := res.Waiting()
 		actionProgress(ctx, resp, "hca %s on %s: %s wait for a reboot; no firmware reset short of one is supported now", name, t.host, what)
 		resp.Diagnostics.AddWarning(fmt.Sprintf("HCA %s: reboot node %s to load its firmware settings", name, m.Node.ValueString()),
 			fmt.Sprintf("HCA %q (device %s on %s): %s wait for a reboot, and the card supports no mlxfwreset level short of one "+
 				"now (supported levels: %s). Nothing was reset. Reboot the node, e.g. terraform apply -invoke with a "+
-				"gpucluster_node_power action of power = \"graceful_restart\".", name, t.device, t.ssh.Addr(), what, levels))
+				"gpucluster_node_power action of power = \"graceful_restart\".", name, t.device, t.ssh.Addr(), what, res.LevelsText()))
 	case !res.Reset:
 		actionProgress(ctx, resp, "hca %s on %s: no firmware setting waits; nothing to reset", name, t.host)
 	default:
-		if res.Unknown {
-			waiting = "whatever was pending (the firmware cannot show it)"
-		}
-		actionProgress(ctx, resp, "hca %s on %s: mlxfwreset at level %d loaded %s", name, t.host, res.Level, waiting)
+		actionProgress(ctx, resp, "hca %s on %s: mlxfwreset at level %d loaded %s", name, t.host, res.Level, res.Waiting())
 	}
 }

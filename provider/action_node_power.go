@@ -140,24 +140,20 @@ func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 		return
 	}
 	where := fmt.Sprintf("%s over %s", s.Endpoint(), s.Protocol())
-	switch op {
-	case powerOn, powerOff:
-		if st.PowerState == op {
-			actionProgress(ctx, resp, "node %s: already %s (%s); nothing to do", node, op, where)
-			return
-		}
+	step, refusal := bmc.DecidePower(st.PowerState, op, where)
+	switch step {
+	case bmc.PowerNothing:
+		actionProgress(ctx, resp, "node %s: already %s (%s); nothing to do", node, op, where)
+	case bmc.PowerSet:
 		actionProgress(ctx, resp, "node %s: powering %s (%s)", node, op, where)
 		if err := s.SetPower(ctx, op); err != nil {
 			tgt.fail(&resp.Diagnostics, "power "+op, err)
 			return
 		}
 		actionProgress(ctx, resp, "node %s: %s", node, op)
-	default:
-		if st.PowerState != "on" {
-			resp.Diagnostics.AddAttributeError(pathPower, fmt.Sprintf("Node %s is off", node),
-				fmt.Sprintf("Node %q: the BMC (%s) reports the host off, and %s restarts a running host. Use power = %q to start it.", node, where, op, powerOn))
-			return
-		}
+	case bmc.PowerRefused:
+		resp.Diagnostics.AddAttributeError(pathPower, fmt.Sprintf("Node %s is off", node), fmt.Sprintf("Node %q: %s", node, refusal))
+	case bmc.PowerRestart:
 		actionProgress(ctx, resp, "node %s: %s (%s)", node, op, where)
 		if err := s.Reset(ctx, restartKinds[op]); err != nil {
 			tgt.fail(&resp.Diagnostics, op, err)

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -38,15 +35,6 @@ const (
 	// hcaSSHTimeout bounds connecting to a node (TCP and SSH handshake) within the operation's
 	// own timeout.
 	hcaSSHTimeout = 30 * time.Second
-)
-
-var (
-	// hcaToolRE: mlxconfig, mstconfig, or an absolute path to either (one shell-safe word).
-	hcaToolRE = regexp.MustCompile(`^(mlxconfig|mstconfig|/([A-Za-z0-9._+-]+/)*(mlxconfig|mstconfig))$`)
-	// hcaSSHHostRE: a host name or address, optionally with :port, or [ipv6]:port.
-	hcaSSHHostRE = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9.:-]{0,252}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5})$`)
-	// mlxconfigNameRE: what mlxconfig takes as a parameter name (NAME, NAME_P1, NAME[3]).
-	mlxconfigNameRE = regexp.MustCompile(`^[A-Za-z0-9_]+(\[[0-9]+\])?$`)
 )
 
 type hcaSSHModel struct {
@@ -78,7 +66,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"`pending_reboot`). Removing a parameter from the map leaves its value on the card. Needs `ssh_host`.",
 			Validators: []validator.Map{
 				mapvalidator.SizeAtLeast(1),
-				mapvalidator.KeysAre(stringvalidator.RegexMatches(mlxconfigNameRE, "must be an mlxconfig parameter name, e.g. \"LINK_TYPE_P1\"")),
+				mapvalidator.KeysAre(stringvalidator.RegexMatches(hca.ParamNameRE, "must be an mlxconfig parameter name, e.g. \"LINK_TYPE_P1\"")),
 				mlxconfigSettingsValidator{},
 			},
 		},
@@ -96,7 +84,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"`gpucluster_node.<node>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. The user, key and known_hosts " +
 				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
 				"Required with `firmware_settings`.",
-			Validators: []validator.String{stringvalidator.RegexMatches(hcaSSHHostRE,
+			Validators: []validator.String{stringvalidator.RegexMatches(remote.HostPortRE,
 				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\""), sshPortValidator()},
 		},
 		"ssh": schema.SingleNestedAttribute{
@@ -116,7 +104,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"(mstflint, with `mstflint` and `mstfwreset`): same arguments, same output. An absolute path such as " +
 				"`/opt/mellanox/mft/bin/mlxconfig` runs the tools from that directory, for installations outside the PATH " +
 				"of a non-interactive SSH session.",
-			Validators: []validator.String{stringvalidator.RegexMatches(hcaToolRE,
+			Validators: []validator.String{stringvalidator.RegexMatches(hca.ToolRE,
 				"must be \"mlxconfig\", \"mstconfig\" or an absolute path ending in /mlxconfig or /mstconfig")},
 		},
 		"reset": schema.StringAttribute{
@@ -242,37 +230,10 @@ func (t *hcaTarget) fail(diags *diag.Diagnostics, what string, err error, comman
 	if len(commands) > 0 {
 		detail += "\n\nCommands run, in order:\n  " + strings.Join(commands, "\n  ")
 	}
-	if hint := sshHint(err); hint != "" {
+	if hint := hca.SSHHint(err); hint != "" {
 		detail += "\n\n" + hint
 	}
 	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), detail)
-}
-
-func sshHint(err error) string {
-	var hk *remote.HostKeyError
-	switch {
-	case errors.As(err, &hk):
-		return "" // the error says what to do
-	case sshUnreachable(err):
-		return "The node did not answer over SSH: check that it is up and that ssh_host is right, or raise the HCA's timeouts."
-	case strings.Contains(err.Error(), "did not accept the private key"):
-		return "Check the SSH user and private_key in the provider's ssh block (or the HCA's ssh override)."
-	}
-	return ""
-}
-
-// sshUnreachable reports errors that say only that the node did not answer: no route, refused,
-// or no answer in time. Host key and authentication failures are not among them.
-func sshUnreachable(err error) bool {
-	var hk *remote.HostKeyError
-	if errors.As(err, &hk) {
-		return false
-	}
-	var ne net.Error
-	var oe *net.OpError
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) ||
-		errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 func settingsOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
@@ -364,7 +325,7 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 	}
 	client, err := remote.Dial(ctx, t.ssh)
 	if err != nil {
-		if sshUnreachable(err) {
+		if remote.Unreachable(err) {
 			diags.AddWarning(fmt.Sprintf("HCA %s: node not reachable, firmware settings not refreshed", t.name),
 				fmt.Sprintf("HCA %q (device %s on %s): %s.\n\nThe plan uses the last known firmware settings; drift cannot be seen until the node answers.", t.name, t.device, t.ssh.Addr(), err))
 			return diags
@@ -384,26 +345,11 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 		t.fail(&diags, "query firmware_settings", err, nil)
 		return diags
 	}
-	out := map[string]string{}
-	pending := false
-	for _, n := range names {
-		p, ok := q.Params[n]
-		switch {
-		case !ok || !p.Next.Known():
-			out[n] = have[n] // nothing to compare with (Query fails on absent names)
-		case hca.Equal(n, p.Next.Raw, have[n]):
-			out[n] = have[n] // the user's spelling
-		default:
-			out[n] = p.Next.Raw // drift: the plan shows the card's value
-		}
-		if ok && p.Pending() {
-			pending = true
-		}
-	}
+	out, pending, pendingKnown := hca.ReadBack(have, q)
 	v, d := types.MapValueFrom(ctx, types.StringType, out)
 	diags.Append(d...)
 	m.FirmwareSettings = v
-	if q.HasColumn("Current") {
+	if pendingKnown {
 		m.PendingReboot = types.BoolValue(pending)
 	}
 	fi, err := hca.QueryFirmware(ctx, client, t.tool, t.device)

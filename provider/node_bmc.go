@@ -330,25 +330,27 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 		if !b.Protocols.IsNull() && !b.Protocols.IsUnknown() {
 			diags.Append(b.Protocols.ElementsAs(ctx, &protos, false)...)
 		}
-		if len(protos) > 0 && !containsStr(protos, bmc.ProtocolRedfish) {
-			diags.AddAttributeError(path.Root("bios_settings"), "BIOS settings need Redfish",
-				"bios_settings are set through Redfish, but bmc.protocols allows only IPMI, which has no BIOS settings; add \"redfish\" to bmc.protocols or remove bios_settings")
+		if msg := bmc.CheckBIOSProtocols(protos); msg != "" {
+			diags.AddAttributeError(path.Root("bios_settings"), "BIOS settings need Redfish", msg)
 		}
 	}
 	if !m.BMCUsers.IsNull() && !m.BMCUsers.IsUnknown() {
 		var users []bmcUserModel
 		diags.Append(m.BMCUsers.ElementsAs(ctx, &users, false)...)
 		login, loginKnown := r.loginName(ctx, m)
-		seen := map[string]bool{}
+		names := make([]string, len(users))
+		known := make([]bool, len(users))
+		for i, u := range users {
+			names[i], known[i] = u.Name.ValueString(), !u.Name.IsUnknown()
+		}
+		dups := bmc.DuplicateUsers(names, known)
 		for i, u := range users {
 			if u.Name.IsUnknown() {
 				continue
 			}
-			if seen[u.Name.ValueString()] {
-				diags.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "Duplicate BMC user",
-					fmt.Sprintf("bmc_users lists the account %q twice; list each account once", u.Name.ValueString()))
+			if msg, ok := dups[i]; ok {
+				diags.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "Duplicate BMC user", msg)
 			}
-			seen[u.Name.ValueString()] = true
 			if loginKnown && !u.Role.IsUnknown() {
 				if msg := bmc.CheckLoginAccount(login, u.Name.ValueString(), u.Role.ValueString()); msg != "" {
 					addRuleError(diags, path.Root("bmc_users").AtListIndex(i).AtName("role"), "BMC user would lock the provider out", msg)
@@ -402,15 +404,6 @@ func sameBMCTarget(ctx context.Context, a, b types.Object) bool {
 		return false
 	}
 	return x.Endpoint.Equal(y.Endpoint) && x.Port.Equal(y.Port) && x.IPMIPort.Equal(y.IPMIPort)
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // bmcTarget is one node's BMC as the provider reaches it, and how to talk about it in errors.
@@ -506,7 +499,7 @@ func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
 // (the credentials were accepted), workedBefore that an earlier refresh read this BMC. A refusal
 // then is a lockout, and the error says so and how to recover (bmc.LockoutAdvice).
 func (t *bmcTarget) failLogin(diags *diag.Diagnostics, what string, err error, opened, workedBefore bool) {
-	hint := bmcHint(err, t.cfg.Timeout)
+	hint := bmc.Hint(err, t.cfg.Timeout)
 	if errors.Is(err, bmc.ErrAuth) {
 		if adv := bmc.LockoutAdvice(t.cfg.Username, opened, workedBefore); adv != "" {
 			hint = adv
@@ -514,29 +507,6 @@ func (t *bmcTarget) failLogin(diags *diag.Diagnostics, what string, err error, o
 	}
 	diags.AddError(fmt.Sprintf("Node %s: cannot %s through its BMC", t.node, what),
 		fmt.Sprintf("Node %q: %s.\n\n%s", t.node, strings.TrimSuffix(err.Error(), "."), hint))
-}
-
-func bmcHint(err error, timeout time.Duration) string {
-	switch {
-	case errors.Is(err, bmc.ErrAuth):
-		return "The BMC refused the credentials or the account lacks the privilege: check bmc.username and bmc.password on the node, or the provider's bmc = { username, password }."
-	case errors.Is(err, bmc.ErrTLS):
-		return "The BMC's certificate is not trusted: give the CA that signed it in bmc.tls_ca_pem (or, as an explicit choice, set bmc.insecure_tls = true)."
-	case errors.Is(err, bmc.ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("The BMC did not answer (each call is bounded by %s and by the node's timeouts): check that it is powered and reachable from where Terraform runs, or raise the node's timeouts.", timeout)
-	case errors.Is(err, bmc.ErrNotSupported):
-		return "This BMC, or the protocol it answered with, cannot do this. BIOS settings need Redfish; IPMI knows only pxe, disk, cdrom, bios and none as boot devices."
-	case errors.Is(err, bmc.ErrRejected):
-		return "The BMC answered and refused the request or a value in it; the BMC's message is above."
-	case errors.Is(err, bmc.ErrInvalid):
-		return "The node's BMC settings are not valid; fix the attribute named above."
-	}
-	return "See the BMC's message above."
-}
-
-// unreachable reports errors that say only that the BMC did not answer.
-func unreachable(err error) bool {
-	return errors.Is(err, bmc.ErrUnreachable) && !errors.Is(err, bmc.ErrAuth) && !errors.Is(err, bmc.ErrTLS)
 }
 
 // bmcApply makes the BMC match plan (bmc.Session.Apply holds the order and the diff), then fills
@@ -685,7 +655,7 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 		sess.Close()
 	}
 	if err != nil {
-		if unreachable(err) {
+		if bmc.Unreachable(err) {
 			diags.AddWarning(fmt.Sprintf("Node %s: BMC not reachable, state not refreshed", tgt.node),
 				fmt.Sprintf("Node %q: %s.\n\nThe plan uses the node's last known BMC state; drift on this node cannot be seen until its BMC answers, and an apply that changes it will fail.", tgt.node, strings.TrimSuffix(err.Error(), ".")))
 			return diags

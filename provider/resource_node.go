@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -20,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -58,12 +58,6 @@ type nodeModel struct {
 }
 
 const defaultNodeModel = topogen.DefaultNodeModel
-
-var (
-	// sshHostRE accepts a host name or an IPv4/IPv6 address, nothing that a shell or ssh option
-	// parser could read as more than one word.
-	sshHostRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$`)
-)
 
 func (r *nodeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node"
@@ -118,7 +112,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"`gpu001.mgmt.example`. The node's HCAs take it as their own `ssh_host` " +
 					"(`ssh_host = gpucluster_node.gpu001.ssh_host`) to run mlxconfig there. The user and key come from the " +
 					"provider's `ssh` settings.",
-				Validators: []validator.String{stringvalidator.RegexMatches(sshHostRE,
+				Validators: []validator.String{stringvalidator.RegexMatches(remote.HostRE,
 					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\""), sshPortValidator()},
 			},
 			"compute_hcas": schema.Int64Attribute{

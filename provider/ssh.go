@@ -3,8 +3,6 @@ package provider
 import (
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
@@ -34,7 +32,7 @@ func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config,
 			s.KnownHostsFile = o.KnownHostsFile
 		}
 	}
-	h, port, err := splitSSHHost(host)
+	h, port, err := remote.SplitHost(host)
 	if err != nil {
 		return remote.Config{}, err
 	}
@@ -47,27 +45,4 @@ func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config,
 		return remote.Config{}, errors.New(msg)
 	}
 	return cfg, nil
-}
-
-// splitSSHHost reads "host", "host:port", "[v6]:port" or a bare IPv6 address. Port 0 means 22.
-func splitSSHHost(s string) (host string, port int, err error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", 0, errors.New("ssh_host is empty")
-	}
-	if strings.HasPrefix(s, "[") || strings.Count(s, ":") == 1 {
-		h, p, err := net.SplitHostPort(s)
-		if err != nil {
-			return "", 0, fmt.Errorf("ssh_host %q: want host, host:port or [ipv6]:port", s)
-		}
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return "", 0, fmt.Errorf("ssh_host %q: port %q is not a number from 1 to 65535", s, p)
-		}
-		if h == "" {
-			return "", 0, fmt.Errorf("ssh_host %q has no host", s)
-		}
-		return h, n, nil
-	}
-	return s, 0, nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
 )
 
 // TestSSHConfig: provider defaults, per-resource overrides field by field, host:port forms, and
@@ -73,7 +75,7 @@ func TestHCATool(t *testing.T) {
 		"mlxconfig": true, "mstconfig": true, "/opt/mellanox/mft/bin/mlxconfig": true, "/usr/bin/mstconfig": true,
 		"flint": false, "bin/mlxconfig": false, "/usr/bin/mlxconfig; reboot": false, "/usr/bin/ethtool": false, "": false,
 	} {
-		if hcaToolRE.MatchString(tool) != ok {
+		if hca.ToolRE.MatchString(tool) != ok {
 			t.Errorf("tool %q: accepted %t", tool, !ok)
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
 
@@ -198,13 +197,13 @@ func checkKnownHostsFile(p string) string {
 }
 
 // sshPortValidator checks the port of an ssh_host ("host:port", "[v6]:port"): 1-65535, as
-// sshConfig reads it at apply (splitSSHHost). The host part has its own validator.
+// sshConfig reads it at apply (remote.SplitHost). The host part has its own validator.
 func sshPortValidator() validator.String {
 	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", checkSSHPort}
 }
 
 func checkSSHPort(s string) string {
-	if _, _, err := splitSSHHost(s); err != nil {
+	if _, _, err := remote.SplitHost(s); err != nil {
 		return err.Error() + "; write the host alone for port 22, or host:port with the port sshd listens on, e.g. \"10.0.0.11:2222\""
 	}
 	return ""
@@ -434,7 +433,7 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
-		key, shown, ok := sshEndpointKey(s.ValueString(), defPort)
+		key, shown, ok := remote.EndpointKey(s.ValueString(), defPort)
 		if !ok {
 			continue // the entry's own error is reported when it is dialled
 		}
@@ -446,20 +445,4 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 		}
 		seen[key] = first{i, s.ValueString()}
 	}
-}
-
-// sshEndpointKey is the host and port an SSH host entry reaches, as a comparable key and as text.
-func sshEndpointKey(entry string, defPort int) (key, shown string, ok bool) {
-	h, p, err := splitSSHHost(entry)
-	if err != nil {
-		return "", "", false
-	}
-	if p == 0 {
-		p = defPort
-	}
-	h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
-	if ip := net.ParseIP(h); ip != nil {
-		h = ip.String()
-	}
-	return net.JoinHostPort(h, strconv.Itoa(p)), fmt.Sprintf("host %s, port %d", h, p), true
 }

@@ -110,3 +110,37 @@ func LockoutAdvice(login string, opened, workedBefore bool) string {
 	}
 	return ""
 }
+
+// CheckBIOSProtocols refuses bios_settings on a node whose protocols (empty: the default, which
+// includes Redfish) leave out Redfish: IPMI has no BIOS settings, and the apply would fail only
+// after the other changes were made.
+func CheckBIOSProtocols(protocols []string) string {
+	if len(protocols) == 0 {
+		return ""
+	}
+	for _, p := range protocols {
+		if p == ProtocolRedfish {
+			return ""
+		}
+	}
+	return "bios_settings are set through Redfish, but bmc.protocols allows only IPMI, which has no BIOS settings; add \"redfish\" to bmc.protocols or remove bios_settings"
+}
+
+// DuplicateUsers refuses bmc_users entries naming an account an earlier entry named: the BMC
+// holds one role and password per account, so the second entry would silently win. names are
+// the entries' names in order; known[i] false (the name is unknown at plan time) skips entry i.
+// It returns the sentence for each refused entry, by index.
+func DuplicateUsers(names []string, known []bool) map[int]string {
+	out := map[int]string{}
+	seen := map[string]bool{}
+	for i, n := range names {
+		if i < len(known) && !known[i] {
+			continue
+		}
+		if seen[n] {
+			out[i] = fmt.Sprintf("bmc_users lists the account %q twice; list each account once", n)
+		}
+		seen[n] = true
+	}
+	return out
+}

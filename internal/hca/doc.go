@@ -13,22 +13,33 @@
 //     per-module _M0/_M1 suffixes) is a text extract of mstflint's offline
 //     sqlite database, embedded at build time (params.txt, regenerated with
 //     go generate). Nothing at run time needs sqlite or mstflint.
+//
 //   - Values compare by meaning, not spelling: IB, ib, IB(1) and 1 are the
 //     same LINK_TYPE_P1 value (Normalize, Equal). Enum names match
 //     case-insensitively and numbers are read the way the tool reads them
 //     (strtoul with base 0), because the tool is what finally accepts them.
+//
 //   - The device is the authority on what it supports. Validate checks
 //     settings against the database ahead of time, but Apply does not refuse
 //     names the database lacks (newer firmware has more); the tool's own
 //     error is reported instead, with the device, the parameter and the text
 //     the tool printed.
+//
 //   - Apply changes only what differs: it queries, diffs against the Next Boot
 //     values (every set lands there), runs one set for the differing
 //     parameters only, and nothing at all when nothing differs. A parameter
 //     whose Next Boot value differs from its Current value is pending a reboot
 //     or a firmware reset.
+//
 //   - Every argument put into a command line is shell-quoted (remote.Quote, the
 //     provider's one quoter): the command string is handed to a shell on the node.
+//
+//   - What is recorded after a read is the card's Next Boot value, in the user's spelling when
+//     it means the same (ReadBack), so that drift shows and spelling does not.
+//
+// It also owns what is said to people about an HCA: the forms of a tool path and a parameter
+// name (ToolRE, ParamNameRE), the wording of a firmware reset's outcome (ResetPendingResult's
+// Waiting, LevelsText), and what to do about an SSH error reaching the card's node (SSHHint).
 //
 // The parsers follow the text layout of mlxconfig_ui.cpp (each value printed
 // "%-20s"; a line starts with "*" for a modified value and "RO" for a read-only

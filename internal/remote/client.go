@@ -97,7 +97,7 @@ func dial(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, refused
 		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, fmt.Errorf("remote: %s did not accept the private key for user %q (is its public key in that user's authorized_keys?): %w", addr, cfg.User, err)
+			return nil, &keyRefusedError{msg: fmt.Sprintf("remote: %s did not accept the private key for user %q (is its public key in that user's authorized_keys?): %s", addr, cfg.User, err), err: err}
 		}
 		return nil, fmt.Errorf("remote: ssh handshake with %s as %q: %w", addr, cfg.User, err)
 	}

@@ -28,6 +28,10 @@
 //     login shell starts them, so it must be POSIX-like, and, as for scp, its startup files must
 //     not print to stdout.
 //
+// It also owns what an ssh_host string means (SplitHost, EndpointKey, HostRE, HostPortRE) and
+// the classification of Dial's errors (Unreachable, KeyRefused), so that callers decide what to
+// tell people without reading error text.
+//
 // Dial makes one connection per host; each caller dials its own (a provider run reaches a few
 // hosts, and each operation holds its connection for its whole run).
 package remote

@@ -93,14 +93,16 @@ func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
 		name string
 		edit func(*Config)
 		want string // a word the error must contain, so it is the error we meant
+		// how the error classifies: the host refused the key; the host did not answer
+		keyRefused, unreachable bool
 	}{
-		{"key not authorized", func(c *Config) { c.PrivateKeyPEM = unknownKey }, "did not accept"},
-		{"encrypted, no passphrase", func(c *Config) { c.PrivateKeyPEM = encryptedKey }, "passphrase"},
-		{"wrong passphrase", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase + "x" }, "passphrase"},
-		{"right passphrase, key not authorized", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase }, "did not accept"},
-		{"garbage key", func(c *Config) { c.PrivateKeyPEM = garbage; c.Passphrase = passphrase }, "cannot be used"},
-		{"unknown host", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase; c.KnownHostsFile = emptyKH }, "not in known_hosts"},
-		{"missing known_hosts", func(c *Config) { c.KnownHostsFile = emptyKH + ".missing" }, "known_hosts"},
+		{"key not authorized", func(c *Config) { c.PrivateKeyPEM = unknownKey }, "did not accept", true, false},
+		{"encrypted, no passphrase", func(c *Config) { c.PrivateKeyPEM = encryptedKey }, "passphrase", false, false},
+		{"wrong passphrase", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase + "x" }, "passphrase", false, false},
+		{"right passphrase, key not authorized", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase }, "did not accept", true, false},
+		{"garbage key", func(c *Config) { c.PrivateKeyPEM = garbage; c.Passphrase = passphrase }, "cannot be used", false, false},
+		{"unknown host", func(c *Config) { c.PrivateKeyPEM = encryptedKey; c.Passphrase = passphrase; c.KnownHostsFile = emptyKH }, "not in known_hosts", false, false},
+		{"missing known_hosts", func(c *Config) { c.KnownHostsFile = emptyKH + ".missing" }, "known_hosts", false, false},
 		{"timeout", func(c *Config) {
 			addr, ok := silent.Addr().(*net.TCPAddr)
 			if !ok {
@@ -108,8 +110,8 @@ func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
 			}
 			c.Port = addr.Port
 			c.Timeout = 200 * time.Millisecond
-		}, "deadline"},
-		{"connection refused", func(c *Config) { c.Port = testrig.FreePort(t) }, "connect"},
+		}, "deadline", false, true},
+		{"connection refused", func(c *Config) { c.Port = testrig.FreePort(t) }, "connect", false, true},
 	}
 	for _, tc := range cases {
 		cfg := base
@@ -121,6 +123,12 @@ func TestSecretsNeverAppearInErrorsOrFormattedConfig(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %q does not mention %q", tc.name, err, tc.want)
+		}
+		if got := KeyRefused(err); got != tc.keyRefused {
+			t.Errorf("%s: KeyRefused(%q) = %t", tc.name, err, got)
+		}
+		if got := Unreachable(err); got != tc.unreachable {
+			t.Errorf("%s: Unreachable(%q) = %t", tc.name, err, got)
 		}
 		assertNoSecrets(t, tc.name+" error", err.Error(), cfg)
 		assertNoSecrets(t, tc.name+" error (%+v)", fmt.Sprintf("%+v", err), cfg)

@@ -1,0 +1,36 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Hint says what a person can do about err, an error of this package: the kind of failure
+// decides whether the network, the credentials, the protocol or the request needs fixing.
+// timeout is the bound each BMC call had, which a person raising timeouts needs to know.
+func Hint(err error, timeout time.Duration) string {
+	switch {
+	case errors.Is(err, ErrAuth):
+		return "The BMC refused the credentials or the account lacks the privilege: check bmc.username and bmc.password on the node, or the provider's bmc = { username, password }."
+	case errors.Is(err, ErrTLS):
+		return "The BMC's certificate is not trusted: give the CA that signed it in bmc.tls_ca_pem (or, as an explicit choice, set bmc.insecure_tls = true)."
+	case errors.Is(err, ErrUnreachable), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("The BMC did not answer (each call is bounded by %s and by the node's timeouts): check that it is powered and reachable from where Terraform runs, or raise the node's timeouts.", timeout)
+	case errors.Is(err, ErrNotSupported):
+		return "This BMC, or the protocol it answered with, cannot do this. BIOS settings need Redfish; IPMI knows only pxe, disk, cdrom, bios and none as boot devices."
+	case errors.Is(err, ErrRejected):
+		return "The BMC answered and refused the request or a value in it; the BMC's message is above."
+	case errors.Is(err, ErrInvalid):
+		return "The node's BMC settings are not valid; fix the attribute named above."
+	}
+	return "See the BMC's message above."
+}
+
+// Unreachable reports errors that say only that the BMC did not answer, so that a refresh can
+// keep the last known state instead of failing; a refused login or an untrusted certificate is
+// an answer and must fail.
+func Unreachable(err error) bool {
+	return errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrTLS)
+}

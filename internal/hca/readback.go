@@ -1,0 +1,83 @@
+package hca
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+)
+
+var (
+	// ToolRE is what may name the configuration tool: mlxconfig, mstconfig, or an absolute path
+	// to either. It is one shell-safe word, because it goes into a command line on the node.
+	ToolRE = regexp.MustCompile(`^(mlxconfig|mstconfig|/([A-Za-z0-9._+-]+/)*(mlxconfig|mstconfig))$`)
+	// ParamNameRE is what mlxconfig takes as a parameter name (NAME, NAME_P1, NAME[3]).
+	ParamNameRE = regexp.MustCompile(`^[A-Za-z0-9_]+(\[[0-9]+\])?$`)
+)
+
+// ReadBack is the firmware settings to record after a query, given the recorded ones (have):
+// each parameter's Next Boot value, since every set lands there; a value equal in meaning to the
+// recorded one (Equal) keeps the recorded spelling, so that IB and 1 show no drift; a parameter
+// the card shows no value for keeps the recorded one (there is nothing to compare with). pending
+// tells whether any of them waits for a reboot or firmware reset; pendingKnown is false when the
+// query had no Current column and nothing can be said.
+func ReadBack(have map[string]string, q *Config) (out map[string]string, pending, pendingKnown bool) {
+	out = map[string]string{}
+	for n, v := range have {
+		p, ok := q.Params[n]
+		switch {
+		case !ok || !p.Next.Known():
+			out[n] = v
+		case Equal(n, p.Next.Raw, v):
+			out[n] = v
+		default:
+			out[n] = p.Next.Raw
+		}
+		if ok && p.Pending() {
+			pending = true
+		}
+	}
+	return out, pending, q.HasColumn("Current")
+}
+
+// Waiting words what waits for a reboot or was loaded by the reset, for a person: the pending
+// parameters, or what can be said of them when the firmware shows no Current values.
+func (r *ResetPendingResult) Waiting() string {
+	switch {
+	case r.Unknown && r.RebootNeeded:
+		return "the settings (the firmware cannot show whether any wait)"
+	case r.Unknown && r.Reset:
+		return "whatever was pending (the firmware cannot show it)"
+	}
+	return strings.Join(r.Pending, ", ")
+}
+
+// LevelsText lists the reset levels the card supports now, "3, 4", or "none" when the levels
+// were not queried or the card reported none it supports.
+func (r *ResetPendingResult) LevelsText() string {
+	if r.Levels == nil {
+		return "none"
+	}
+	var ls []string
+	for _, l := range r.Levels.SupportedLevels() {
+		ls = append(ls, strconv.Itoa(l))
+	}
+	return strings.Join(ls, ", ")
+}
+
+// SSHHint says what to do about an error reaching an HCA's node over SSH, or "" when the error
+// says it already (a host key error) or nothing more can be said.
+func SSHHint(err error) string {
+	var hk *remote.HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return ""
+	case remote.Unreachable(err):
+		return "The node did not answer over SSH: check that it is up and that ssh_host is right, or raise the HCA's timeouts."
+	case remote.KeyRefused(err):
+		return "Check the SSH user and private_key in the provider's ssh block (or the HCA's ssh override)."
+	}
+	return ""
+}
