@@ -164,17 +164,9 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	disc, floor := l.Discovered, l.Floor
 	m.Topology = types.StringValue(l.Text)
-	counts := map[string]int{"switches": 0, "cas": 0, "routers": 0, "links": len(disc.Links)}
+	counts := disc.Counts()
 	nodes := make([]attr.Value, len(disc.Nodes))
 	for i, n := range disc.Nodes {
-		switch n.Kind {
-		case opensm.NodeSwitch:
-			counts["switches"]++
-		case opensm.NodeRouter:
-			counts["routers"]++
-		default:
-			counts["cas"]++
-		}
 		nodes[i] = types.ObjectValueMust(discoveredNodeAttrTypes, map[string]attr.Value{
 			"kind": types.StringValue(n.Kind), "guid": types.StringValue(n.GUID.String()), "description": types.StringValue(n.Desc),
 			"ports": types.Int64Value(int64(n.Ports)), "lid": types.Int64Value(int64(n.LID)),
@@ -195,8 +187,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		m.UnknownGUIDs = stringsOf(rep.UnknownGUIDs)
 		m.MissingDevices = textList(rep.MissingDevices)
 		m.Report = textList(rep.Lines())
-		counts["missing"], counts["miswired"], counts["unexpected"] = len(rep.Missing), len(rep.Miswired), len(rep.Unexpected)
-		counts["degraded"], counts["unknown_guids"], counts["missing_devices"] = len(rep.Degraded), len(rep.UnknownGUIDs), len(rep.MissingDevices)
+		rep.AddCounts(counts)
 	}
 	cv := map[string]attr.Value{}
 	for k, v := range counts {

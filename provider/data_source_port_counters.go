@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
 	pathpkg "path"
 	"regexp"
 	"strings"
@@ -196,19 +195,6 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 }
 
-// perfQuery is one perfquery run and where its diagnostics go.
-type perfQuery struct {
-	opensm.PerfQuery
-	attrIdx int // index in `ports`, -1 for ports the data source found itself
-}
-
-// portRead is one port's counters in one read, with what identifies it.
-type portRead struct {
-	q     perfQuery
-	block opensm.PortCounters
-	read  counters.Read
-}
-
 func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m portCountersModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -234,7 +220,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 
-	var queries []perfQuery
+	var queries []opensm.PerfQuery
 	if !m.Ports.IsNull() {
 		if queries = selectedPorts(ctx, &m, extended, resp); resp.Diagnostics.HasError() {
 			return
@@ -289,9 +275,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		} else {
 			fc.cables = opensm.DiscoveredCables(disc)
 		}
-		for _, q := range opensm.CableQueries(fc.cables, extended) {
-			queries = append(queries, perfQuery{PerfQuery: q, attrIdx: -1})
-		}
+		queries = append(queries, opensm.CableQueries(fc.cables, extended)...)
 		if len(queries) == 0 {
 			resp.Diagnostics.AddWarning("No port to read", "ibnetdiscover shows no cable with a LID: is a subnet manager running on the fabric?")
 		}
@@ -301,24 +285,25 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if perf == "" {
 		perf = "perfquery"
 	}
-	first, firstAt := d.readOnce(ctx, c, perf, queries, m.Ports.IsNull(), resp)
+	sampled, problems, err := counters.Take(ctx, c, perf, queries, m.Ports.IsNull(), time.Duration(sample)*time.Second)
+	for _, p := range problems {
+		switch {
+		case !p.Error:
+			resp.Diagnostics.AddWarning(p.Summary, p.Detail)
+		case p.Query >= 0 && !m.Ports.IsNull(): // with `ports`, query i reads ports[i]
+			resp.Diagnostics.AddAttributeError(path.Root("ports").AtListIndex(p.Query), p.Summary, p.Detail)
+		default:
+			resp.Diagnostics.AddAttributeError(path.Root("perfquery_command"), p.Summary, p.Detail)
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Port counters", err.Error())
+		return
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	last, lastAt := first, firstAt
-	if sample > 0 {
-		select {
-		case <-ctx.Done():
-			resp.Diagnostics.AddError("Port counters", "cancelled while waiting between the two reads: "+ctx.Err().Error())
-			return
-		case <-time.After(time.Duration(sample) * time.Second):
-		}
-		if last, lastAt = d.readOnce(ctx, c, perf, queries, m.Ports.IsNull(), resp); resp.Diagnostics.HasError() {
-			return
-		}
-	} else {
-		first = nil
-	}
+	first, last, lastAt := sampled.First, sampled.Last, sampled.At
 	m.ReadAt = types.StringValue(lastAt.UTC().Format(time.RFC3339))
 	m.Counters, m.Totals = countersList(first, last, prev)
 
@@ -329,7 +314,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if !m.MinSymbolErrors.IsNull() {
 		lim.MinSymbolErrors = uint64(m.MinSymbolErrors.ValueInt64())
 	}
-	reports := fc.judge(first, last, lastAt, prev, lim)
+	reports := counters.JudgeCables(fc.cables, first, last, lastAt, prev, lim)
 	links, suspect := fc.values(ctx, inventoryCatalog(d.data), reports, &resp.Diagnostics)
 	m.Links, m.SuspectCables = links, suspect
 	snap, err := counters.NewSnapshot(lastAt, reports).Encode()
@@ -348,13 +333,13 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 }
 
 // selectedPorts turns `ports` into perfquery runs.
-func selectedPorts(ctx context.Context, m *portCountersModel, extended bool, resp *datasource.ReadResponse) []perfQuery {
+func selectedPorts(ctx context.Context, m *portCountersModel, extended bool, resp *datasource.ReadResponse) []opensm.PerfQuery {
 	var sel []portSelector
 	resp.Diagnostics.Append(m.Ports.ElementsAs(ctx, &sel, false)...)
 	if resp.Diagnostics.HasError() {
 		return nil
 	}
-	var queries []perfQuery
+	var queries []opensm.PerfQuery
 	for i, s := range sel {
 		if s.GUID.IsNull() == s.LID.IsNull() {
 			resp.Diagnostics.AddAttributeError(path.Root("ports").AtListIndex(i), "Port selector needs a GUID or a LID",
@@ -365,105 +350,32 @@ func selectedPorts(ctx context.Context, m *portCountersModel, extended bool, res
 			Name: s.Name.ValueString(), GUID: s.GUID.ValueString(),
 			LID: int(s.LID.ValueInt64()), Port: int(s.Port.ValueInt64()),
 		}, extended)
-		queries = append(queries, perfQuery{PerfQuery: q, attrIdx: i})
+		queries = append(queries, q)
 	}
 	return queries
 }
 
-// readOnce runs every query once and returns the ports read, in query order, with the time the
-// read began. With tolerant, a query that fails (a device behind a failed cable) leaves its
-// ports out; otherwise it fails the read on its attribute.
-func (d *portCountersDataSource) readOnce(ctx context.Context, c opensm.Runner, perf string, queries []perfQuery, tolerant bool, resp *datasource.ReadResponse) ([]portRead, time.Time) {
-	runs := make([]opensm.PerfQuery, len(queries))
-	for i, q := range queries {
-		runs[i] = q.PerfQuery
-	}
-	at := time.Now()
-	results, err := opensm.RunEachPerfQuery(ctx, c, perf, runs)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("perfquery_command"), "perfquery failed", err.Error())
-		return nil, at
-	}
-	var out []portRead
-	for qi, q := range queries {
-		p := path.Root("perfquery_command")
-		if q.attrIdx >= 0 {
-			p = path.Root("ports").AtListIndex(q.attrIdx)
-		}
-		if results[qi].Err != nil {
-			if !tolerant {
-				resp.Diagnostics.AddAttributeError(p, "perfquery failed", results[qi].Err.Error())
-				return nil, at
-			}
-			continue // the cable's verdict says the end does not answer
-		}
-		blocks, perr := opensm.ParsePerfQuery(results[qi].Out)
-		if perr != nil {
-			resp.Diagnostics.AddWarning("Part of the perfquery output was not understood", fmt.Sprintf("%s: %v", q.Name, perr))
-		}
-		if len(blocks) == 0 {
-			resp.Diagnostics.AddAttributeError(p, "No counters for "+q.Name, "perfquery printed no counter block:\n"+truncateText(results[qi].Out, 2000))
-			return nil, at
-		}
-		for _, b := range blocks {
-			vals, ok := q.Counts(b)
-			if !ok {
-				continue
-			}
-			out = append(out, portRead{q: q, block: b, read: counters.Read{At: at, Values: vals, Extended: b.Extended}})
-		}
-	}
-	return out, at
-}
-
-// end is the port's label as a cable end: "leaf01:40" for a port of a switch read whole, the
-// query's own label otherwise (an HCA port, a port asked for by `ports`).
-func (p portRead) end() string {
-	if p.q.Linked != nil {
-		return fmt.Sprintf("%s:%d", p.q.Name, p.block.Port)
-	}
-	return p.q.Name
-}
-
-// countersList is the `counters` and `totals` of the last read, with rates against the first
-// read (or the previous snapshot, for ports it names).
-func countersList(first, last []portRead, prev *counters.Snapshot) (types.List, types.Map) {
-	before := map[[2]int]counters.Read{}
-	for _, p := range first {
-		before[opensm.EndKey(p.block.LID, p.block.Port)] = p.read
-	}
+// countersList maps the last read's ports, with their rates, to `counters`, and their totals to
+// `totals`.
+func countersList(first, last []counters.PortRead, prev *counters.Snapshot) (types.List, types.Map) {
 	var elems []attr.Value
-	totals := map[string]*big.Float{}
-	for _, p := range last {
+	for _, p := range counters.List(first, last, prev) {
 		vals := map[string]attr.Value{}
-		for k, v := range p.read.Values {
-			f := new(big.Float).SetUint64(v)
-			vals[k] = types.NumberValue(f)
-			if totals[k] == nil {
-				totals[k] = new(big.Float)
-			}
-			totals[k].Add(totals[k], f)
+		for k, v := range p.Read.Values {
+			vals[k] = types.NumberValue(newBigUint(v))
 		}
 		rates := types.MapNull(types.Float64Type)
-		b, ok := before[opensm.EndKey(p.block.LID, p.block.Port)]
-		if !ok && prev != nil {
-			if rec, has := prev.Ports[p.end()]; has && rec.At.Before(p.read.At) {
-				b, ok = counters.Read{At: rec.At, Values: rec.Values, Extended: rec.Extended}, true
-			}
-		}
-		if ok {
-			if _, rs := counters.Rates(b, p.read); rs != nil {
-				rates = float64Map(rs)
-			}
+		if p.Rates != nil {
+			rates = float64Map(p.Rates)
 		}
 		elems = append(elems, types.ObjectValueMust(portCounterAttrTypes, map[string]attr.Value{
-			"name": types.StringValue(p.q.Name), "guid": types.StringValue(p.q.GUID),
-			"lid": types.Int64Value(int64(p.block.LID)), "port": types.Int64Value(int64(p.block.Port)),
+			"name": types.StringValue(p.Name), "guid": types.StringValue(p.GUID),
+			"lid": types.Int64Value(int64(p.LID)), "port": types.Int64Value(int64(p.Port)),
 			"values": types.MapValueMust(types.NumberType, vals), "rates": rates,
 		}))
 	}
 	tv := map[string]attr.Value{}
-	for k, v := range totals {
+	for k, v := range counters.Totals(last) {
 		tv[k] = types.NumberValue(v)
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: portCounterAttrTypes}, elems), types.MapValueMust(types.NumberType, tv)

@@ -8,7 +8,6 @@ import (
 	"context"
 	"math/big"
 	"sort"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -89,35 +88,6 @@ func portCounterLinksSchema() schema.MapNestedAttribute {
 	}
 }
 
-// judge joins the reads into cables and judges each.
-func (f *fabricCables) judge(first, last []portRead, seenAt time.Time, prev *counters.Snapshot, lim counters.Limits) []counters.Report {
-	index := func(reads []portRead) map[[2]int]*counters.Read {
-		m := make(map[[2]int]*counters.Read, len(reads))
-		for i := range reads {
-			m[opensm.EndKey(reads[i].block.LID, reads[i].block.Port)] = &reads[i].read
-		}
-		return m
-	}
-	r1, r2 := index(first), index(last)
-	end := func(p opensm.CablePort) counters.End {
-		e := counters.End{Name: p.Name}
-		if p.LID == 0 {
-			return e
-		}
-		k := opensm.EndKey(p.LID, p.Port)
-		e.First, e.Last = r1[k], r2[k]
-		if e.Last == nil {
-			e.First = nil
-		}
-		return e
-	}
-	out := make([]counters.Report, len(f.cables))
-	for i, c := range f.cables {
-		out[i] = counters.Judge(counters.Link{Label: c.Label, A: end(c.A), B: end(c.B), RateGbps: c.RateGbps, Up: c.Up, SeenAt: seenAt}, prev, lim)
-	}
-	return out
-}
-
 // values maps the reports to `links` and `suspect_cables`.
 func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports []counters.Report, _ *diag.Diagnostics) (types.Map, types.List) {
 	var mates *bom.CageMates
@@ -135,9 +105,8 @@ func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports [
 				if mates == nil {
 					mates = bom.NewCageMates(bom.Cabling(f.graph, cat, bom.Options{}))
 				}
-				if row, ok := mates.Find(r.Label); ok {
-					ms := mates.Mates(r.Label)
-					where = types.StringValue(bom.TechnicianLine(row, ms))
+				if line, ms, ok := mates.Locate(r.Label); ok {
+					where = types.StringValue(line)
 					labels := make([]string, len(ms))
 					for i, mt := range ms {
 						labels[i] = mt.Cable

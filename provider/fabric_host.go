@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -80,14 +81,7 @@ func runDiag(ctx context.Context, c *remote.Client, cmd string) (string, error) 
 		return "", err
 	}
 	if exit != 0 {
-		return "", fmt.Errorf("%s on %s exited with status %d: %s", cmd, c.Addr(), exit, strings.TrimSpace(truncateText(stderr, 2000)))
+		return "", fmt.Errorf("%s on %s exited with status %d: %s", cmd, c.Addr(), exit, strings.TrimSpace(opensm.Truncate(stderr, 2000)))
 	}
 	return stdout, nil
-}
-
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -167,6 +167,18 @@ func Where(e CableEnd) string {
 	return b.String()
 }
 
+// Locate is a bad cable's entry for a technician, as failed_cables and port counters report it:
+// the TechnicianLine of the cable label names (see Find) and the mates it takes down; ok is
+// false when the label names no row.
+func (m *CageMates) Locate(label string) (line string, mates []Mate, ok bool) {
+	r, ok := m.Find(label)
+	if !ok {
+		return "", nil, false
+	}
+	mates = m.Mates(label)
+	return TechnicianLine(r, mates), mates, true
+}
+
 // TechnicianLine is what a technician needs to go to a cable and replace it: both ends' rack,
 // unit, box, cage and split, the cable (kind, length, part) and the transceiver at each optical
 // end, and every link that goes down with it (mates, as Mates returns them). For example:

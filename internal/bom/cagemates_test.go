@@ -50,6 +50,21 @@ func TestCageMatesTwinCopper(t *testing.T) {
 	}
 }
 
+// Locate is the technician's line and the mates of the cable a label names, by the full label in
+// the other order too; nothing for a label that names no cable.
+func TestCageMatesLocate(t *testing.T) {
+	m := NewCageMates(demoCabling())
+	line, mates, ok := m.Locate("spine01:8 <-> leaf01:40")
+	if !ok || len(mates) != 1 || mates[0].Cable != "leaf01:39 <-> spine01:7" ||
+		line != "leaf01:40 <-> spine01:8: rack06 U42 leaf01 cage 20 split 2 (port 40) <-> rack01 U42 spine01 cage 4 split 2 (port 8); "+
+			"acc 4 m cable MCA4J80-N004; replacing it also takes down leaf01:39 <-> spine01:7 (same twin-port cable MCA4J80-N004)" {
+		t.Errorf("Locate: %q %+v %v", line, mates, ok)
+	}
+	if line, mates, ok := m.Locate("leaf01:99 <-> spine01:1"); ok || line != "" || mates != nil {
+		t.Errorf("unknown cable: %q %+v %v", line, mates, ok)
+	}
+}
+
 // On a fiber build (RA-11333-001: every link is fiber with transceivers) no cable is shared, and
 // the mates are exactly the other split of each twin-port cage the cable ends in. The expected
 // mates come from port arithmetic alone: a QM9700 port p shares its cage with p+1 (p odd) or

@@ -29,7 +29,8 @@
 // Day 2 (cagemates.go): CageMates finds the row a cable label names and the links that go down
 // with it while it is worked on (the other link of a twin-port copper cable; the other split of
 // a twin-port transceiver), and TechnicianLine says where both ends are (rack, unit, box, cage,
-// split) with the parts to bring.
+// split) with the parts to bring. CageMates.Locate gives both for a bad cable, as failed_cables
+// (internal/plan) and port counters (the provider) report it.
 //
 // Appliance links (UFM in a reserved SU slot) are not graph devices; ExternalLinks and
 // Options.External add them so the BOM matches RA-11333-001 Table 8 (4 UFM transceivers).

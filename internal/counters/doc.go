@@ -1,8 +1,14 @@
 // Package counters turns InfiniBand port counters into something a person can act on: a rate per
 // second for every counter, the symbol error rate per bit of each cable end against the link's
-// rate, and one verdict per cable, `ok`, `suspect` or `down`, with the reason in words. It is
-// pure (no I/O, no Terraform): the reads come from perfquery (internal/opensm), the cables from
-// the fabric graph, and the provider only maps the reports to attributes.
+// rate, and one verdict per cable, `ok`, `suspect` or `down`, with the reason in words. It knows
+// nothing of Terraform; the provider only maps its results to attributes and its Problems to
+// diagnostics.
+//
+// It owns the sampling protocol too (sample.go): Take runs perfquery (internal/opensm) twice,
+// a wait apart, on whatever opensm.Runner it is given (the provider's SSH client), keeping what a
+// port that stopped answering leaves behind; JudgeCables joins the reads to the cables
+// (internal/opensm locates them on the fabric) by LID and port; List and Totals are each port's
+// rates and the sums of its counters. Everything else is pure.
 //
 // # What the counters are
 //

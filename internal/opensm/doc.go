@@ -3,7 +3,8 @@
 // decides how a change must reach a running OpenSM (nothing, SIGHUP or restart), reads an OpenSM
 // log to tell whether a run routed the way it was meant to, writes the declared fabric in
 // ibnetdiscover format (which ibsim loads as is), parses real ibnetdiscover and perfquery output,
-// and compares what was discovered with what was declared; it places the declared cables on the
+// and compares what was discovered with what was declared (counting both: Discovered.Counts,
+// Report.AddCounts); it places the declared cables on the
 // discovered fabric for perfquery (perf_cables.go: each end's LID, up or down). It also hands
 // internal/analysis what its routing model needs (lft_routing.go); the tests that hold that model
 // to OpenSM's dumped forwarding tables live in internal/analysis.

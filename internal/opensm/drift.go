@@ -86,6 +86,13 @@ func (r Report) Clean() bool {
 	return len(r.Missing)+len(r.Miswired)+len(r.Unexpected)+len(r.Degraded)+len(r.UnknownGUIDs)+len(r.MissingDevices) == 0
 }
 
+// AddCounts adds each category's size to counts, by the names the discovered fabric reports them
+// under.
+func (r Report) AddCounts(counts map[string]int) {
+	counts["missing"], counts["miswired"], counts["unexpected"] = len(r.Missing), len(r.Miswired), len(r.Unexpected)
+	counts["degraded"], counts["unknown_guids"], counts["missing_devices"] = len(r.Degraded), len(r.UnknownGUIDs), len(r.MissingDevices)
+}
+
 // Lines renders the report, one finding per line, in a stable order.
 func (r Report) Lines() []string {
 	var out []string

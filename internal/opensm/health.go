@@ -146,7 +146,7 @@ func ReadHostState(ctx context.Context, t Target, withFiles bool) (HostState, er
 	}
 	head, rest, ok := strings.Cut(stdout, "gpc-health-end\n")
 	if !ok {
-		return st, fmt.Errorf("reading OpenSM's state: unexpected output %q", truncate(stdout, 200))
+		return st, fmt.Errorf("reading OpenSM's state: unexpected output %q", Truncate(stdout, 200))
 	}
 	st.Health = t.parseHealth(strings.Split(head, "\n"))
 	if !withFiles {

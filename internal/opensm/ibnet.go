@@ -172,6 +172,23 @@ type Discovered struct {
 	Links []DiscoveredLink
 }
 
+// Counts is how many nodes of each kind and links t holds, by the names the discovered fabric
+// reports them under: "switches", "cas", "routers", "links". A node of an unknown kind is a CA.
+func (t *Discovered) Counts() map[string]int {
+	counts := map[string]int{"switches": 0, "cas": 0, "routers": 0, "links": len(t.Links)}
+	for _, n := range t.Nodes {
+		switch n.Kind {
+		case NodeSwitch:
+			counts["switches"]++
+		case NodeRouter:
+			counts["routers"]++
+		default:
+			counts["cas"]++
+		}
+	}
+	return counts
+}
+
 // PortGUID returns the GUID of a port: the node GUID for a switch, the listed port GUID for a
 // CA, or node GUID + port when the text did not list it (a net file, where ibsim's rule holds).
 func (t *Discovered) PortGUID(r PortRef) GUID {
@@ -312,7 +329,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			halves = append(halves, h)
 			continue
 		}
-		errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, truncate(line, 80)))
+		errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, Truncate(line, 80)))
 	}
 	seen := map[[2]PortRef]bool{}
 	for _, h := range halves {
@@ -356,7 +373,9 @@ func guidFromID(id string) GUID {
 	return 0
 }
 
-func truncate(s string, n int) string {
+// Truncate cuts command output quoted in a message to n bytes, marked "...", so one runaway
+// output cannot flood a diagnostic.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

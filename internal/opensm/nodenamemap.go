@@ -37,7 +37,7 @@ func ParseNodeNameMap(text string) (map[GUID]string, error) {
 		}
 		v, err := strconv.ParseUint(digits, base, 64)
 		if err != nil || digits == "" {
-			errs = append(errs, fmt.Sprintf("line %d: %q is not a GUID; write 0x and the hex digits, e.g. 0x0002c90000000001 \"leaf01\"", n+1, truncate(num, 40)))
+			errs = append(errs, fmt.Sprintf("line %d: %q is not a GUID; write 0x and the hex digits, e.g. 0x0002c90000000001 \"leaf01\"", n+1, Truncate(num, 40)))
 			continue
 		}
 		rest := strings.TrimLeft(line[end:], " \t\r\v\f")

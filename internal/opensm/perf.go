@@ -5,18 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
-)
-
-// Counter names perfquery prints (PortCounters attribute, IBA 16.1.3.5) that a fabric check
-// usually watches; internal/counters holds them with their widths and judges them.
-const (
-	SymbolErrorCounter = counters.SymbolErrorCounter
-	LinkDownedCounter  = counters.LinkDownedCounter
-	PortRcvErrors      = counters.PortRcvErrors
-	PortXmitDiscards   = counters.PortXmitDiscards
-	PortXmitWait       = counters.PortXmitWait
 )
 
 // PortCounters is one block of perfquery output: the counters of one port.
@@ -54,7 +42,7 @@ func ParsePerfQuery(text string) ([]PortCounters, error) {
 		}
 		name, val, ok := strings.Cut(line, ":")
 		if !ok || cur < 0 {
-			errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, truncate(line, 80)))
+			errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, Truncate(line, 80)))
 			continue
 		}
 		val = strings.TrimLeft(val, ".")

@@ -165,7 +165,7 @@ func parseEach(stdout, perf string, queries []PerfQuery) ([]PerfResult, error) {
 		case !framed[i]:
 			out[i].Err = fmt.Errorf("%s %s (%s) did not run: the batch stopped before it", perf, remote.Command(q.Args...), q.Name)
 		case rc[i] != 0:
-			out[i].Err = fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.Args...), q.Name, rc[i], truncate(strings.Join(errs[i], "\n"), 2000))
+			out[i].Err = fmt.Errorf("%s %s (%s) exited with status %d: %s", perf, remote.Command(q.Args...), q.Name, rc[i], Truncate(strings.Join(errs[i], "\n"), 2000))
 		default:
 			out[i].Out = body[i].String()
 		}

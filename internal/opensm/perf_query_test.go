@@ -29,8 +29,8 @@ func TestPortQuery(t *testing.T) {
 
 func TestCountsDropsSelectorsAndUnlinkedPorts(t *testing.T) {
 	q := PerfQuery{Linked: map[int]bool{2: true}}
-	b := PortCounters{LID: 2, Port: 2, Counters: map[string]uint64{"PortSelect": 2, "CounterSelect": 0, SymbolErrorCounter: 7}}
-	if got, ok := q.Counts(b); !ok || !reflect.DeepEqual(got, map[string]uint64{SymbolErrorCounter: 7}) {
+	b := PortCounters{LID: 2, Port: 2, Counters: map[string]uint64{"PortSelect": 2, "CounterSelect": 0, "SymbolErrorCounter": 7}}
+	if got, ok := q.Counts(b); !ok || !reflect.DeepEqual(got, map[string]uint64{"SymbolErrorCounter": 7}) {
 		t.Errorf("Counts(port 2) = %v, %v", got, ok)
 	}
 	b.Port = 3

@@ -13,7 +13,7 @@ func TestParsePerfQuery(t *testing.T) {
 	if len(pcs) != 2 || pcs[0].Extended || !pcs[1].Extended || pcs[0].LID != 2 || pcs[0].Port != 1 {
 		t.Fatalf("blocks: %+v", pcs)
 	}
-	for name, want := range map[string]uint64{SymbolErrorCounter: 7, PortXmitWait: 12345, LinkDownedCounter: 0, PortRcvErrors: 0, PortXmitDiscards: 0, "CounterSelect": 0, "PortXmitData": 37224} {
+	for name, want := range map[string]uint64{"SymbolErrorCounter": 7, "PortXmitWait": 12345, "LinkDownedCounter": 0, "PortRcvErrors": 0, "PortXmitDiscards": 0, "CounterSelect": 0, "PortXmitData": 37224} {
 		if got, ok := pcs[0].Counters[name]; !ok || got != want {
 			t.Errorf("%s = %d (%v), want %d", name, got, ok, want)
 		}

@@ -385,7 +385,7 @@ func parseFiles(out string) (Files, error) {
 			files[f[1]] = rest[:n]
 			out = rest[n+len("\ngpc-end\n"):]
 		default:
-			return nil, fmt.Errorf("unexpected output while reading the OpenSM files: %q", truncate(line, 80))
+			return nil, fmt.Errorf("unexpected output while reading the OpenSM files: %q", Truncate(line, 80))
 		}
 	}
 	return files, nil
@@ -628,7 +628,7 @@ func (t *Target) probe(ctx context.Context) (probe, error) {
 	}
 	head, files, ok := strings.Cut(stdout, "gpc-files\n")
 	if !ok {
-		return pr, fmt.Errorf("probing %s: unexpected output %q", t.Paths.Dir(), truncate(stdout, 200))
+		return pr, fmt.Errorf("probing %s: unexpected output %q", t.Paths.Dir(), Truncate(stdout, 200))
 	}
 	for _, line := range strings.Split(head, "\n") {
 		key, val, _ := strings.Cut(line, " ")
@@ -702,7 +702,7 @@ func (t *Target) runSteps(ctx context.Context, steps []string, offset int64) (in
 		if exit != 0 {
 			out := strings.TrimSpace(strings.TrimSpace(stdout) + "\n" + strings.TrimSpace(stderr))
 			if out != "" {
-				out = ": " + truncate(out, 2000)
+				out = ": " + Truncate(out, 2000)
 			}
 			return offset, fmt.Errorf("%s exited with status %d%s", cmd, exit, out)
 		}

@@ -167,8 +167,8 @@ func TestSimulatedFatTree(t *testing.T) {
 
 	t.Run("perfquery", func(t *testing.T) {
 		lid := sim.LIDs(t)[fmt.Sprintf("0x%016x", 0x0002c90300001003)] // leaf01
-		set := map[string]uint64{SymbolErrorCounter: 7, LinkDownedCounter: 3, PortRcvErrors: 11, PortXmitDiscards: 5, PortXmitWait: 12345}
-		for _, name := range []string{SymbolErrorCounter, LinkDownedCounter, PortRcvErrors, PortXmitDiscards, PortXmitWait} {
+		set := map[string]uint64{"SymbolErrorCounter": 7, "LinkDownedCounter": 3, "PortRcvErrors": 11, "PortXmitDiscards": 5, "PortXmitWait": 12345}
+		for _, name := range []string{"SymbolErrorCounter", "LinkDownedCounter", "PortRcvErrors", "PortXmitDiscards", "PortXmitWait"} {
 			reply := sim.Console(t, fmt.Sprintf(`PerformanceSet "leaf01"[2] PortCounters.%s=%d`, name, set[name]))
 			if !strings.Contains(reply, "has been set to") {
 				t.Fatalf("PerformanceSet %s: %q", name, reply)

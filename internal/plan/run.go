@@ -150,7 +150,7 @@ func Lines(vs []policy.Violation) []string {
 
 // degrade analyses the fabric as it runs (the graph less its failed cables) and judges it against
 // policy.degraded: within the thresholds each failed cable is a warning that says where it is
-// (bom.TechnicianLine: both ends, the part, what goes down with it); beyond them, an error.
+// (bom.CageMates.Locate: both ends, the part, what goes down with it); beyond them, an error.
 func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) {
 	f := out.Fabric
 	d := analysis.Analyze(f.Running, nil)
@@ -162,8 +162,8 @@ func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) 
 	failed := make([]policy.FailedCable, len(f.Failed))
 	for i, fc := range f.Failed {
 		failed[i] = policy.FailedCable{Cable: fc.Cable, Reason: fc.Reason, Since: fc.Since}
-		if row, ok := mates.Find(fc.Label); ok {
-			failed[i].Where = bom.TechnicianLine(row, mates.Mates(fc.Label))
+		if line, _, ok := mates.Locate(fc.Label); ok {
+			failed[i].Where = line
 		}
 	}
 	vs := policy.JudgeDegraded(policy.DegradedInput{
