@@ -3,7 +3,8 @@
 // allowed), rail-optimized (DGX SuperPOD scalable units, RA-11333-001), Dragonfly+ (Shpiner et
 // al. 2017) and 3D torus. It turns a few arguments into the racks, switches, nodes, HCAs and
 // cables of a fabric.Spec, keyed by name, plus a summary, a port plan and per-block views (one
-// per SU, pod, group or plane).
+// per SU, pod, group or plane). Design.GroupsOf splits the design's graph under other names
+// (a fit to a floor) into those blocks by the same rule.
 //
 // Two tables hold what the provider builds its schemas from. The kind table (kinds.go) lists
 // the kinds, each one file (fattree.go, railopt.go, dragonfly.go, torus.go) with its own
