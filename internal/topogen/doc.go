@@ -11,7 +11,8 @@
 // arguments, generator, largest buildable size and normalization; nothing else switches on the
 // kind. The argument table (args.go, Args) describes every argument once: name, type,
 // description, range and Params field; gpucluster_topology's arguments, the `design` object of
-// the fabric and the decoder of both come from it.
+// the fabric and the decoder of both come from it, and the words for a number out of an
+// argument's range (Arg.RangeProblem) and for a nested object of arguments (GroupDoc).
 //
 // Invariants:
 //   - Every design Generate returns passes fabric.Build without errors (tested for every kind).
