@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -143,12 +142,8 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 		resp.Diagnostics.AddError("Scheduler topology", err.Error()+"; rename the device so that Slurm and Kubernetes can carry its name.")
 		return
 	}
-	title := m.Name.ValueString()
-	if title == "" {
-		title = "gpucluster"
-	}
-	m.SlurmTopologyConf = types.StringValue(top.TreeConf(title))
-	m.SlurmBlockTopologyConf = types.StringValue(top.BlockConf(title))
+	m.SlurmTopologyConf = types.StringValue(top.TreeConf(top.Name()))
+	m.SlurmBlockTopologyConf = types.StringValue(top.BlockConf(top.Name()))
 	m.KueueTopology = types.StringValue(top.KueueTopology())
 	labels := map[string]attr.Value{}
 	for nd, ls := range top.NodeLabels() {
@@ -160,20 +155,10 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 	}
 	m.NodeLabels = types.MapValueMust(types.MapType{ElemType: types.StringType}, labels)
 	units := map[string]attr.Value{}
-	for _, u := range top.Units {
-		units[u.Name] = textList(u.Leaves)
+	for name, leaves := range top.UnitLeaves() {
+		units[name] = textList(leaves)
 	}
 	m.Units = types.MapValueMust(types.ListType{ElemType: types.StringType}, units)
-	var notes []string
-	if len(top.Unattached) > 0 {
-		notes = append(notes, "nodes without a cabled HCA, left out: "+scheduler.Compress(top.Unattached))
-	}
-	if len(top.Omitted) > 0 {
-		notes = append(notes, "switches without nodes below them, left out: "+strings.Join(top.Omitted, ", "))
-	}
-	if notes == nil {
-		notes = []string{}
-	}
-	m.Notes = textList(notes)
+	m.Notes = textList(top.Notes())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -476,18 +476,10 @@ func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, floor tftypes.Val
 	} else {
 		// Fitted to the floor: the items under the floor's names; the appliance links on the
 		// fitted leaves (in the central group of the blocks they sit in).
-		all, byGroup := itemsOfFit(des, fit)
-		apps := make(map[string]topogen.ApplianceLink, len(fit.Appliances))
-		for _, a := range fit.Appliances {
-			apps[a.Key] = a
-		}
-		out = itemValues(top, all.racks, all.switches, all.nodes, all.hcas, all.cables, apps, des.Params.CableKind)
-		for _, g := range des.Groups {
-			in := byGroup[g.Name]
-			if in.switches == nil {
-				in = newFittedItems()
-			}
-			attrs := itemValues(inGroups, in.racks, in.switches, in.nodes, in.hcas, in.cables, nil, des.Params.CableKind)
+		all, fitted := fit.Groups()
+		out = itemValues(top, all.Racks, all.Switches, all.Nodes, all.HCAs, all.Cables, all.Appliances, des.Params.CableKind)
+		for _, g := range fitted {
+			attrs := itemValues(inGroups, g.Racks, g.Switches, g.Nodes, g.HCAs, g.Cables, nil, des.Params.CableKind)
 			attrs["kind"] = tfStr(g.Kind)
 			groups[g.Name] = tfObj(tfGroup, attrs)
 		}

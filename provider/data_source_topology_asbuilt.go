@@ -7,8 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 // gpucluster_topology's `as_built`: the design mapped onto the floor (asbuilt.Fit). The item maps
@@ -70,74 +68,4 @@ func asBuiltFitValue(f *asbuilt.Fitted) tftypes.Value {
 		"links_kept": tfInt(r.LinksKept), "links_moved": tfInt(r.LinksMoved), "links_added": tfInt(r.LinksAdded),
 		"links_removed": tfInt(r.LinksRemoved), "links_kept_max": tfInt(r.LinksKeptMax), "deviations": strs(r.Deviations),
 	})
-}
-
-// fittedItems are the item maps of a fitted fabric, keyed as the generator keys them (names; a
-// cable by its key, the lower-tier end), and, per group of the design, the same split by
-// Spec.Groups (a cable in the group of its lower-tier end's node or switch, a rack in the group
-// of the design's rack of that name).
-type fittedItems struct {
-	racks    map[string]fabric.Rack
-	switches map[string]fabric.Switch
-	nodes    map[string]fabric.Node
-	hcas     map[string]fabric.HCA
-	cables   map[string]fabric.Cable
-}
-
-func newFittedItems() fittedItems {
-	return fittedItems{racks: map[string]fabric.Rack{}, switches: map[string]fabric.Switch{}, nodes: map[string]fabric.Node{},
-		hcas: map[string]fabric.HCA{}, cables: map[string]fabric.Cable{}}
-}
-
-func itemsOfFit(des *topogen.Design, f *asbuilt.Fitted) (all fittedItems, byGroup map[string]fittedItems) {
-	s := f.Spec
-	all, byGroup = newFittedItems(), map[string]fittedItems{}
-	group := func(name string) fittedItems {
-		g, ok := byGroup[name]
-		if !ok {
-			g = newFittedItems()
-			byGroup[name] = g
-		}
-		return g
-	}
-	rackGroup := map[string]string{}
-	for _, g := range des.Groups {
-		for r := range g.Racks {
-			rackGroup[r] = g.Name
-		}
-	}
-	for _, r := range s.Racks {
-		all.racks[r.Name] = r
-		if g, ok := rackGroup[r.Name]; ok {
-			group(g).racks[r.Name] = r
-		}
-	}
-	nodeOf := make(map[string]string, len(s.HCAs))
-	for _, sw := range s.Switches {
-		all.switches[sw.Name] = sw
-		group(s.Groups[sw.Name]).switches[sw.Name] = sw
-	}
-	for _, n := range s.Nodes {
-		all.nodes[n.Name] = n
-		group(s.Groups[n.Name]).nodes[n.Name] = n
-	}
-	for _, h := range s.HCAs {
-		all.hcas[h.Name] = h
-		nodeOf[h.Name] = h.Node
-		group(s.Groups[h.Node]).hcas[h.Name] = h
-	}
-	for _, c := range s.Cables {
-		key := c.Key
-		if key == "" {
-			key = c.A.String()
-		}
-		all.cables[key] = c
-		low := c.A.Device
-		if n, ok := nodeOf[low]; ok {
-			low = n
-		}
-		group(s.Groups[low]).cables[key] = c
-	}
-	delete(byGroup, "")
-	return all, byGroup
 }

@@ -32,7 +32,7 @@ func topologyArgAttributes() map[string]schema.Attribute {
 		for _, a := range as {
 			o[a.Name] = topologyArg(a)
 		}
-		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
+		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: topogen.GroupDoc(g), Attributes: o}
 	}
 	return attrs
 }
@@ -68,7 +68,7 @@ func argLabel(a *topogen.Arg) string {
 	return a.Path() + ": "
 }
 
-// argRange checks a number argument's range with the decoder's message (argRangeProblem).
+// argRange checks a number argument's range with the decoder's message (topogen.Arg.RangeProblem).
 type argRange struct{ a *topogen.Arg }
 
 func (v argRange) Description(context.Context) string {
@@ -81,7 +81,7 @@ func (v argRange) ValidateInt64(_ context.Context, req validator.Int64Request, r
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if msg := argRangeProblem(v.a, float64(req.ConfigValue.ValueInt64())); msg != "" {
+	if msg := v.a.RangeProblem(float64(req.ConfigValue.ValueInt64())); msg != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.a.Name, argLabel(v.a)+msg)
 	}
 }
@@ -90,7 +90,7 @@ func (v argRange) ValidateFloat64(_ context.Context, req validator.Float64Reques
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if msg := argRangeProblem(v.a, req.ConfigValue.ValueFloat64()); msg != "" {
+	if msg := v.a.RangeProblem(req.ConfigValue.ValueFloat64()); msg != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.a.Name, argLabel(v.a)+msg)
 	}
 }
@@ -122,7 +122,7 @@ func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
 		for _, a := range as {
 			o[a.Name] = computed(a)
 		}
-		attrs[g] = schema.SingleNestedAttribute{Computed: true, MarkdownDescription: groupDoc(g), Attributes: o}
+		attrs[g] = schema.SingleNestedAttribute{Computed: true, MarkdownDescription: topogen.GroupDoc(g), Attributes: o}
 	}
 	floor := map[string]schema.Attribute{}
 	for name, doc := range floorFieldDocs {

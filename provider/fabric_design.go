@@ -3,9 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -115,7 +113,7 @@ func designSchema() schema.SingleNestedAttribute {
 		for _, a := range as {
 			o[a.Name] = argSchema(a)
 		}
-		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: groupDoc(g), Attributes: o}
+		attrs[g] = schema.SingleNestedAttribute{Optional: true, MarkdownDescription: topogen.GroupDoc(g), Attributes: o}
 	}
 	attrs[plan.AttrAsBuilt] = floorRecordSchema()
 	return schema.SingleNestedAttribute{
@@ -127,16 +125,6 @@ func designSchema() schema.SingleNestedAttribute {
 			"maps merge with it by name: an item of a generated name replaces the generated one, a new name adds to it.",
 		Attributes: attrs,
 	}
-}
-
-// groupDoc describes a nested object of arguments.
-func groupDoc(group string) string {
-	if group == "prefixes" {
-		return "Name prefixes. Numbers are zero-padded to the planned count (`gpu001`, `leaf01`), so names keep their width " +
-			"as the design grows. No two prefixes may name two devices alike (a leaf prefix `gpu0` beside the node prefix " +
-			"`gpu` names a switch and a node `gpu001`)."
-	}
-	return "Arguments of " + group + "."
 }
 
 // argValue encodes one argument of p; unset is null.
@@ -316,39 +304,12 @@ func (r *specReader) decodeArg(p *topogen.Params, a *topogen.Arg, v tftypes.Valu
 	}
 }
 
-// inRange checks a number against its argument's range (argRangeProblem) and reports the
+// inRange checks a number against its argument's range (topogen.Arg.RangeProblem) and reports the
 // problem on the argument, after label.
 func (r *specReader) inRange(a *topogen.Arg, v float64, at path.Path, label string) bool {
-	if msg := argRangeProblem(a, v); msg != "" {
+	if msg := a.RangeProblem(v); msg != "" {
 		r.diags.AddAttributeError(at, "Invalid "+a.Name, label+msg)
 		return false
 	}
 	return true
 }
-
-// argRangeProblem says what is wrong with a number for its argument, or "": a whole number for
-// an integer argument, within Least..Most. Null is never checked: it is the default, which 0 is
-// not ("oversubscription = 0 is out of range: ...").
-func argRangeProblem(a *topogen.Arg, v float64) string {
-	def := ""
-	if a.Default != "" {
-		def = fmt.Sprintf(" (%s)", a.Default)
-	}
-	want := "at least " + numText(a.Least)
-	if a.Most != 0 {
-		want = fmt.Sprintf("%s to %s", numText(a.Least), numText(a.Most))
-	}
-	kind := "number"
-	if a.Type == topogen.ArgInt {
-		kind = "whole number"
-	}
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0), a.Type == topogen.ArgInt && v != math.Trunc(v):
-		return fmt.Sprintf("%s = %s is not valid: it takes a %s, %s; leave it unset (null) for the default%s", a.Name, numText(v), kind, want, def)
-	case v < a.Least || (a.Most != 0 && v > a.Most):
-		return fmt.Sprintf("%s = %s is out of range: it takes %s; leave it unset (null) for the default%s", a.Name, numText(v), want, def)
-	}
-	return ""
-}
-
-func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

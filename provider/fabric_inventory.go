@@ -584,7 +584,7 @@ func (r *specReader) decodeMembers(p path.Path, v tftypes.Value) []fabric.Member
 			}
 		}
 		if m.Membership == "" {
-			m.Membership = "full"
+			m.Membership = fabric.DefaultMembership
 		}
 		out = append(out, m)
 	}

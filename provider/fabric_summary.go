@@ -36,9 +36,8 @@ func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, plann
 }
 
 // priorOf fills what the summary compares against: the prior state's digests and verdict as
-// stored, and its graph, BOM and files rebuilt from the prior state's own inputs. Inputs and
-// settings equal to the planned ones (every plan of an unchanged fabric) are not built twice; a
-// prior state that no longer builds counts as empty.
+// stored, and its graph, BOM and files rebuilt from the prior state's own inputs
+// (plan.Prior.Rebuild). Inputs equal to the planned ones are not decoded twice.
 func (r *fabricResource) priorOf(ctx context.Context, m, planned *fabricModel, next *plan.Outcome, prior *plan.Prior) {
 	prior.Lines = violationsOf(m.Analysis)
 	if !m.OpenSM.IsUnknown() {
@@ -48,27 +47,15 @@ func (r *fabricResource) priorOf(ctx context.Context, m, planned *fabricModel, n
 	cat := inventoryCatalog(r.data)
 	f := next.Fabric
 	if !sameInputs(ctx, m, planned) {
-		if f, _, _ = readFabric(ctx, cat, &withStashedLists(ctx, fromPrior, m, &ignored).fabricInputsModel, false); f == nil {
-			return
+		f, _, _ = readFabric(ctx, cat, &withStashedLists(ctx, fromPrior, m, &ignored).fabricInputsModel, false)
+	}
+	var sm *plan.OpenSMSettings
+	if f != nil {
+		if req, d := fabricRequest(ctx, r.data, m); !d.HasError() {
+			sm = req.OpenSM
 		}
 	}
-	prior.Graph = f.Graph
-	if f == next.Fabric {
-		prior.BOM = next.BOM
-	} else {
-		prior.BOM = plan.Price(cat, f)
-	}
-	req, d := fabricRequest(ctx, r.data, m)
-	if d.HasError() || req.OpenSM == nil {
-		return
-	}
-	if f == next.Fabric && m.SubnetManager.Equal(planned.SubnetManager) && next.OpenSM != nil {
-		prior.Files = next.OpenSM.Files
-		return
-	}
-	if rendered, _ := plan.Render(f, *req.OpenSM); rendered != nil {
-		prior.Files = rendered.Files
-	}
+	prior.Rebuild(cat, f, sm, m.SubnetManager.Equal(planned.SubnetManager), next)
 }
 
 // violationsOf reads analysis.violations of an analysis object.

@@ -99,7 +99,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 						"membership": schema.StringAttribute{
 							Optional: true,
 							Computed: true,
-							Default:  stringdefault.StaticString("full"),
+							Default:  stringdefault.StaticString(fabric.DefaultMembership),
 							MarkdownDescription: "`full` (talks to every member) or `limited` (talks to full members only). " +
 								"Defaults to `full` (in partitions.conf an omitted membership means limited).",
 							Validators: []validator.String{membershipValidator()},
@@ -232,23 +232,16 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	if _, ok := kv["sl"]; ok {
 		m.SL = importInt64(&resp.Diagnostics, kv, "sl")
 	}
-	var members []attr.Value
-	for _, spec := range strings.Split(kv["members"], ";") {
-		who, membership, _ := strings.Cut(strings.TrimSpace(spec), "=")
-		if membership == "" {
-			membership = "full"
-		}
-		if who == "" || (membership != "full" && membership != "limited") {
-			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("member %q is not MEMBER[=full|limited]: %s", spec, partitionImportSyntax))
-			return
-		}
-		hca, guid := types.StringNull(), types.StringValue(who)
-		if fabric.IsHCAName(who) {
-			hca, guid = types.StringValue(who), types.StringNull()
-		}
-		members = append(members, types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
-			"hca": hca, "guid": guid, "membership": types.StringValue(membership),
-		}))
+	parsed, err := fabric.ParseMembers(kv["members"])
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+": "+partitionImportSyntax)
+		return
+	}
+	members := make([]attr.Value, len(parsed))
+	for i, pm := range parsed {
+		members[i] = types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
+			"hca": strOrNull(pm.HCA), "guid": strOrNull(pm.GUID), "membership": types.StringValue(pm.Membership),
+		})
 	}
 	m.Members = types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members)
 	if resp.Diagnostics.HasError() {

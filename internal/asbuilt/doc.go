@@ -20,6 +20,8 @@
 //     ports only for what is new. The Report says what that keeps, moves, adds and removes, and
 //     LinksKeptMax, an upper bound on what any assignment could keep, which the fit reaches on
 //     the generator's families (the proof is on Fit).
+//   - Fitted.Groups are the fitted items split by the design's groups, by topogen's own rule
+//     (Design.GroupsOf), so a fitted fabric is output one module instance per group as well.
 //   - Fitted.WorkOrder is the re-cabling that turns the floor into the fitted fabric, as the
 //     rows of gpucluster_bom's cabling_changes_csv: every move from the port the cable is on.
 //

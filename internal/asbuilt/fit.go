@@ -32,6 +32,18 @@ type Fitted struct {
 	changes []change
 }
 
+// Groups are the fitted items as the design's groups hold them (topogen.Design.GroupsOf), so a
+// fitted fabric is output as the design would be; the appliance links, which are not graph
+// devices, are in all only.
+func (f *Fitted) Groups() (all topogen.Group, groups []topogen.Group) {
+	all, groups = f.design.GroupsOf(f.Spec)
+	all.Appliances = make(map[string]topogen.ApplianceLink, len(f.Appliances))
+	for _, a := range f.Appliances {
+		all.Appliances[a.Key] = a
+	}
+	return all, groups
+}
+
 // Report is how the floor and the fitted design differ.
 type Report struct {
 	DevicesMatched   int      // floor switches, nodes and HCAs that took a design device's place

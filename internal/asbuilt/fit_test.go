@@ -471,3 +471,32 @@ func TestFitFloorLargerThanDesign(t *testing.T) {
 		t.Fatalf("%+v", f.Report)
 	}
 }
+
+// TestFittedGroups: a floor copy of the design splits into the design's groups, each the size
+// of the design's own, under the floor's names; appliance links only at the top.
+func TestFittedGroups(t *testing.T) {
+	des := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: 2, ReservedNodeSlots: 1}, nil)
+	floor := relabel(des.FabricSpec(), catalog.Default(), 1)
+	f := mustFit(t, des, floor, nil)
+	all, groups := f.Groups()
+	if len(all.Switches) != len(des.Switches) || len(all.Cables) != len(des.Cables) || len(all.HCAs) != len(des.HCAs) {
+		t.Errorf("all: %d switches, %d cables, %d HCAs", len(all.Switches), len(all.Cables), len(all.HCAs))
+	}
+	if len(all.Appliances) != len(des.Appliances) || len(des.Appliances) == 0 {
+		t.Errorf("all: %d appliance links, want %d", len(all.Appliances), len(des.Appliances))
+	}
+	for i, g := range groups {
+		want := des.Groups[i]
+		if g.Name != want.Name || len(g.Switches) != len(want.Switches) || len(g.Nodes) != len(want.Nodes) ||
+			len(g.HCAs) != len(want.HCAs) || len(g.Cables) != len(want.Cables) || g.Appliances != nil {
+			t.Errorf("group %s: %d switches, %d nodes, %d HCAs, %d cables, appliances %v; the design's %s has %d, %d, %d, %d",
+				g.Name, len(g.Switches), len(g.Nodes), len(g.HCAs), len(g.Cables), g.Appliances,
+				want.Name, len(want.Switches), len(want.Nodes), len(want.HCAs), len(want.Cables))
+		}
+		for name := range g.Switches {
+			if !has(floor, name) {
+				t.Errorf("group %s: switch %s is not on the floor", g.Name, name)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Package fabric owns the fabric graph: the devices (switches and HCA ports), the links between
 // their ports, and the racks they sit in, built from plain descriptions of the declared resources.
 // It knows nothing of Terraform: the provider converts its models to a Spec and calls Build.
+// It also owns the words of those descriptions: a partition member's membership, its default
+// (DefaultMembership) and the member list of a partition's import ID (ParseMembers).
 //
 // Invariants of a Graph returned by Build:
 //   - Device names are unique; switches come first, in Spec order, then HCAs, in Spec order.

@@ -35,7 +35,7 @@ var Roles = []string{RoleLeaf, RoleSpine, RoleCore}
 
 // Memberships are the partition memberships: full members talk to every member, limited ones
 // to full members only (IBTA vol. 1, 10.9.1; opensm(8), PARTITION CONFIGURATION).
-var Memberships = []string{"full", "limited"}
+var Memberships = []string{MembershipFull, MembershipLimited}
 
 // MTUs are the InfiniBand MTUs in bytes, the five sizes the IBTA MTU encoding has (IBTA vol. 1,
 // 7.7.2 and the PortInfo NeighborMTU enum: 1 = 256 ... 5 = 4096). OpenSM's partitions.conf

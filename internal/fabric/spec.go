@@ -151,7 +151,7 @@ type Partition struct {
 type Member struct {
 	HCA        string
 	GUID       string
-	Membership string // "full" or "limited"
+	Membership string // MembershipFull or MembershipLimited
 }
 
 // HCAName is the default name of an HCA: "<node>/<device>".

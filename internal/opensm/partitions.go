@@ -9,10 +9,10 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// Membership of a port in a partition.
+// Membership of a port in a partition, the fabric's words.
 const (
-	Full    = "full"
-	Limited = "limited"
+	Full    = fabric.MembershipFull
+	Limited = fabric.MembershipLimited
 )
 
 // Port-list keywords OpenSM accepts in place of a port GUID (osm_prtn_config.c

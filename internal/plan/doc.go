@@ -13,6 +13,8 @@
 // OpenSM will install, the policy verdict, the BOM and the OpenSM files. The OpenSM
 // configuration is derived from the graph once per Run (opensm.FromGraph) and serves both the
 // route model and the rendering, so the routes judged are the routes of the files pushed.
+// Prior.Rebuild makes the prior side of Summarize from the prior state's inputs, taking next's
+// BOM and files where they are the same fabric rather than build them twice.
 //
 // Invariants:
 //   - It knows nothing of Terraform. Problems carry a Loc, the attribute path of their cause in

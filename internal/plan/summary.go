@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
@@ -49,6 +50,33 @@ type Prior struct {
 	Digests      map[string]opensm.Digest
 	DigestsKnown bool
 	Lines        []string // the state's analysis.violations
+}
+
+// Rebuild sets the prior graph, BOM and files from f, the fabric of the prior state's own
+// inputs (nil when they no longer build: everything then counts as added), and sm, its OpenSM
+// settings (nil when they are not known: no files). A prior that is next's fabric (the same
+// inputs, every plan of an unchanged fabric) takes next's BOM, and next's files when sameSM says
+// the settings are next's too, rather than build them twice.
+func (p *Prior) Rebuild(cat *catalog.Catalog, f *Fabric, sm *OpenSMSettings, sameSM bool, next *Outcome) {
+	if f == nil {
+		return
+	}
+	p.Graph = f.Graph
+	if f == next.Fabric {
+		p.BOM = next.BOM
+	} else {
+		p.BOM = Price(cat, f)
+	}
+	if sm == nil {
+		return
+	}
+	if f == next.Fabric && sameSM && next.OpenSM != nil {
+		p.Files = next.OpenSM.Files
+		return
+	}
+	if rendered, _ := Render(f, *sm); rendered != nil {
+		p.Files = rendered.Files
+	}
 }
 
 // MaxDiffLines bounds each file's diff in the summary; the rest is counted.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -146,5 +147,47 @@ func TestVerdict(t *testing.T) {
 	}
 	if got := USD(-170000.5); got != "-USD 170,000.50" {
 		t.Errorf("USD = %q", got)
+	}
+}
+
+// TestPriorRebuild: the prior inputs' fabric is priced and rendered, unless it is next's, whose
+// BOM (and files, under the same settings) it takes as they are.
+func TestPriorRebuild(t *testing.T) {
+	cat := catalog.Default()
+	withGUIDs := func(s *fabric.Spec) *fabric.Spec {
+		for i := range s.Switches {
+			s.Switches[i].GUID = fmt.Sprintf("0x%016x", 0x100+i)
+		}
+		for i := range s.HCAs {
+			s.HCAs[i].PortGUID = fmt.Sprintf("0x%016x", 0x200+i)
+		}
+		return s
+	}
+	f2, f3 := built(t, cat, withGUIDs(smallSpec(2))), built(t, cat, withGUIDs(smallSpec(3)))
+	mark := opensm.Files{opensm.FileCNGUIDs: "next's\n"}
+	next := &Outcome{Fabric: f3, OpenSM: &Rendered{Files: mark}} // BOM left empty: a reused one stays so
+
+	var gone Prior
+	gone.Rebuild(cat, nil, &OpenSMSettings{}, true, next)
+	if gone.Graph != nil || gone.Files != nil || len(gone.BOM.Items) != 0 {
+		t.Errorf("a prior that no longer builds: %+v", gone)
+	}
+
+	var same Prior
+	same.Rebuild(cat, f3, &OpenSMSettings{}, true, next)
+	if same.Graph != f3.Graph || len(same.BOM.Items) != 0 || same.Files[opensm.FileCNGUIDs] != "next's\n" {
+		t.Errorf("an unchanged fabric is built again: BOM %d lines, files %v", len(same.BOM.Items), same.Files)
+	}
+
+	var settings Prior
+	settings.Rebuild(cat, f3, &OpenSMSettings{}, false, next)
+	if settings.Files == nil || settings.Files[opensm.FileCNGUIDs] == "next's\n" {
+		t.Errorf("other settings reuse next's files: %v", settings.Files)
+	}
+
+	var other Prior
+	other.Rebuild(cat, f2, nil, true, next)
+	if other.Graph != f2.Graph || !reflect.DeepEqual(other.BOM, Price(cat, f2)) || other.Files != nil {
+		t.Errorf("another fabric without settings: BOM %d lines, files %v", len(other.BOM.Items), other.Files)
 	}
 }

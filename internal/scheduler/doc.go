@@ -1,7 +1,9 @@
 // Package scheduler owns what job schedulers need to know about a fabric: Slurm's topology.conf
 // for the topology/tree and topology/block plugins, and a Kueue Topology object with the node
 // labels its levels read. It works on a built *fabric.Graph (plus the generator's group names
-// where known) and knows nothing of Terraform.
+// where known) and knows nothing of Terraform. Besides the files it owns what the provider
+// says of the topology: its name (default "gpucluster"), the leaves of each unit and the notes
+// on what it leaves out.
 //
 // The model (Build) is a tree of locality domains:
 //   - The leaf level is a "unit": the set of first-tier switches that share nodes. A node cabled

@@ -58,6 +58,31 @@ type Topology struct {
 	opts    Options
 }
 
+// Name is the topology's name (Options.TopologyName, default "gpucluster"), which the Slurm
+// files' headers carry as the fabric's.
+func (t *Topology) Name() string { return t.opts.TopologyName }
+
+// UnitLeaves are the leaves of each unit by unit name, graph order.
+func (t *Topology) UnitLeaves() map[string][]string {
+	m := make(map[string][]string, len(t.Units))
+	for _, u := range t.Units {
+		m[u.Name] = u.Leaves
+	}
+	return m
+}
+
+// Notes say, for people, what the topology leaves out.
+func (t *Topology) Notes() []string {
+	var notes []string
+	if len(t.Unattached) > 0 {
+		notes = append(notes, "nodes without a cabled HCA, left out: "+Compress(t.Unattached))
+	}
+	if len(t.Omitted) > 0 {
+		notes = append(notes, "switches without nodes below them, left out: "+strings.Join(t.Omitted, ", "))
+	}
+	return notes
+}
+
 // badName says why a name cannot go into topology.conf or a label value, or "" when it can.
 // A line break or another control character would end the line it is written on and start
 // another one (issue 22: root_name = "x\nSwitchName=evil Nodes=ALL" wrote a switch of its own).

@@ -163,3 +163,38 @@ func TestRootNameCannotStartALine(t *testing.T) {
 		t.Errorf("topology.conf:\n%s", top.TreeConf("t"))
 	}
 }
+
+func TestTopologyNotesAndUnits(t *testing.T) {
+	top := &Topology{
+		Units:      []Unit{{Name: "su01", Leaves: []string{"leaf01", "leaf02"}}, {Name: "leaf09", Leaves: []string{"leaf09"}}},
+		Unattached: []string{"gpu007", "gpu008", "gpu009", "gpu012"},
+		Omitted:    []string{"leaf10", "spine04"},
+	}
+	wantNotes := []string{
+		"nodes without a cabled HCA, left out: gpu[007-009,012]",
+		"switches without nodes below them, left out: leaf10, spine04",
+	}
+	if got := top.Notes(); !reflect.DeepEqual(got, wantNotes) {
+		t.Errorf("notes %q, want %q", got, wantNotes)
+	}
+	wantUnits := map[string][]string{"su01": {"leaf01", "leaf02"}, "leaf09": {"leaf09"}}
+	if got := top.UnitLeaves(); !reflect.DeepEqual(got, wantUnits) {
+		t.Errorf("units %v, want %v", got, wantUnits)
+	}
+	if got := (&Topology{}).Notes(); len(got) != 0 {
+		t.Errorf("nothing left out: notes %q", got)
+	}
+}
+
+func TestTopologyName(t *testing.T) {
+	_, g := generate(t, fabrics[0].p)
+	for name, want := range map[string]string{"": "gpucluster", "hall-a": "hall-a"} {
+		top, err := Build(g, Options{TopologyName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := top.Name(); got != want {
+			t.Errorf("TopologyName %q: name %q, want %q", name, got, want)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package topogen
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -176,6 +178,44 @@ func intArg(name, doc string, least int, def string, acc func(*Params) *int) *Ar
 
 func floatArg(name, doc string, least float64, def string, acc func(*Params) *float64) *Arg {
 	return &Arg{Name: name, Type: ArgFloat, Doc: doc, Least: least, Default: def, flt: acc}
+}
+
+// RangeProblem says what is wrong with a number for the argument, or "": a whole number for
+// an integer argument, within Least..Most. Null is never checked: it is the default, which 0 is
+// not ("oversubscription = 0 is out of range: ...").
+func (a *Arg) RangeProblem(v float64) string {
+	def := ""
+	if a.Default != "" {
+		def = fmt.Sprintf(" (%s)", a.Default)
+	}
+	want := "at least " + numText(a.Least)
+	if a.Most != 0 {
+		want = fmt.Sprintf("%s to %s", numText(a.Least), numText(a.Most))
+	}
+	kind := "number"
+	if a.Type == ArgInt {
+		kind = "whole number"
+	}
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0), a.Type == ArgInt && v != math.Trunc(v):
+		return fmt.Sprintf("%s = %s is not valid: it takes a %s, %s; leave it unset (null) for the default%s", a.Name, numText(v), kind, want, def)
+	case v < a.Least || (a.Most != 0 && v > a.Most):
+		return fmt.Sprintf("%s = %s is out of range: it takes %s; leave it unset (null) for the default%s", a.Name, numText(v), want, def)
+	}
+	return ""
+}
+
+// numText writes a number as a person wrote it: no exponent, no trailing zeros.
+func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// GroupDoc describes a nested object of arguments (Arg.Group) for the schemas.
+func GroupDoc(group string) string {
+	if group == "prefixes" {
+		return "Name prefixes. Numbers are zero-padded to the planned count (`gpu001`, `leaf01`), so names keep their width " +
+			"as the design grows. No two prefixes may name two devices alike (a leaf prefix `gpu0` beside the node prefix " +
+			"`gpu` names a switch and a node `gpu001`)."
+	}
+	return "Arguments of " + group + "."
 }
 
 // prefixPattern is what a name prefix may hold: it starts every generated name, and names go

@@ -154,6 +154,79 @@ func (d *Design) Group(name string) (*Group, bool) {
 	return nil, false
 }
 
+// GroupsOf splits s, this design's graph under other names (a fit to a floor), by the rule
+// Groups follows, so a fitted fabric runs one module instance per group as the design does:
+// a switch or node in the group s.Groups gives it, an HCA in its node's, a cable in the group
+// of its lower-tier end (A, or that end's node) and a rack in that of the design's rack of
+// its name. It returns all of s keyed as the design keys it (a cable by Key, else its A end)
+// and one Group per design group, in Groups order, empty where the fit left the group nothing.
+// Appliance links are not in s and so not in what it returns.
+func (d *Design) GroupsOf(s *fabric.Spec) (all Group, groups []Group) {
+	newGroup := func(name, kind string) Group {
+		return Group{Name: name, Kind: kind, Racks: map[string]fabric.Rack{}, Switches: map[string]fabric.Switch{},
+			Nodes: map[string]fabric.Node{}, HCAs: map[string]fabric.HCA{}, Cables: map[string]fabric.Cable{}}
+	}
+	all = newGroup("", "")
+	groups = make([]Group, len(d.Groups))
+	idx := make(map[string]int, len(d.Groups))
+	rackGroup := map[string]int{}
+	for i, g := range d.Groups {
+		groups[i] = newGroup(g.Name, g.Kind)
+		idx[g.Name] = i
+		for r := range g.Racks {
+			rackGroup[r] = i
+		}
+	}
+	// in is the group of the named device, nil when the design has no such group.
+	in := func(device string) *Group {
+		if i, ok := idx[s.Groups[device]]; ok {
+			return &groups[i]
+		}
+		return nil
+	}
+	for _, r := range s.Racks {
+		all.Racks[r.Name] = r
+		if i, ok := rackGroup[r.Name]; ok {
+			groups[i].Racks[r.Name] = r
+		}
+	}
+	for _, sw := range s.Switches {
+		all.Switches[sw.Name] = sw
+		if g := in(sw.Name); g != nil {
+			g.Switches[sw.Name] = sw
+		}
+	}
+	for _, n := range s.Nodes {
+		all.Nodes[n.Name] = n
+		if g := in(n.Name); g != nil {
+			g.Nodes[n.Name] = n
+		}
+	}
+	nodeOf := make(map[string]string, len(s.HCAs))
+	for _, h := range s.HCAs {
+		all.HCAs[h.Name] = h
+		nodeOf[h.Name] = h.Node
+		if g := in(h.Node); g != nil {
+			g.HCAs[h.Name] = h
+		}
+	}
+	for _, c := range s.Cables {
+		key := c.Key
+		if key == "" {
+			key = EndKey(c.A)
+		}
+		all.Cables[key] = c
+		low := c.A.Device
+		if n, ok := nodeOf[low]; ok {
+			low = n
+		}
+		if g := in(low); g != nil {
+			g.Cables[key] = c
+		}
+	}
+	return all, groups
+}
+
 // PortPlanText renders the port plan as lines "leaf ports 1-32: nodes: ...".
 func (d *Design) PortPlanText() string {
 	var b strings.Builder

@@ -2,9 +2,11 @@ package topogen
 
 import (
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
 // normalizedCases cover every kind, defaults and explicit shapes.
@@ -97,4 +99,85 @@ func TestFabricSpecOrigin(t *testing.T) {
 	if sw := s.Switches[0]; sw.Key != sw.Name || sw.Origin != "scalable_units" {
 		t.Errorf("switch ref %+v", sw.Ref)
 	}
+}
+
+// TestGroupsOfDesign: the design's own graph splits into exactly its groups (appliance links
+// aside), so GroupsOf and the builder follow one rule.
+func TestGroupsOfDesign(t *testing.T) {
+	cat := catalog.Default()
+	for name, p := range normalizedCases {
+		t.Run(name, func(t *testing.T) {
+			d, err := Generate(p, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := d.Spec()
+			s.Groups = d.FabricSpec().Groups
+			all, groups := d.GroupsOf(s)
+			if !reflect.DeepEqual(all.Racks, d.Racks) || !reflect.DeepEqual(all.Switches, d.Switches) ||
+				!reflect.DeepEqual(all.Nodes, d.Nodes) || !reflect.DeepEqual(all.HCAs, d.HCAs) ||
+				!reflect.DeepEqual(all.Cables, d.Cables) {
+				t.Error("all differs from the design's maps")
+			}
+			if len(groups) != len(d.Groups) {
+				t.Fatalf("%d groups, want %d", len(groups), len(d.Groups))
+			}
+			for i, g := range groups {
+				want := d.Groups[i]
+				want.Appliances = nil
+				if !reflect.DeepEqual(g, want) {
+					t.Errorf("group %s differs from the design's", want.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestGroupsOfRenamed: a graph under other names goes by its Spec.Groups, HCAs with their
+// node, cables with their lower-tier end, racks by the design's rack names.
+func TestGroupsOfRenamed(t *testing.T) {
+	d := &Design{Groups: []Group{
+		{Name: "su01", Kind: GroupScalableUnit, Racks: map[string]fabric.Rack{"r1": {Name: "r1"}}},
+		{Name: "su02", Kind: GroupScalableUnit},
+		{Name: "spines", Kind: GroupCentral},
+	}}
+	hca := fabric.HCA{Name: "hgx-a001/mlx5_0", Node: "hgx-a001"}
+	down := fabric.Cable{A: fabric.End{Device: hca.Name, Port: 1}, B: fabric.End{Device: "ib-leaf-07", Port: 3}}
+	up := fabric.Cable{Ref: fabric.Ref{Key: "up"}, A: fabric.End{Device: "ib-leaf-07", Port: 40},
+		B: fabric.End{Device: "ib-spine-1", Port: 1}}
+	s := &fabric.Spec{
+		Racks:    []fabric.Rack{{Name: "r1"}, {Name: "r9"}},
+		Switches: []fabric.Switch{{Name: "ib-leaf-07"}, {Name: "ib-spine-1"}},
+		Nodes:    []fabric.Node{{Name: "hgx-a001"}},
+		HCAs:     []fabric.HCA{hca},
+		Cables:   []fabric.Cable{down, up},
+		Groups:   map[string]string{"ib-leaf-07": "su01", "hgx-a001": "su01", "ib-spine-1": "spines"},
+	}
+	all, groups := d.GroupsOf(s)
+	if got := sortedKeys(all.Racks); !reflect.DeepEqual(got, []string{"r1", "r9"}) {
+		t.Errorf("all racks %v", got)
+	}
+	if got := sortedKeys(all.Cables); !reflect.DeepEqual(got, []string{"hgx-a001/mlx5_0:1", "up"}) {
+		t.Errorf("all cables %v", got)
+	}
+	want := map[string][5][]string{ // racks, switches, nodes, hcas, cables
+		"su01":   {{"r1"}, {"ib-leaf-07"}, {"hgx-a001"}, {"hgx-a001/mlx5_0"}, {"hgx-a001/mlx5_0:1", "up"}},
+		"su02":   {},
+		"spines": {nil, {"ib-spine-1"}},
+	}
+	for i, g := range groups {
+		if g.Name != d.Groups[i].Name || g.Kind != d.Groups[i].Kind {
+			t.Errorf("group %d is %s %s", i, g.Name, g.Kind)
+		}
+		got := [5][]string{sortedKeys(g.Racks), sortedKeys(g.Switches), sortedKeys(g.Nodes), sortedKeys(g.HCAs), sortedKeys(g.Cables)}
+		if !reflect.DeepEqual(got, want[g.Name]) {
+			t.Errorf("group %s: %v, want %v", g.Name, got, want[g.Name])
+		}
+	}
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	ks := keys(m)
+	sort.Strings(ks)
+	return ks
 }

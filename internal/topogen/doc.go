@@ -3,14 +3,16 @@
 // allowed), rail-optimized (DGX SuperPOD scalable units, RA-11333-001), Dragonfly+ (Shpiner et
 // al. 2017) and 3D torus. It turns a few arguments into the racks, switches, nodes, HCAs and
 // cables of a fabric.Spec, keyed by name, plus a summary, a port plan and per-block views (one
-// per SU, pod, group or plane).
+// per SU, pod, group or plane). Design.GroupsOf splits the design's graph under other names
+// (a fit to a floor) into those blocks by the same rule.
 //
 // Two tables hold what the provider builds its schemas from. The kind table (kinds.go) lists
 // the kinds, each one file (fattree.go, railopt.go, dragonfly.go, torus.go) with its own
 // arguments, generator, largest buildable size and normalization; nothing else switches on the
 // kind. The argument table (args.go, Args) describes every argument once: name, type,
 // description, range and Params field; gpucluster_topology's arguments, the `design` object of
-// the fabric and the decoder of both come from it.
+// the fabric and the decoder of both come from it, and the words for a number out of an
+// argument's range (Arg.RangeProblem) and for a nested object of arguments (GroupDoc).
 //
 // Invariants:
 //   - Every design Generate returns passes fabric.Build without errors (tested for every kind).

@@ -2,7 +2,6 @@ package topogen
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
@@ -65,7 +64,7 @@ var (
 // the counts where the ratio is no short decimal ("256:86, 2.98:1").
 func groupRatio(endpoints, global int) string {
 	v := float64(endpoints) / float64(global)
-	if s := strconv.FormatFloat(v, 'f', -1, 64); len(s) <= 6 {
+	if s := numText(v); len(s) <= 6 {
 		return s + ":1"
 	}
 	return fmt.Sprintf("%d:%d, %.2f:1", endpoints, global, v)
