@@ -1,7 +1,8 @@
 // Package testrig starts and stops the real peers that the tests talk to: an OpenSSH server on
 // loopback, ibsim with OpenSM and the infiniband-diags, ipmi_sim, and a Redfish service written
 // after the DMTF schema. Tests import it, and so does cmd/gpucluster-sim, which starts the same
-// peers as a simulated cluster for `make demo` (cluster.go).
+// peers as a simulated cluster for `make demo` (cluster.go). It also holds the fabrics the tests of
+// several packages share (fattree.go).
 //
 // Invariants:
 //   - Every peer runs in its own temporary directory with its own ports and socket names, so
