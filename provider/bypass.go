@@ -388,7 +388,7 @@ func (s *bypassServer) ValidateDataResourceConfig(ctx context.Context, req *tfpr
 	r := *req
 	// Validation has no use for an `as_built` floor: it is nulled undecoded (msgpack_skip.go).
 	if at, ok := typ.AttributeTypes[plan.AttrAsBuilt]; ok && at.Is(tftypes.DynamicPseudoType) && r.Config != nil && r.Config.MsgPack != nil {
-		b, _, err := nullAttribute(r.Config.MsgPack, plan.AttrAsBuilt)
+		b, _, err := nullAsBuilt(r.Config.MsgPack)
 		if err != nil {
 			return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: bypassError(req.TypeName, err)}, nil
 		}

@@ -3,19 +3,25 @@ package provider
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
-// nullAttribute returns the MessagePack object b (a request's config, as Terraform encodes it:
-// a map of attribute name to value) with attribute name's value replaced by nil, without
+// nullAsBuilt returns the MessagePack object b (a request's config, as Terraform encodes it: a
+// map of attribute name to value) with the value of its `as_built` replaced by nil, without
 // decoding anything else. A data source's validation has no use for an `as_built` floor, and
 // decoding one with tftypes costs as much as the read that does use it (a floor of 2,048 HCAs:
 // 0.12 s a request). Values are stepped over by their headers, as the MessagePack specification
 // lays them out (https://github.com/msgpack/msgpack/blob/master/spec.md). ok is false when b is
-// not a map or holds no such attribute; then b is returned as it is.
-func nullAttribute(b []byte, name string) (out []byte, ok bool, err error) {
+// not a map or holds no `as_built`; then b is returned as it is.
+func nullAsBuilt(b []byte) (out []byte, ok bool, err error) {
+	const name = plan.AttrAsBuilt
+	if len(b) == 0 || !isMapCode(b[0]) {
+		return b, false, nil
+	}
 	n, i, err := mapHeader(b, 0)
 	if err != nil {
-		return b, false, nil
+		return nil, false, err
 	}
 	for k := 0; k < n; k++ {
 		key, next, err := readStr(b, i)
@@ -58,6 +64,8 @@ func uintAt(b []byte, i, w int) (int, error) {
 	}
 	return int(binary.BigEndian.Uint64(b[i:])), nil
 }
+
+func isMapCode(c byte) bool { return c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf }
 
 // mapHeader reads a map header at i: its number of pairs and where the first key starts.
 func mapHeader(b []byte, i int) (int, int, error) {

@@ -38,7 +38,7 @@ func writeFiles(t *testing.T, p opensm.Paths, files opensm.Files) {
 	}
 }
 
-func renderInto(t *testing.T, g *fabric.Graph, dir string, o opensm.GraphOptions) (opensm.Config, opensm.Files) {
+func renderInto(t *testing.T, g *fabric.Graph, dir string, o opensm.GraphOptions) opensm.Config {
 	t.Helper()
 	o.Paths = opensm.Paths{ConfigDir: dir}
 	if o.Options == nil {
@@ -55,7 +55,7 @@ func renderInto(t *testing.T, g *fabric.Graph, dir string, o opensm.GraphOptions
 		t.Fatalf("Render: %v", err)
 	}
 	writeFiles(t, cfg.Paths, files)
-	return cfg, files
+	return cfg
 }
 
 func readLog(t *testing.T, dir string) string {

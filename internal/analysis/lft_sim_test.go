@@ -88,7 +88,7 @@ func runOpenSMWithDump(t *testing.T, sim *testrig.IBSim, g *fabric.Graph, engine
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: engine, Options: map[string]string{
+	cfg := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: engine, Options: map[string]string{
 		"log_flags": "0x43", "dump_files_dir": dir,
 	}})
 	smHost := opensm.HCADescription(g, g.Endpoints()[0])
@@ -245,7 +245,7 @@ func TestModelFallbackMatchesOpenSM(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: "ftree", Options: map[string]string{"log_flags": "0x43", "dump_files_dir": dir}})
+	cfg := renderInto(t, g, dir, opensm.GraphOptions{RoutingEngine: "ftree", Options: map[string]string{"log_flags": "0x43", "dump_files_dir": dir}})
 	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(opensm.FileOpenSMConf), time.Minute)
 	if err != nil {
 		t.Fatalf("opensm: %v\n%s", err, r.Stdout)

@@ -50,12 +50,9 @@ func simFatTree(t *testing.T) (*fabric.Graph, *testrig.IBSim) {
 	return g, sim
 }
 
-func renderInto(t *testing.T, g *fabric.Graph, dir string, o GraphOptions) (Config, Files) {
+func renderInto(t *testing.T, g *fabric.Graph, dir string) (Config, Files) {
 	t.Helper()
-	o.Paths = Paths{ConfigDir: dir}
-	if o.Options == nil {
-		o.Options = map[string]string{}
-	}
+	o := GraphOptions{Paths: Paths{ConfigDir: dir}, Options: map[string]string{}}
 	o.Options["log_file"] = filepath.Join(dir, "opensm.log")
 	o.Options["force_log_flush"] = "TRUE"
 	cfg, err := FromGraph(g, o)
@@ -110,7 +107,7 @@ func TestSimulatedFatTree(t *testing.T) {
 	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	dir := sim.Dir
-	cfg, _ := renderInto(t, g, dir, GraphOptions{})
+	cfg, _ := renderInto(t, g, dir)
 	if cfg.RoutingEngine != "ftree" || len(cfg.Roots) != 2 || len(cfg.ComputeNodes) != 64 {
 		t.Fatalf("FromGraph chose %q with %d roots and %d CNs; want ftree, 2, 64", cfg.RoutingEngine, len(cfg.Roots), len(cfg.ComputeNodes))
 	}
@@ -233,7 +230,7 @@ func TestPartitionChangeBySIGHUP(t *testing.T) {
 	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
 	dir := sim.Dir
-	cfg, before := renderInto(t, g, dir, GraphOptions{})
+	cfg, before := renderInto(t, g, dir)
 	conf := cfg.Paths.Path(FileOpenSMConf)
 	osm := sim.StartOpenSM(t, smHost, conf)
 	if !testrig.WaitFor(60*time.Second, func() bool { return strings.Contains(readLogIfAny(dir), "SUBNET UP") || osm.Exited() }) || osm.Exited() {
@@ -316,7 +313,7 @@ func TestSimulatedFatTree1024(t *testing.T) {
 	began := time.Now()
 	sim := testrig.StartIBSim(t, ExpectedTopology(g))
 	t.Logf("ibsim ready in %s", time.Since(began).Round(time.Millisecond))
-	cfg, _ := renderInto(t, g, sim.Dir, GraphOptions{})
+	cfg, _ := renderInto(t, g, sim.Dir)
 	r, err := sim.RunOpenSMOnce(t, smHost, cfg.Paths.Path(FileOpenSMConf), 2*time.Minute)
 	if err != nil {
 		t.Fatalf("opensm: %v", err)
@@ -360,7 +357,7 @@ func TestSimulatedDragonflyUpdn(t *testing.T) {
 	}
 	g := buildGraph(t, smallSpec(sw, hcas, links))
 	sim := testrig.StartIBSim(t, ExpectedTopology(g))
-	cfg, _ := renderInto(t, g, sim.Dir, GraphOptions{})
+	cfg, _ := renderInto(t, g, sim.Dir)
 	if cfg.RoutingEngine != "updn" || len(cfg.Roots) != 6 {
 		t.Fatalf("FromGraph: %s with %d roots, want updn with the 6 spines", cfg.RoutingEngine, len(cfg.Roots))
 	}

@@ -48,7 +48,7 @@ func TestSimulatedGeneratedTorus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := generatedTorus(t, tc.p)
 			sim := testrig.StartIBSim(t, ExpectedTopology(g))
-			cfg, files := renderInto(t, g, sim.Dir, GraphOptions{})
+			cfg, files := renderInto(t, g, sim.Dir)
 			if cfg.RoutingEngine != EngineTorus || cfg.Options["qos"] != "TRUE" || cfg.Torus == nil {
 				t.Fatalf("FromGraph chose %q (qos %q, torus %v); want torus-2QoS with QoS and a torus description", cfg.RoutingEngine, cfg.Options["qos"], cfg.Torus != nil)
 			}
@@ -115,7 +115,7 @@ func TestSimulatedTorusDescriptionNeeded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := generatedTorus(t, tc.p)
 			sim := testrig.StartIBSim(t, ExpectedTopology(g))
-			cfg, _ := renderInto(t, g, sim.Dir, GraphOptions{})
+			cfg, _ := renderInto(t, g, sim.Dir)
 			tc.edit(cfg.Torus)
 			files, err := Render(cfg)
 			if err != nil {
