@@ -121,16 +121,3 @@ func TestAsBuiltArgumentChecksWhatTerraformWould(t *testing.T) {
 		})
 	}
 }
-
-// The typed maps (the fabric's own, which Terraform has converted) keep refusing nothing they
-// did before: a foreign attribute can only reach the decoder through an `as_built`.
-func TestTypedMapsIgnoreForeignCheck(t *testing.T) {
-	r := specReader{}
-	v := tftypes.NewValue(tftypes.Map{ElementType: tfCableObj}, map[string]tftypes.Value{
-		"c1": cableShape.encode(tfCableObj, &fabric.Cable{A: fabric.End{Device: "n1/mlx5_0", Port: 1}, B: fabric.End{Device: "s1", Port: 2}}),
-	})
-	got := cableShape.decodeMap(&r, v)
-	if r.diags.HasError() || len(got) != 1 || got[0].B.Port != 2 {
-		t.Fatalf("got %+v, %v", got, errorsAt(&r))
-	}
-}
