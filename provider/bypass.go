@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -62,9 +64,11 @@ var strippedInputNames = append(append([]string(nil), fabricInputNames...), "as_
 // way; its fabric inputs are stripped as well (ReadDataSource does both).
 var bypassOutputs = map[string]bool{"gpucluster_topology": true, "gpucluster_discovered_fabric": true}
 
-// outputStash carries the outputs a data source left out of its state, by attribute name.
+// outputStash carries the outputs a data source left out of its state, by attribute name: as
+// tftypes values, or already encoded as MessagePack (raw).
 type outputStash struct {
 	outputs map[string]tftypes.Value
+	raw     map[string][]byte
 }
 
 type outputStashKey struct{}
@@ -90,6 +94,29 @@ func stashOutputs(ctx context.Context, out map[string]tftypes.Value, names ...st
 			out[n] = tftypes.NewValue(v.Type(), nil)
 		}
 	}
+}
+
+// withRawOutputs gives Wrap the outputs raw, encoded as MessagePack, to put into the response
+// in place of the null values the data source left in its state. Without Wrap (tests serving the
+// framework directly) they are decoded into state instead.
+func withRawOutputs(ctx context.Context, state tftypes.Value, raw map[string][]byte) (tftypes.Value, error) {
+	if st, ok := ctx.Value(outputStashKey{}).(*outputStash); ok {
+		st.raw = raw
+		return state, nil
+	}
+	typ, ok := state.Type().(tftypes.Object)
+	if !ok {
+		return tftypes.Value{}, fmt.Errorf("state of type %s is not an object", state.Type())
+	}
+	out := make(map[string]tftypes.Value, len(raw))
+	for name, b := range raw {
+		v, err := (&tfprotov6.DynamicValue{MsgPack: b}).Unmarshal(typ.AttributeTypes[name])
+		if err != nil {
+			return tftypes.Value{}, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = v
+	}
+	return withOutputs(state, out)
 }
 
 // listSource says which value of a request an input is taken from.
@@ -214,30 +241,38 @@ func strip(typ tftypes.Object, dv *tfprotov6.DynamicValue) (*tfprotov6.DynamicVa
 	return &out, lists, nil
 }
 
-// restore puts lists back into dv; a nil, null or unknown dv, or nil lists, leave it as is.
-func restore(typ tftypes.Object, dv *tfprotov6.DynamicValue, lists map[string]tftypes.Value) (*tfprotov6.DynamicValue, error) {
-	if dv == nil || lists == nil {
+// restore puts lists, and raw (values encoded already), back into dv: it replaces their values
+// in dv's MessagePack and leaves every other byte as the framework wrote it, so the state is
+// never decoded here. A nil, null or unknown dv, or nothing to put, leave it as is.
+func restore(typ tftypes.Object, dv *tfprotov6.DynamicValue, lists map[string]tftypes.Value, raw map[string][]byte) (*tfprotov6.DynamicValue, error) {
+	if dv == nil || len(lists)+len(raw) == 0 {
 		return dv, nil
 	}
-	v, err := dv.Unmarshal(typ)
+	if len(dv.MsgPack) == 0 {
+		if len(dv.JSON) > 0 {
+			return nil, errors.New("the framework answered in JSON, not MessagePack")
+		}
+		return dv, nil
+	}
+	if !isMapCode(dv.MsgPack[0]) { // null or unknown
+		return dv, nil
+	}
+	put := make(map[string][]byte, len(lists)+len(raw))
+	for name, v := range lists {
+		b, err := appendMsgPack(nil, v, typ.AttributeTypes[name]) // msgpack_fast.go: the inputs are the big values
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		put[name] = b
+	}
+	for name, b := range raw {
+		put[name] = b
+	}
+	out, err := replaceAttrs(dv.MsgPack, put)
 	if err != nil {
 		return nil, err
 	}
-	if v.IsNull() || !v.IsKnown() {
-		return dv, nil
-	}
-	var attrs map[string]tftypes.Value
-	if err := v.As(&attrs); err != nil {
-		return nil, err
-	}
-	for name, l := range lists {
-		attrs[name] = l
-	}
-	out, err := fastDynamicValue(typ, tftypes.NewValue(typ, attrs)) // msgpack_fast.go: the inputs and outputs are the big values
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return &tfprotov6.DynamicValue{MsgPack: out}, nil
 }
 
 // stripAll strips each value into the stash under its source.
@@ -321,7 +356,7 @@ func (s *bypassServer) ReadResource(ctx context.Context, req *tfprotov6.ReadReso
 		return resp, err
 	}
 	// The lists are inputs: a refresh keeps them as they were.
-	if resp.NewState, err = restore(typ, resp.NewState, st.lists[fromCurrent]); err != nil {
+	if resp.NewState, err = restore(typ, resp.NewState, st.lists[fromCurrent], nil); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
@@ -345,7 +380,7 @@ func (s *bypassServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 	}
 	// The lists are Optional and not Computed, so Terraform requires the planned value to be the
 	// proposed one (which is the config's).
-	if resp.PlannedState, err = restore(typ, resp.PlannedState, st.lists[fromProposed]); err != nil {
+	if resp.PlannedState, err = restore(typ, resp.PlannedState, st.lists[fromProposed], nil); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
@@ -374,7 +409,7 @@ func (s *bypassServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 	if hasErrorDiag(resp.Diagnostics) && sameValue(typ, resp.NewState, r.PriorState) {
 		lists = st.lists[fromPrior]
 	}
-	if resp.NewState, err = restore(typ, resp.NewState, lists); err != nil {
+	if resp.NewState, err = restore(typ, resp.NewState, lists, nil); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
@@ -435,12 +470,14 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 			put[k] = v
 		}
 	}
+	var raw map[string][]byte
 	if !hasErrorDiag(resp.Diagnostics) {
 		for k, v := range outs.outputs {
 			put[k] = v
 		}
+		raw = outs.raw
 	}
-	if resp.State, err = restore(typ, resp.State, put); err != nil {
+	if resp.State, err = restore(typ, resp.State, put, raw); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil
@@ -451,10 +488,10 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 func (s *bypassServer) readOutputs(ctx context.Context, typ tftypes.Object, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	var st outputStash
 	resp, err := s.ProviderServer.ReadDataSource(context.WithValue(ctx, outputStashKey{}, &st), req)
-	if err != nil || resp == nil || st.outputs == nil || hasErrorDiag(resp.Diagnostics) {
+	if err != nil || resp == nil || hasErrorDiag(resp.Diagnostics) {
 		return resp, err
 	}
-	if resp.State, err = restore(typ, resp.State, st.outputs); err != nil {
+	if resp.State, err = restore(typ, resp.State, st.outputs, st.raw); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, bypassError(req.TypeName, err)...)
 	}
 	return resp, nil

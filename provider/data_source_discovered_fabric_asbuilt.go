@@ -1,15 +1,13 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // The as-built fabric of gpucluster_discovered_fabric: the floor in the fabric's own shapes
@@ -36,9 +34,6 @@ var (
 		"hcas":     types.MapType{ElemType: hcaObjType},
 		"cables":   types.MapType{ElemType: asBuiltCableType},
 	}}
-	tfAsBuilt      = tfTypeOf(asBuiltType)
-	tfAsBuiltCable = asBuiltCableType.TerraformType(context.Background())
-	tfNodeObj      = tfTypeOf(nodeObjType)
 )
 
 func asBuiltAttribute() schema.SingleNestedAttribute {
@@ -65,36 +60,46 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-// asBuiltValue encodes the floor with the shape tables.
-func asBuiltValue(f *asbuilt.Floor) tftypes.Value {
+// appendAsBuilt writes the floor as the as_built object, in MessagePack as Terraform reads it:
+// its maps in name order, each element by its shape (fabric_inventory_msgpack.go).
+func appendAsBuilt(b []byte, f *asbuilt.Floor) []byte {
 	s := f.Spec
-	switches := make(map[string]tftypes.Value, len(s.Switches))
-	for i := range s.Switches {
-		switches[s.Switches[i].Name] = switchShape.encode(tfSwitchObj, &s.Switches[i])
-	}
-	nodes := make(map[string]tftypes.Value, len(s.Nodes))
-	for i := range s.Nodes {
-		nodes[s.Nodes[i].Name] = nodeShape.encode(tfNodeObj, &s.Nodes[i])
-	}
-	hcas := make(map[string]tftypes.Value, len(s.HCAs))
-	for i := range s.HCAs {
-		hcas[s.HCAs[i].Name] = hcaShape.encode(tfHCAObj, &s.HCAs[i])
-	}
-	cables := make(map[string]tftypes.Value, len(s.Cables))
+	b = appendMapLen(b, 4)
+	b = appendMapLen(appendString(b, fabric.MapCables), len(s.Cables))
 	for i := range s.Cables {
 		c := &s.Cables[i]
-		var attrs map[string]tftypes.Value
-		_ = cableShape.encode(tfCableObj, c).As(&attrs)
-		attrs["width"], attrs["speed"] = tfStrOrNull(f.Links[i].Width), tfStrOrNull(f.Links[i].Speed)
-		cables[cableKey(c)] = tftypes.NewValue(tfAsBuiltCable, attrs)
+		// floorOnly's attributes of a cable, by name.
+		b = cableShape.appendObject(appendString(b, cableKey(c)), c,
+			strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
 	}
-	ot := tfAsBuilt
-	return tftypes.NewValue(ot, map[string]tftypes.Value{
-		"switches": tftypes.NewValue(ot.AttributeTypes["switches"], switches),
-		"nodes":    tftypes.NewValue(ot.AttributeTypes["nodes"], nodes),
-		"hcas":     tftypes.NewValue(ot.AttributeTypes["hcas"], hcas),
-		"cables":   tftypes.NewValue(ot.AttributeTypes["cables"], cables),
-	})
+	b = appendMapLen(appendString(b, fabric.MapHCAs), len(s.HCAs))
+	for i := range s.HCAs {
+		b = hcaShape.appendObject(appendString(b, s.HCAs[i].Name), &s.HCAs[i])
+	}
+	b = appendMapLen(appendString(b, fabric.MapNodes), len(s.Nodes))
+	for i := range s.Nodes {
+		b = nodeShape.appendObject(appendString(b, s.Nodes[i].Name), &s.Nodes[i])
+	}
+	b = appendMapLen(appendString(b, fabric.MapSwitches), len(s.Switches))
+	for i := range s.Switches {
+		b = switchShape.appendObject(appendString(b, s.Switches[i].Name), &s.Switches[i])
+	}
+	return b
+}
+
+// appendDiscoveredNodes writes discovered_nodes: a list of objects, attributes in name order.
+func appendDiscoveredNodes(b []byte, nodes []opensm.DiscoveredNode) []byte {
+	b = appendArrayLen(b, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		b = appendMapLen(b, len(discoveredNodeAttrTypes))
+		b = appendString(appendString(b, "description"), n.Desc)
+		b = appendString(appendString(b, "guid"), n.GUID.String())
+		b = appendString(appendString(b, "kind"), n.Kind)
+		b = appendInt(appendString(b, "lid"), int64(n.LID))
+		b = appendInt(appendString(b, "ports"), int64(n.Ports))
+	}
+	return b
 }
 
 func cableKey(c *fabric.Cable) string {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -76,6 +77,9 @@ type shape[T any] struct {
 	ref    func(*T) *fabric.Ref
 	// fill completes a decoded element: its name from its key when unset, defaults.
 	fill func(t *T, key string)
+
+	orderOnce sync.Once
+	order     []int // sortedFields
 }
 
 // inventoryShape is what the schema builder and the tests need of a shape, whatever its T.

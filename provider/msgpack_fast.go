@@ -37,7 +37,7 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 		return append(b, dv.MsgPack...), nil
 	}
 	if v.IsNull() {
-		return append(b, 0xc0), nil
+		return append(b, msgpackNil), nil
 	}
 	switch t := typ.(type) {
 	case tftypes.Object:
@@ -112,10 +112,7 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 		if err := v.As(&x); err != nil {
 			return nil, err
 		}
-		if x {
-			return append(b, 0xc3), nil
-		}
-		return append(b, 0xc2), nil
+		return appendBool(b, x), nil
 	case typ.Is(tftypes.Number):
 		var n big.Float
 		if err := v.As(&n); err != nil {
@@ -167,6 +164,24 @@ func appendInt(b []byte, i int64) []byte {
 
 func appendFloat(b []byte, f float64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, 0xcb), math.Float64bits(f))
+}
+
+// msgpackNil is MessagePack's nil, Terraform's null.
+const msgpackNil = 0xc0
+
+func appendBool(b []byte, x bool) []byte {
+	if x {
+		return append(b, 0xc3)
+	}
+	return append(b, 0xc2)
+}
+
+// appendStrOrNil writes "" as null, as tfStrOrNull has it.
+func appendStrOrNil(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, msgpackNil)
+	}
+	return appendString(b, s)
 }
 
 func appendString(b []byte, s string) []byte {

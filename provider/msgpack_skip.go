@@ -42,6 +42,43 @@ func nullAsBuilt(b []byte) (out []byte, ok bool, err error) {
 	return b, false, nil
 }
 
+// replaceAttrs returns the MessagePack object b (a map of attribute name to value) with the values
+// of the attributes named in put replaced by put's bytes, every other byte copied as it is. Each
+// attribute of put must be in b.
+func replaceAttrs(b []byte, put map[string][]byte) ([]byte, error) {
+	n, i, err := mapHeader(b, 0)
+	if err != nil {
+		return nil, err
+	}
+	size := len(b)
+	for _, v := range put {
+		size += len(v)
+	}
+	out := append(make([]byte, 0, size), b[:i]...)
+	found := 0
+	for k := 0; k < n; k++ {
+		key, next, err := readStr(b, i)
+		if err != nil {
+			return nil, err
+		}
+		end, err := skipValue(b, next)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := put[key]; ok {
+			out = append(append(out, b[i:next]...), v...)
+			found++
+		} else {
+			out = append(out, b[i:end]...)
+		}
+		i = end
+	}
+	if found != len(put) {
+		return nil, fmt.Errorf("msgpack: the object has %d of the %d attributes to replace", found, len(put))
+	}
+	return append(out, b[i:]...), nil
+}
+
 func need(b []byte, i, n int) error {
 	if n < 0 || i+n > len(b) {
 		return fmt.Errorf("msgpack: %d bytes wanted at offset %d of %d", n, i, len(b))
