@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 var (
@@ -241,41 +241,26 @@ func (r *cableResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *cableResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-const cableImportSyntax = "DEVICE:PORT <-> DEVICE:PORT[,kind=K][,length_m=M], e.g. 'leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5'"
-
-// ImportState takes the cable's label, then the optional kind and length:
-// `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
+// ImportState takes the cable's label, then the optional kind and length
+// (importid.ParseCable): `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
 func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importByIdentity(req) {
 		r.importIdentity(ctx, req, resp)
 		return
 	}
-	label, kv, err := parseImportID(req.ID, "kind", "length_m")
-	var a, b plainCableEnd
-	if err == nil {
-		a, b, err = parseCableLabel(label)
-	}
+	ci, err := importid.ParseCable(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%s; write it as %s", err, cableImportSyntax))
+		addImportErrors(&resp.Diagnostics, err)
 		return
 	}
-	m := cableModel{
-		A: a.object(), B: b.object(), Kind: importString(kv, "kind"), LengthM: types.Float64Null(),
-		Label: types.StringValue(cableLabel(a, b)), SKU: types.StringNull(),
-	}
-	m.ID = m.Label
-	if v, ok := kv["length_m"]; ok {
-		f, err := strconv.ParseFloat(v, 64)
+	a, b := cableEnd(ci.A), cableEnd(ci.B)
+	l := types.StringValue(cableLabel(a, b))
+	m := cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringPointerValue(ci.Kind),
+		LengthM: types.Float64PointerValue(ci.LengthM), Label: l, SKU: types.StringNull()}
+	if ci.Kind != nil && ci.LengthM != nil {
+		sku, err := inventoryCatalog(r.data).CableSKU(*ci.Kind, cableEnds(a, b), *ci.LengthM)
 		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("length_m=%q is not a number", v))
-			return
-		}
-		m.LengthM = types.Float64Value(f)
-	}
-	if !m.Kind.IsNull() && !m.LengthM.IsNull() {
-		sku, err := inventoryCatalog(r.data).CableSKU(m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
-		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", err.Error())
+			addImportErrors(&resp.Diagnostics, err)
 			return
 		}
 		m.SKU = types.StringValue(sku)
@@ -315,11 +300,8 @@ func cableLabel(a, b plainCableEnd) string {
 	return fabric.CableLabel(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)})
 }
 
-// parseCableLabel reads a label with fabric.ParseCableLabel, its one reader.
-func parseCableLabel(label string) (a, b plainCableEnd, err error) {
-	fa, fb, err := fabric.ParseCableLabel(label)
-	return plainCableEnd{fa.Device, int64(fa.Port)}, plainCableEnd{fb.Device, int64(fb.Port)}, err
-}
+// cableEnd is a fabric end as a cable end.
+func cableEnd(e fabric.End) plainCableEnd { return plainCableEnd{e.Device, int64(e.Port)} }
 
 // cableEnds tells the link's Ends class from the names: the cable alone does not know its devices.
 func cableEnds(a, b plainCableEnd) string {
