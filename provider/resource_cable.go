@@ -2,12 +2,10 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -183,7 +181,9 @@ func (r *cableResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		ok   bool
 	}{{"a", a, okA}, {"b", b, okB}} {
 		if e.ok {
-			checkCablePort(&resp.Diagnostics, cat, path.Root(e.side).AtName("port"), e.end.port)
+			if msg := fabric.CheckCatalogPort(cat, int(e.end.port)); msg != "" {
+				addRuleError(&resp.Diagnostics, path.Root(e.side).AtName("port"), "Port out of range", msg)
+			}
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -306,14 +306,4 @@ func cableEnd(e fabric.End) plainCableEnd { return plainCableEnd{e.Device, int64
 // cableEnds tells the link's Ends class from the names: the cable alone does not know its devices.
 func cableEnds(a, b plainCableEnd) string {
 	return catalog.LinkEnds(!fabric.IsHCAName(a.device), !fabric.IsHCAName(b.device))
-}
-
-// checkCablePort rejects a port that no switch model of the catalog has. The cable alone does not
-// know its devices' models, so the exact limit is the fabric's check.
-func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, port int64) {
-	if w, ok := cat.WidestSwitch(); ok && port > int64(w.Ports) {
-		addRuleError(diags, p, "Port out of range",
-			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
-				"the fabric checks each end against its device's exact model", port, w.Name, w.Ports))
-	}
 }
