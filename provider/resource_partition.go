@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -123,7 +121,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"rate": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
-					joinInts(fabric.PartitionRates) + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
+					fabric.PartitionRateList() + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
 					"OpenSM's enum (`rate=21` for 400).",
 				Validators: []validator.Int64{rateValidator()},
 			},
@@ -216,12 +214,4 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: types.StringValue(pi.Name), Name: types.StringValue(pi.Name),
 		PKey: types.StringValue(pi.PKey), Members: types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members),
 		IPoIB: types.BoolValue(pi.IPoIB), MTU: types.Int64PointerValue(pi.MTU), Rate: types.Int64PointerValue(pi.Rate), SL: types.Int64Value(pi.SL)})...)
-}
-
-func joinInts(vs []int) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ", ")
 }
