@@ -4,9 +4,9 @@
 //
 //	rack01,row=1,position=3,units=48,power_kw=40
 //
-// and this package owns that text: the generic reader (Parse, Require, Int, Float), and for the
-// types whose ID holds more than strings, which attributes the ID takes, which it needs and how
-// each value is read (ParseRack, ParsePartition, ParseCable, CableIdentity). It knows nothing of
-// Terraform: each error is one problem of the ID, worded for the user, and the caller maps the
-// values to its models and each error to one diagnostic.
+// and this package owns that text. Parse, Require, Int, Float and String are the reader every
+// type's import uses; ParseRack, ParsePartition, ParseCable and CableIdentity also know which
+// attributes their type's ID takes, which it needs and how each value is read, so that the
+// import of those types only maps values. It knows nothing of Terraform: each error is one
+// problem of the ID, worded for the user, and the caller makes each error one diagnostic.
 package importid
