@@ -25,19 +25,9 @@ import (
 // is never read as unset) and topogen.Generate, whose refusals name the argument; they are
 // reported on design.<argument>, or on the topology's argument.
 
-// argGroups splits the argument table into the top-level arguments and the nested objects
-// (prefixes), in the table's order.
-func argGroups() (top []*topogen.Arg, nested map[string][]*topogen.Arg) {
-	nested = map[string][]*topogen.Arg{}
-	for _, a := range topogen.Args() {
-		if a.Group == "" {
-			top = append(top, a)
-		} else {
-			nested[a.Group] = append(nested[a.Group], a)
-		}
-	}
-	return top, nested
-}
+// argGroups is the argument table's shape (topogen.ArgGroups), which every object holding the
+// arguments follows.
+var argGroups = topogen.ArgGroups
 
 func argAttrType(a *topogen.Arg) attr.Type {
 	switch a.Type {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 // Imports by identity of the inventory types whose import ID carries their attributes. The
@@ -120,17 +121,12 @@ func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportS
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, b, err := parseCableLabel(label)
-	if err == nil {
-		if msg := fabric.CheckCableEnds(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)}); msg != "" {
-			err = errorString(msg)
-		}
-	}
+	fa, fb, err := importid.CableIdentity(label)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error()+
-			"; a cable's label is \"<a.device>:<a.port> <-> <b.device>:<b.port>\", e.g. \"leaf01:33 <-> gpu001/mlx5_0:1\"")
+		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error())
 		return
 	}
+	a, b := cableEnd(fa), cableEnd(fb)
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
 		for i := range f.Spec.Cables {
 			if m := floorCable(&f.Spec.Cables[i]); m.Label.ValueString() == cableLabel(a, b) {
@@ -146,8 +142,3 @@ func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringNull(),
 		LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()})...)
 }
-
-// errorString is an error of a fixed text.
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

@@ -2,13 +2,10 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"regexp"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 var (
@@ -183,7 +181,9 @@ func (r *cableResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		ok   bool
 	}{{"a", a, okA}, {"b", b, okB}} {
 		if e.ok {
-			checkCablePort(&resp.Diagnostics, cat, path.Root(e.side).AtName("port"), e.end.port)
+			if msg := fabric.CheckCatalogPort(cat, int(e.end.port)); msg != "" {
+				addRuleError(&resp.Diagnostics, path.Root(e.side).AtName("port"), "Port out of range", msg)
+			}
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -241,41 +241,26 @@ func (r *cableResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *cableResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-const cableImportSyntax = "DEVICE:PORT <-> DEVICE:PORT[,kind=K][,length_m=M], e.g. 'leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5'"
-
-// ImportState takes the cable's label, then the optional kind and length:
-// `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
+// ImportState takes the cable's label, then the optional kind and length
+// (importid.ParseCable): `leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5`.
 func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importByIdentity(req) {
 		r.importIdentity(ctx, req, resp)
 		return
 	}
-	label, kv, err := parseImportID(req.ID, "kind", "length_m")
-	var a, b plainCableEnd
-	if err == nil {
-		a, b, err = parseCableLabel(label)
-	}
+	ci, err := importid.ParseCable(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%s; write it as %s", err, cableImportSyntax))
+		addImportErrors(&resp.Diagnostics, err)
 		return
 	}
-	m := cableModel{
-		A: a.object(), B: b.object(), Kind: importString(kv, "kind"), LengthM: types.Float64Null(),
-		Label: types.StringValue(cableLabel(a, b)), SKU: types.StringNull(),
-	}
-	m.ID = m.Label
-	if v, ok := kv["length_m"]; ok {
-		f, err := strconv.ParseFloat(v, 64)
+	a, b := cableEnd(ci.A), cableEnd(ci.B)
+	l := types.StringValue(cableLabel(a, b))
+	m := cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringPointerValue(ci.Kind),
+		LengthM: types.Float64PointerValue(ci.LengthM), Label: l, SKU: types.StringNull()}
+	if ci.Kind != nil && ci.LengthM != nil {
+		sku, err := inventoryCatalog(r.data).CableSKU(*ci.Kind, cableEnds(a, b), *ci.LengthM)
 		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("length_m=%q is not a number", v))
-			return
-		}
-		m.LengthM = types.Float64Value(f)
-	}
-	if !m.Kind.IsNull() && !m.LengthM.IsNull() {
-		sku, err := inventoryCatalog(r.data).CableSKU(m.Kind.ValueString(), cableEnds(a, b), m.LengthM.ValueFloat64())
-		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", err.Error())
+			addImportErrors(&resp.Diagnostics, err)
 			return
 		}
 		m.SKU = types.StringValue(sku)
@@ -315,23 +300,10 @@ func cableLabel(a, b plainCableEnd) string {
 	return fabric.CableLabel(fabric.End{Device: a.device, Port: int(a.port)}, fabric.End{Device: b.device, Port: int(b.port)})
 }
 
-// parseCableLabel reads a label with fabric.ParseCableLabel, its one reader.
-func parseCableLabel(label string) (a, b plainCableEnd, err error) {
-	fa, fb, err := fabric.ParseCableLabel(label)
-	return plainCableEnd{fa.Device, int64(fa.Port)}, plainCableEnd{fb.Device, int64(fb.Port)}, err
-}
+// cableEnd is a fabric end as a cable end.
+func cableEnd(e fabric.End) plainCableEnd { return plainCableEnd{e.Device, int64(e.Port)} }
 
 // cableEnds tells the link's Ends class from the names: the cable alone does not know its devices.
 func cableEnds(a, b plainCableEnd) string {
 	return catalog.LinkEnds(!fabric.IsHCAName(a.device), !fabric.IsHCAName(b.device))
-}
-
-// checkCablePort rejects a port that no switch model of the catalog has. The cable alone does not
-// know its devices' models, so the exact limit is the fabric's check.
-func checkCablePort(diags *diag.Diagnostics, cat *catalog.Catalog, p path.Path, port int64) {
-	if w, ok := cat.WidestSwitch(); ok && port > int64(w.Ports) {
-		addRuleError(diags, p, "Port out of range",
-			fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
-				"the fabric checks each end against its device's exact model", port, w.Name, w.Ports))
-	}
 }

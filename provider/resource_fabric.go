@@ -179,12 +179,9 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	}
 	out := plan.Run(cat, f, req)
 	addPlanProblems(&diags, out.Problems)
-	a := out.Analysis
-	progress(ctx, "fabric %s: %d endpoints, %d switches, %d links; bisection %.0f-%.0f Gb/s of %.0f (ratio %g); %d violations; planned in %s",
-		m.Name.ValueString(), a.Endpoints, a.Switches, a.Links, a.BisectionLowerGbps, a.BisectionUpperGbps, a.FullBisectionGbps, a.BisectionRatio,
-		len(out.Violations), time.Since(began).Round(time.Millisecond))
+	progress(ctx, "%s", out.Progress(m.Name.ValueString(), time.Since(began)))
 	fp.out = out
-	fp.analysis = analysisValue(a, out.Degraded, plan.Lines(out.Violations))
+	fp.analysis = analysisValue(out.Analysis, out.Degraded, plan.Lines(out.Violations))
 	fp.bom = bomValue(out.BOM)
 	switch {
 	case out.OpenSM != nil:

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -20,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 var (
@@ -123,7 +121,7 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"rate": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
-					joinInts(fabric.PartitionRates) + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
+					fabric.PartitionRateList() + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
 					"OpenSM's enum (`rate=21` for 400).",
 				Validators: []validator.Int64{rateValidator()},
 			},
@@ -187,14 +185,9 @@ func (r *partitionResource) Update(ctx context.Context, req resource.UpdateReque
 func (r *partitionResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 
-const partitionImportSyntax = "NAME,pkey=0x....,members=MEMBER[=full|limited];...[,ipoib=true][,mtu=4096][,rate=400][,sl=N]"
-
-// ImportState takes `NAME,pkey=0x8001,members=M1[=full|limited];M2...[,ipoib=B][,mtu=N][,rate=N]
-// [,sl=N]`, members written as in partitions.conf but separated by ';' (',' separates
-// attributes). A member with a '/' is an HCA name, any other a GUID or keyword; an omitted
-// membership is full, the resource's default. An identity `{ name }` imports the name alone: the
-// key and members come from the configuration at the first apply (the partition reaches OpenSM
-// through the fabric, whose refresh reads partitions.conf back).
+// ImportState takes the ID importid.ParsePartition reads, or an identity `{ name }`, which imports
+// the name alone: the key and members come from the configuration at the first apply (the
+// partition reaches OpenSM through the fabric, whose refresh reads partitions.conf back).
 func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importByIdentity(req) {
 		name := importName(ctx, req, fabric.CheckPartitionName, &resp.Diagnostics)
@@ -207,53 +200,18 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 			IPoIB:   types.BoolValue(false), MTU: types.Int64Null(), Rate: types.Int64Null(), SL: types.Int64Value(0)})...)
 		return
 	}
-	name, kv, err := parseImportID(req.ID, "pkey", "members", "ipoib", "mtu", "rate", "sl")
-	if err == nil {
-		err = requireImportKeys(req.ID, kv, partitionImportSyntax, "pkey", "members")
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+	pi, errs := importid.ParsePartition(req.ID)
+	if len(errs) > 0 {
+		addImportErrors(&resp.Diagnostics, errs...)
 		return
 	}
-	m := partitionModel{
-		ID: types.StringValue(name), Name: types.StringValue(name), PKey: types.StringValue(kv["pkey"]),
-		IPoIB: types.BoolValue(false), SL: types.Int64Value(0),
-	}
-	if v, ok := kv["ipoib"]; ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("ipoib=%q is not true or false", v))
-			return
-		}
-		m.IPoIB = types.BoolValue(b)
-	}
-	m.MTU = importInt64(&resp.Diagnostics, kv, "mtu")
-	m.Rate = importInt64(&resp.Diagnostics, kv, "rate")
-	if _, ok := kv["sl"]; ok {
-		m.SL = importInt64(&resp.Diagnostics, kv, "sl")
-	}
-	parsed, err := fabric.ParseMembers(kv["members"])
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error()+": "+partitionImportSyntax)
-		return
-	}
-	members := make([]attr.Value, len(parsed))
-	for i, pm := range parsed {
+	members := make([]attr.Value, len(pi.Members))
+	for i, pm := range pi.Members {
 		members[i] = types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
 			"hca": strOrNull(pm.HCA), "guid": strOrNull(pm.GUID), "membership": types.StringValue(pm.Membership),
 		})
 	}
-	m.Members = types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-func joinInts(vs []int) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ", ")
+	resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: types.StringValue(pi.Name), Name: types.StringValue(pi.Name),
+		PKey: types.StringValue(pi.PKey), Members: types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members),
+		IPoIB: types.BoolValue(pi.IPoIB), MTU: types.Int64PointerValue(pi.MTU), Rate: types.Int64PointerValue(pi.Rate), SL: types.Int64Value(pi.SL)})...)
 }

@@ -3,9 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
@@ -15,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 var (
@@ -134,34 +133,12 @@ func (r *rackResource) ImportState(ctx context.Context, req resource.ImportState
 			Units: types.Int64Value(fabric.DefaultRackUnits), PowerKW: types.Float64Null()})...)
 		return
 	}
-	name, kv, err := parseImportID(req.ID, "row", "position", "units", "power_kw")
-	if err == nil && (kv["row"] == "" || kv["position"] == "") {
-		err = fmt.Errorf("import ID %q needs row and position: NAME,row=R,position=P[,units=U][,power_kw=K]", req.ID)
-	}
+	ri, err := importid.ParseRack(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		addImportErrors(&resp.Diagnostics, err)
 		return
 	}
-	m := rackModel{ID: types.StringValue(name), Name: types.StringValue(name), Units: types.Int64Value(fabric.DefaultRackUnits), PowerKW: types.Float64Null()}
-	ints := map[string]*types.Int64{"row": &m.Row, "position": &m.Position, "units": &m.Units}
-	for k, dst := range ints {
-		if v, ok := kv[k]; ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%s=%q is not a whole number", k, v))
-				return
-			}
-			*dst = types.Int64Value(n)
-		}
-	}
-	if v, ok := kv["power_kw"]; ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("power_kw=%q is not a number", v))
-			return
-		}
-		m.PowerKW = types.Float64Value(f)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &rackModel{ID: types.StringValue(ri.Name), Name: types.StringValue(ri.Name),
+		Row: types.Int64Value(ri.Row), Position: types.Int64Value(ri.Position), Units: types.Int64Value(ri.Units),
+		PowerKW: types.Float64PointerValue(ri.PowerKW)})...)
 }

@@ -71,6 +71,16 @@ var PartitionRates = func() []int {
 	return out
 }()
 
+// PartitionRateList is PartitionRates as the documentation and the messages write them: "5, 10,
+// ..., 600".
+func PartitionRateList() string {
+	s := make([]string, len(PartitionRates))
+	for i, r := range PartitionRates {
+		s[i] = strconv.Itoa(r)
+	}
+	return strings.Join(s, ", ")
+}
+
 // CheckRate checks a partition's IPoIB broadcast-group rate in Gb/s.
 func CheckRate(gbps int) string {
 	for _, r := range PartitionRates {
@@ -78,11 +88,7 @@ func CheckRate(gbps int) string {
 			return ""
 		}
 	}
-	s := make([]string, len(PartitionRates))
-	for i, r := range PartitionRates {
-		s[i] = strconv.Itoa(r)
-	}
-	use := "use one of " + strings.Join(s, ", ") + " (400 for NDR)"
+	use := "use one of " + PartitionRateList() + " (400 for NDR)"
 	for _, r := range ibtaOnlyRates {
 		if r.Gbps == float64(gbps) {
 			return fmt.Sprintf("rate %d Gb/s (path-rate code %d, IBTA vol. 1 release 1.5) is unknown to the subnet managers the provider writes for: OpenSM 3.3.23 ends at %d Gb/s (code %d) and refuses hosts joining a faster group; %s, or leave rate unset",

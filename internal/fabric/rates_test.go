@@ -43,6 +43,9 @@ func TestCheckRate(t *testing.T) {
 			t.Errorf("rate %d: PartitionRates[%d] = %d, CheckRate = %q", r, i, PartitionRates[i], CheckRate(r))
 		}
 	}
+	if got := PartitionRateList(); got != "5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60, 80, 100, 112, 120, 168, 200, 300, 400, 600" {
+		t.Errorf("PartitionRateList() = %q", got)
+	}
 	for gbps, says := range map[int]string{
 		800:  "rate 800 Gb/s (path-rate code 23, IBTA vol. 1 release 1.5) is unknown to the subnet managers the provider writes for: OpenSM 3.3.23 ends at 600 Gb/s (code 22)",
 		1200: "code 24",

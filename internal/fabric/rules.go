@@ -335,6 +335,17 @@ func CheckPort(port, radix int, model string) string {
 	return ""
 }
 
+// CheckCatalogPort checks a cable end's port for a cable that does not know its devices' models:
+// a port that no switch model of the catalog has cannot exist (CheckPort is the exact check,
+// once the device is known).
+func CheckCatalogPort(cat *catalog.Catalog, port int) string {
+	if w, ok := cat.WidestSwitch(); ok && port > w.Ports {
+		return fmt.Sprintf("port %d exists on no switch model in the catalog: the largest, %s, has ports 1-%d; "+
+			"the fabric checks each end against its device's exact model", port, w.Name, w.Ports)
+	}
+	return ""
+}
+
 // CheckRail checks an HCA's rail.
 func CheckRail(r int) string {
 	if r >= 0 && r <= MaxRail {

@@ -3,6 +3,8 @@ package fabric
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 )
 
 // TestRules runs every attribute rule on values it must accept ("" back) and on values it must
@@ -86,6 +88,9 @@ func TestRules(t *testing.T) {
 		{"ends", CheckCableEnds(End{"leaf01", 1}, End{"spine01", 1}), ""},
 		{"ends", CheckCableEnds(End{"leaf01", 1}, End{"leaf01", 2}), "loopback"},
 		{"ends", CheckCableEnds(End{"leaf01", 1}, End{"leaf01", 1}), "two different ports"},
+		{"catalog port", CheckCatalogPort(catalog.Default(), 64), ""},
+		{"catalog port", CheckCatalogPort(catalog.Default(), 65), "port 65 exists on no switch model in the catalog: the largest, QM9700, has ports 1-64"},
+		{"catalog port", CheckCatalogPort(&catalog.Catalog{}, 65), ""}, // no switch: nothing to bound it
 	}
 	for _, c := range cases {
 		switch {

@@ -313,6 +313,20 @@ func Args() []*Arg {
 	return argsList
 }
 
+// ArgGroups splits Args into the top-level arguments and the nested objects (Arg.Group), each
+// in the table's order: the shape of every object that holds the arguments.
+func ArgGroups() (top []*Arg, nested map[string][]*Arg) {
+	nested = map[string][]*Arg{}
+	for _, a := range Args() {
+		if a.Group == "" {
+			top = append(top, a)
+		} else {
+			nested[a.Group] = append(nested[a.Group], a)
+		}
+	}
+	return top, nested
+}
+
 // arg returns the argument of the path, or nil.
 func arg(path string) *Arg {
 	for _, a := range Args() {

@@ -39,3 +39,29 @@ func TestGroupDoc(t *testing.T) {
 		t.Errorf("prefixes: %q", got)
 	}
 }
+
+// TestArgGroups: every argument is in exactly one place, top-level or in its group, in the
+// table's order.
+func TestArgGroups(t *testing.T) {
+	top, nested := ArgGroups()
+	n := len(top)
+	for _, a := range top {
+		if a.Group != "" {
+			t.Errorf("%s is top-level but in group %q", a.Path(), a.Group)
+		}
+	}
+	for g, as := range nested {
+		n += len(as)
+		for _, a := range as {
+			if a.Group != g {
+				t.Errorf("%s is under %q", a.Path(), g)
+			}
+		}
+	}
+	if n != len(Args()) {
+		t.Errorf("%d arguments placed, the table has %d", n, len(Args()))
+	}
+	if len(nested["prefixes"]) == 0 || top[0] != Args()[0] {
+		t.Errorf("want the prefixes group and the table's first argument first; got %d prefixes, first %s", len(nested["prefixes"]), top[0].Path())
+	}
+}

@@ -1,0 +1,144 @@
+package importid
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+)
+
+// Rack is a gpucluster_rack's import ID: NAME,row=R,position=P[,units=U][,power_kw=K].
+type Rack struct {
+	Name                 string
+	Row, Position, Units int64
+	PowerKW              *float64 // nil: no budget
+}
+
+// ParseRack reads a rack's import ID; an omitted units is fabric.DefaultRackUnits.
+func ParseRack(id string) (Rack, error) {
+	name, kv, err := Parse(id, "row", "position", "units", "power_kw")
+	if err == nil && (kv["row"] == "" || kv["position"] == "") {
+		err = fmt.Errorf("import ID %q needs row and position: NAME,row=R,position=P[,units=U][,power_kw=K]", id)
+	}
+	if err != nil {
+		return Rack{}, err
+	}
+	r := Rack{Name: name, Units: fabric.DefaultRackUnits}
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"row", &r.Row}, {"position", &r.Position}, {"units", &r.Units}} {
+		n, set, err := Int(kv, f.key)
+		if err != nil {
+			return Rack{}, err
+		}
+		if set {
+			*f.dst = n
+		}
+	}
+	if f, set, err := Float(kv, "power_kw"); err != nil {
+		return Rack{}, err
+	} else if set {
+		r.PowerKW = &f
+	}
+	return r, nil
+}
+
+// PartitionSyntax is how a gpucluster_partition's import ID is written: members as in
+// partitions.conf but separated by ';' (fabric.ParseMembers), because ',' separates attributes.
+const PartitionSyntax = "NAME,pkey=0x....,members=MEMBER[=full|limited];...[,ipoib=true][,mtu=4096][,rate=400][,sl=N]"
+
+// Partition is a gpucluster_partition's import ID.
+type Partition struct {
+	Name, PKey string
+	Members    []fabric.Member
+	IPoIB      bool
+	MTU, Rate  *int64 // nil: OpenSM's default
+	SL         int64
+}
+
+// ParsePartition reads a partition's import ID. The errors are each a problem of the ID: one
+// that keeps the rest from being read alone, else every bad number and the member list's error.
+func ParsePartition(id string) (Partition, []error) {
+	name, kv, err := Parse(id, "pkey", "members", "ipoib", "mtu", "rate", "sl")
+	if err == nil {
+		err = Require(id, kv, PartitionSyntax, "pkey", "members")
+	}
+	if err != nil {
+		return Partition{}, []error{err}
+	}
+	p := Partition{Name: name, PKey: kv["pkey"]}
+	if v, ok := kv["ipoib"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return Partition{}, []error{fmt.Errorf("ipoib=%q is not true or false", v)}
+		}
+		p.IPoIB = b
+	}
+	var errs []error
+	for _, f := range []struct {
+		key string
+		dst **int64
+	}{{"mtu", &p.MTU}, {"rate", &p.Rate}} {
+		if n, set, err := Int(kv, f.key); err != nil {
+			errs = append(errs, err)
+		} else if set {
+			*f.dst = &n
+		}
+	}
+	if n, _, err := Int(kv, "sl"); err != nil {
+		errs = append(errs, err)
+	} else {
+		p.SL = n
+	}
+	if p.Members, err = fabric.ParseMembers(kv["members"]); err != nil {
+		errs = append(errs, errors.New(err.Error()+": "+PartitionSyntax))
+	}
+	return p, errs
+}
+
+// cableSyntax is how a gpucluster_cable's import ID is written.
+const cableSyntax = "DEVICE:PORT <-> DEVICE:PORT[,kind=K][,length_m=M], e.g. 'leaf01:33 <-> gpu001/mlx5_0:1,kind=fiber-mm,length_m=5'"
+
+// Cable is a gpucluster_cable's import ID: its label (fabric.CableLabel), then the optional kind
+// and length.
+type Cable struct {
+	A, B    fabric.End
+	Kind    *string  // nil: the fabric picks it
+	LengthM *float64 // nil: the fabric estimates it
+}
+
+// ParseCable reads a cable's import ID.
+func ParseCable(id string) (Cable, error) {
+	label, kv, err := Parse(id, "kind", "length_m")
+	var c Cable
+	if err == nil {
+		c.A, c.B, err = fabric.ParseCableLabel(label)
+	}
+	if err != nil {
+		return Cable{}, fmt.Errorf("%s; write it as %s", err, cableSyntax)
+	}
+	c.Kind = String(kv, "kind")
+	if f, set, err := Float(kv, "length_m"); err != nil {
+		return Cable{}, err
+	} else if set {
+		c.LengthM = &f
+	}
+	return c, nil
+}
+
+// CableIdentity reads the label of a cable's import identity: a label alone, whose two ends
+// must be able to carry a cable (fabric.CheckCableEnds).
+func CableIdentity(label string) (a, b fabric.End, err error) {
+	a, b, err = fabric.ParseCableLabel(label)
+	if err == nil {
+		if msg := fabric.CheckCableEnds(a, b); msg != "" {
+			err = errors.New(msg)
+		}
+	}
+	if err != nil {
+		return a, b, fmt.Errorf("%w; a cable's label is \"<a.device>:<a.port> <-> <b.device>:<b.port>\", e.g. \"leaf01:33 <-> gpu001/mlx5_0:1\"", err)
+	}
+	return a, b, nil
+}
