@@ -22,7 +22,7 @@ import (
 // topologyArgAttributes are the data source's arguments: Optional (kind Required), with
 // validators that say what decodeArgs would.
 func topologyArgAttributes() map[string]schema.Attribute {
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	attrs := make(map[string]schema.Attribute, len(top)+len(nested))
 	for _, a := range top {
 		attrs[a.Name] = topologyArg(a)
@@ -99,7 +99,7 @@ func (v argRange) ValidateFloat64(_ context.Context, req validator.Float64Reques
 // from the table. Its object type is the fabric input's (designType), so the value is handed
 // over unchanged.
 func topologyDesignAttribute(desc string) schema.SingleNestedAttribute {
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	computed := func(a *topogen.Arg) schema.Attribute {
 		switch a.Type {
 		case topogen.ArgInt:

@@ -25,10 +25,6 @@ import (
 // is never read as unset) and topogen.Generate, whose refusals name the argument; they are
 // reported on design.<argument>, or on the topology's argument.
 
-// argGroups is the argument table's shape (topogen.ArgGroups), which every object holding the
-// arguments follows.
-var argGroups = topogen.ArgGroups
-
 func argAttrType(a *topogen.Arg) attr.Type {
 	switch a.Type {
 	case topogen.ArgInt:
@@ -46,7 +42,7 @@ func argAttrType(a *topogen.Arg) attr.Type {
 
 // designAttrTypes is the type of `design`, the same in gpucluster_topology and the fabric.
 func designAttrTypes() map[string]attr.Type {
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	at := make(map[string]attr.Type, len(top)+len(nested))
 	for _, a := range top {
 		at[a.Name] = argAttrType(a)
@@ -93,7 +89,7 @@ func argSchema(a *topogen.Arg) schema.Attribute {
 
 // designSchema is the fabric's `design` input.
 func designSchema() schema.SingleNestedAttribute {
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	attrs := map[string]schema.Attribute{}
 	for _, a := range top {
 		attrs[a.Name] = argSchema(a)
@@ -148,7 +144,7 @@ func tfTypeOfAttr(t attr.Type) tftypes.Type { return t.TerraformType(context.Bac
 // designValue encodes normalized parameters as the `design` object, with the record of the floor
 // it is fitted to (floorValue; noFloor without one).
 func designValue(p topogen.Params, floor tftypes.Value) tftypes.Value {
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	vals := make(map[string]tftypes.Value, len(top)+len(nested))
 	for _, a := range top {
 		vals[a.Name] = argValue(a, &p)
@@ -192,7 +188,7 @@ func (r *specReader) decodeDesignAt(v tftypes.Value, attribute string) topogen.P
 // argument's range, 0 included where 0 is not valid, is an error rather than read as unset.
 func (r *specReader) decodeArgs(attrs map[string]tftypes.Value, at func(string) path.Path, prefix string) topogen.Params {
 	var p topogen.Params
-	top, nested := argGroups()
+	top, nested := topogen.ArgGroups()
 	for _, a := range top {
 		r.decodeArg(&p, a, attrs[a.Name], at(a.Name), prefix)
 	}
