@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,7 +13,6 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
@@ -173,40 +169,10 @@ func lengthMValidator() validator.Float64 {
 	return float64Rule{"Invalid cable length", "at least 0.1 m", fabric.CheckLengthM}
 }
 
-// checkKnownHostsFile refuses a known_hosts file that is not there or cannot be read: without
-// it every SSH connection fails at apply, after the plan was approved. It runs at plan (provider
-// Configure, sshConfig), not as a validator: whether the file exists depends on the machine that
-// runs Terraform, and `terraform validate` checks the configuration alone.
-func checkKnownHostsFile(p string) string {
-	const how = "give the path of the OpenSSH known_hosts file on the machine that runs Terraform (ssh-keyscan HOST >> FILE makes one; check the keys it records)"
-	st, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(p, "~"):
-		return fmt.Sprintf("known_hosts_file %q does not exist: Terraform and the provider do not expand ~; write pathexpand(%q)", p, p)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("known_hosts_file %q does not exist; %s", p, how)
-	case err != nil:
-		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
-	case st.IsDir():
-		return fmt.Sprintf("known_hosts_file %q is a directory; %s", p, how)
-	}
-	if err := inputfile.Check(p, inputfile.MaxKnownHostsFile); err != nil {
-		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
-	}
-	return ""
-}
-
 // sshPortValidator checks the port of an ssh_host ("host:port", "[v6]:port"): 1-65535, as
-// sshConfig reads it at apply (remote.SplitHost). The host part has its own validator.
+// sshConfig reads it at apply (remote.CheckHostPort). The host part has its own validator.
 func sshPortValidator() validator.String {
-	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", checkSSHPort}
-}
-
-func checkSSHPort(s string) string {
-	if _, _, err := remote.SplitHost(s); err != nil {
-		return err.Error() + "; write the host alone for port 22, or host:port with the port sshd listens on, e.g. \"10.0.0.11:2222\""
-	}
-	return ""
+	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", remote.CheckHostPort}
 }
 
 // shownPath is the part of p that Terraform can point at in the configuration: a top-level
