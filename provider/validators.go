@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
@@ -241,9 +241,8 @@ func (durationValidator) ValidateString(_ context.Context, req validator.StringR
 }
 
 // mlxconfigSettingsValidator checks firmware_settings against the mlxconfig parameter database
-// (internal/hca.Validate): unknown names, with what was probably meant, and invalid values,
-// with what the parameter takes. Names listed in unchecked_parameters and unknown to the
-// database are left to the card.
+// (hca.CheckSettings, which leaves the names of unchecked_parameters it does not know to the
+// card).
 type mlxconfigSettingsValidator struct{}
 
 func (mlxconfigSettingsValidator) Description(context.Context) string {
@@ -275,21 +274,12 @@ func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator
 		}
 		settings[name] = s.ValueString()
 	}
-	for _, err := range hca.Validate(settings) {
-		var pe *hca.ParamError
-		if !errors.As(err, &pe) {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid mlxconfig setting", err.Error())
-			continue
+	for _, p := range hca.CheckSettings(settings, unchecked) {
+		at := req.Path
+		if p.Param != "" {
+			at = at.AtMapKey(p.Param)
 		}
-		if pe.Kind == hca.UnknownParam && unchecked[pe.Param] {
-			continue
-		}
-		detail := err.Error()
-		if pe.Kind == hca.UnknownParam {
-			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
-				"this parameter, list it in unchecked_parameters."
-		}
-		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(pe.Param), "Invalid mlxconfig setting", detail)
+		resp.Diagnostics.AddAttributeError(at, "Invalid mlxconfig setting", p.Detail)
 	}
 }
 
@@ -361,12 +351,8 @@ func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 }
 
-// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice:
-// "h" and "h:22" (or "h:2222" with port = 2222, "H" and "h", "::1" and "[0::1]:22") are the same
-// host and port, so the "standby" would be the primary again (issue 22). Entries are compared as
-// host (case-insensitive, an address in its canonical form, no trailing dot) and port (the entry's,
-// else the sibling `port` attribute, else 22). Names that resolve to one machine cannot be told
-// at plan and are not judged.
+// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice
+// (opensm.DuplicateHosts), each host's port defaulting to the sibling `port` attribute, else 22.
 type sameSSHHostValidator struct{}
 
 func (sameSSHHostValidator) Description(context.Context) string {
@@ -389,26 +375,16 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 	if !port.IsNull() {
 		defPort = int(port.ValueInt64())
 	}
-	type first struct {
-		i     int
-		entry string
-	}
-	seen := map[string]first{}
-	for i, e := range req.ConfigValue.Elements() {
+	elems := req.ConfigValue.Elements()
+	hosts, known := make([]string, len(elems)), make([]bool, len(elems))
+	for i, e := range elems {
 		s, ok := e.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
+		hosts[i], known[i] = s.ValueString(), ok && !s.IsNull() && !s.IsUnknown()
+	}
+	dups := opensm.DuplicateHosts(hosts, known, defPort)
+	for i := range hosts {
+		if msg, ok := dups[i]; ok {
+			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice", msg)
 		}
-		key, shown, ok := remote.EndpointKey(s.ValueString(), defPort)
-		if !ok {
-			continue // the entry's own error is reported when it is dialled
-		}
-		if prev, dup := seen[key]; dup {
-			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice",
-				fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
-					s.ValueString(), prev.i, prev.entry, shown))
-			continue
-		}
-		seen[key] = first{i, s.ValueString()}
 	}
 }

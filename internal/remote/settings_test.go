@@ -65,8 +65,7 @@ func TestConfigFor(t *testing.T) {
 	}
 }
 
-// TestCheckKnownHostsFile: a directory and an oversized file are refused, naming the path; a
-// readable file passes.
+// TestCheckKnownHostsFile: a directory is refused, naming the path; a readable file passes.
 func TestCheckKnownHostsFile(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "kh")
