@@ -6,8 +6,8 @@
 // bmclib cannot do the job (each place says why). It knows nothing of Terraform.
 //
 // It also owns what is said to people about BMCs: the plan-time rules that refuse a configuration
-// before any BMC is asked (planrules.go), and the advice that goes with each kind of error
-// (Hint, Unreachable).
+// before any BMC is asked (planrules.go, Config.MissingLogin), and the advice that goes with each
+// kind of error (Hint, Unreachable, Failure).
 //
 // Use: Open a Session (Redfish first, IPMI as the fallback, in the order of Config.Protocols),
 // call Read / SetPower / SetBootDevice / EnsureUser / SetBIOS, and Close it. The flows built on
