@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,25 +32,6 @@ type nodePowerModel struct {
 	BMC      types.Object   `tfsdk:"bmc"`
 	Power    types.String   `tfsdk:"power"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
-
-// Power operations, as the action's `power` takes them.
-const (
-	powerOn              = "on"
-	powerOff             = "off"
-	powerGracefulRestart = "graceful_restart"
-	powerForceRestart    = "force_restart"
-	powerCycle           = "power_cycle"
-	powerBMCReset        = "bmc_reset"
-)
-
-var powerOps = []string{powerOn, powerOff, powerGracefulRestart, powerForceRestart, powerCycle, powerBMCReset}
-
-// restartKinds maps the restarts to internal/bmc's reset kinds.
-var restartKinds = map[string]string{
-	powerGracefulRestart: bmc.ResetGraceful,
-	powerForceRestart:    bmc.ResetForce,
-	powerCycle:           bmc.ResetPowerCycle,
 }
 
 const defaultNodePowerTimeout = 20 * time.Minute
@@ -89,7 +71,7 @@ func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, re
 				MarkdownDescription: "`on`, `off` (a hard power-off), `graceful_restart` (Redfish GracefulRestart: the OS " +
 					"shuts down first; IPMI has none), `force_restart` (Redfish ForceRestart, IPMI power reset), `power_cycle` " +
 					"(Redfish PowerCycle, IPMI power cycle) or `bmc_reset` (restart the BMC, not the host).",
-				Validators: []validator.String{stringvalidator.OneOf(powerOps...)},
+				Validators: []validator.String{stringvalidator.OneOf(bmc.PowerOps...)},
 			},
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
@@ -115,52 +97,14 @@ func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	defer cancel()
 	ctx = maskSecrets(ctx, tgt.cfg.Password)
 	tgt.cfg.Logger = bmcLogger(ctx)
-	op, node := m.Power.ValueString(), tgt.node
-
-	if op == powerBMCReset {
-		actionProgress(ctx, resp, "node %s: restarting its BMC at %s", node, tgt.cfg.Endpoint)
-		err := bmc.ResetBMC(ctx, tgt.cfg, bmc.ResetBMCOptions{Progress: func(f string, args ...any) {
-			actionProgress(ctx, resp, "node %s: %s", node, fmt.Sprintf(f, args...))
-		}})
-		if err != nil {
-			tgt.fail(&resp.Diagnostics, "restart the BMC", err)
-		}
-		return
-	}
-
-	s, err := bmc.Open(ctx, tgt.cfg)
-	if err != nil {
-		tgt.fail(&resp.Diagnostics, "open a session", err)
-		return
-	}
-	defer func() { _ = s.Close() }()
-	st, err := s.Read(ctx)
-	if err != nil {
-		tgt.fail(&resp.Diagnostics, "read the power state", err)
-		return
-	}
-	where := fmt.Sprintf("%s over %s", s.Endpoint(), s.Protocol())
-	step, refusal := bmc.DecidePower(st.PowerState, op, where)
-	switch step {
-	case bmc.PowerNothing:
-		actionProgress(ctx, resp, "node %s: already %s (%s); nothing to do", node, op, where)
-	case bmc.PowerSet:
-		actionProgress(ctx, resp, "node %s: powering %s (%s)", node, op, where)
-		if err := s.SetPower(ctx, op); err != nil {
-			tgt.fail(&resp.Diagnostics, "power "+op, err)
-			return
-		}
-		actionProgress(ctx, resp, "node %s: %s", node, op)
-	case bmc.PowerRefused:
-		resp.Diagnostics.AddAttributeError(pathPower, fmt.Sprintf("Node %s is off", node), fmt.Sprintf("Node %q: %s", node, refusal))
-	case bmc.PowerRestart:
-		actionProgress(ctx, resp, "node %s: %s (%s)", node, op, where)
-		if err := s.Reset(ctx, restartKinds[op]); err != nil {
-			tgt.fail(&resp.Diagnostics, op, err)
-			return
-		}
-		actionProgress(ctx, resp, "node %s: on again after %s", node, op)
+	node := tgt.node
+	err := bmc.RunPower(ctx, tgt.cfg, m.Power.ValueString(), func(step string) { actionProgress(ctx, resp, "node %s: %s", node, step) })
+	var refused *bmc.PowerRefusedError
+	var step *bmc.StepError
+	switch {
+	case errors.As(err, &refused):
+		resp.Diagnostics.AddAttributeError(path.Root("power"), fmt.Sprintf("Node %s is off", node), fmt.Sprintf("Node %q: %s", node, refused.Reason))
+	case errors.As(err, &step):
+		tgt.fail(&resp.Diagnostics, step.Step, step.Err)
 	}
 }
-
-var pathPower = path.Root("power")

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bmc"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
@@ -71,7 +72,7 @@ locals {
   bmc = { endpoint = "127.0.0.1", port = %d, protocols = ["redfish"], tls_ca_pem = %s }
 }
 `, hclString(rig.Username), hclString(rig.Password), rig.Port, hclString(rig.CAPEM))
-	for _, op := range powerOps {
+	for _, op := range bmc.PowerOps {
 		fmt.Fprintf(&b, `
 action "gpucluster_node_power" %q {
   config {
@@ -113,7 +114,7 @@ func TestAccActionNodePowerInvoke(t *testing.T) {
 		return out
 	}
 
-	out := mustInvoke(powerForceRestart)
+	out := mustInvoke(bmc.PowerForceRestart)
 	t.Logf("terraform apply -invoke=action.gpucluster_node_power.force_restart:\n%s", out)
 	if got := rig.Resets(); !reflect.DeepEqual(got, []string{"ComputerSystem.Reset ForceRestart"}) {
 		t.Fatalf("after force_restart the rig saw %v", got)
@@ -121,32 +122,32 @@ func TestAccActionNodePowerInvoke(t *testing.T) {
 	if !strings.Contains(out, "node gpu001: on again after force_restart") {
 		t.Errorf("no progress line in the output:\n%s", out)
 	}
-	mustInvoke(powerCycle)
-	mustInvoke(powerGracefulRestart)
+	mustInvoke(bmc.PowerCycle)
+	mustInvoke(bmc.PowerGracefulRestart)
 	if got := rig.Resets()[1:]; !reflect.DeepEqual(got, []string{"ComputerSystem.Reset PowerCycle", "ComputerSystem.Reset GracefulRestart"}) {
 		t.Fatalf("after power_cycle and graceful_restart the rig saw %v", got)
 	}
-	mustInvoke(powerOff)
+	mustInvoke(bmc.PowerOff)
 	if rig.PowerState() != "Off" {
 		t.Fatalf("power %s after off", rig.PowerState())
 	}
 	resets := len(rig.Resets())
 	changes := len(rig.Changes())
-	if out := mustInvoke(powerOff); !strings.Contains(out, "already off") || len(rig.Changes()) != changes {
+	if out := mustInvoke(bmc.PowerOff); !strings.Contains(out, "already off") || len(rig.Changes()) != changes {
 		t.Errorf("off on a host that is off changed the BMC (%v) or said nothing:\n%s", rig.Changes()[changes:], out)
 	}
-	out, err := invoke(powerForceRestart)
+	out, err := invoke(bmc.PowerForceRestart)
 	if err == nil || !strings.Contains(out, "Node gpu001 is off") || len(rig.Resets()) != resets {
 		t.Fatalf("force_restart of a host that is off: %v, resets %v\n%s", err, rig.Resets(), out)
 	}
-	out = mustInvoke(powerBMCReset)
+	out = mustInvoke(bmc.PowerBMCReset)
 	if got := rig.Resets()[resets:]; !reflect.DeepEqual(got, []string{"Manager.Reset GracefulRestart"}) || rig.PowerState() != "Off" {
 		t.Fatalf("bmc_reset: the rig saw %v, host %s", got, rig.PowerState())
 	}
 	if !strings.Contains(out, "answers again") {
 		t.Errorf("bmc_reset returned before the BMC answered again:\n%s", out)
 	}
-	mustInvoke(powerOn)
+	mustInvoke(bmc.PowerOn)
 	if rig.PowerState() != "On" {
 		t.Fatalf("power %s after on", rig.PowerState())
 	}
@@ -190,7 +191,7 @@ resource "terraform_data" "maintenance" {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() { calls = len(sim.ChassisCalls()) },
-				Config:    config(powerCycle, "window-1"),
+				Config:    config(bmc.PowerCycle, "window-1"),
 				Check: rigCheck(func() error {
 					got := strings.Join(sim.ChassisCalls()[calls:], "\n")
 					if i, j := strings.Index(got, "set power 0"), strings.LastIndex(got, "set power 1"); i < 0 || j < i || sim.PowerState() != "on" {
@@ -200,7 +201,7 @@ resource "terraform_data" "maintenance" {
 				}),
 			},
 			{
-				Config:      config(powerGracefulRestart, "window-2"),
+				Config:      config(bmc.PowerGracefulRestart, "window-2"),
 				ExpectError: re("IPMI has no graceful restart"),
 			},
 		},

@@ -2,11 +2,7 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -222,18 +218,7 @@ func (r *hcaResource) firmwareTarget(ctx context.Context, m *hcaModel, opTimeout
 }
 
 func (t *hcaTarget) fail(diags *diag.Diagnostics, what string, err error, commands []string) {
-	detail := fmt.Sprintf("HCA %q (device %s on %s, %s): %s.", t.name, t.device, t.ssh.Addr(), t.tool, strings.TrimSuffix(err.Error(), "."))
-	var te *hca.ToolError
-	if errors.As(err, &te) && strings.TrimSpace(te.Output) != "" {
-		detail += "\n\nThe tool printed:\n" + strings.TrimRight(te.Output, "\n")
-	}
-	if len(commands) > 0 {
-		detail += "\n\nCommands run, in order:\n  " + strings.Join(commands, "\n  ")
-	}
-	if hint := hca.SSHHint(err); hint != "" {
-		detail += "\n\n" + hint
-	}
-	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), detail)
+	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), hca.Failure(t.name, t.device, t.ssh.Addr(), t.tool, err, commands))
 }
 
 func settingsOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
@@ -270,12 +255,8 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	}
 	defer client.Close()
 
-	opts := &hca.ApplyOptions{}
-	if lvl := plan.Reset.ValueString(); lvl != "" && lvl != "none" {
-		opts.Reset, opts.ResetLevelSet = true, true
-		opts.ResetLevel, _ = strconv.Atoi(lvl) // the validator allows 0, 3, 4, 5 only
-	}
-	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, opts)
+	// The validator allows none, 0, 3, 4 and 5 only.
+	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, hca.ResetOptions(plan.Reset.ValueString()))
 	if err != nil {
 		var cmds []string
 		if res != nil {
@@ -287,11 +268,7 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	if len(res.Changes) == 0 {
 		progress(ctx, "mlxconfig %s on %s: firmware_settings already in place", t.name, t.host)
 	} else {
-		set := make([]string, 0, len(res.Changes))
-		for _, c := range res.Changes {
-			set = append(set, c.Param+"="+c.Arg)
-		}
-		progress(ctx, "mlxconfig %s on %s: set %s (pending reboot: %t, firmware reset: %t)", t.name, t.host, strings.Join(set, " "), res.PendingReboot, res.Reset)
+		progress(ctx, "mlxconfig %s on %s: set %s (pending reboot: %t, firmware reset: %t)", t.name, t.host, res.SetText(), res.PendingReboot, res.Reset)
 	}
 	if plan.PendingReboot.IsUnknown() {
 		plan.PendingReboot = types.BoolValue(res.PendingReboot)
@@ -335,17 +312,11 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 	}
 	defer client.Close()
 
-	names := make([]string, 0, len(have))
-	for n := range have {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	q, err := hca.Query(ctx, client, t.tool, t.device, names...)
+	out, pending, pendingKnown, err := hca.ReadSettings(ctx, client, t.tool, t.device, have)
 	if err != nil {
 		t.fail(&diags, "query firmware_settings", err, nil)
 		return diags
 	}
-	out, pending, pendingKnown := hca.ReadBack(have, q)
 	v, d := types.MapValueFrom(ctx, types.StringType, out)
 	diags.Append(d...)
 	m.FirmwareSettings = v

@@ -310,8 +310,7 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 			{"bios_settings", !cfg.BIOSSettings.IsNull()},
 		} {
 			if a.set {
-				diags.AddAttributeError(path.Root(a.name), "BMC attribute without bmc",
-					fmt.Sprintf("%s is set through the node's BMC, but the node has no bmc = { endpoint = ... }; add one or remove %s", a.name, a.name))
+				diags.AddAttributeError(path.Root(a.name), "BMC attribute without bmc", bmc.CheckWithoutBMC(a.name))
 			}
 		}
 		m.PowerState = types.StringNull()
@@ -319,9 +318,10 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 		return
 	}
 
-	if !cfg.ResetBIOS.IsNull() && !cfg.ResetBIOS.IsUnknown() && cfg.ResetBIOS.ValueString() != resetNone && cfg.BIOSSettings.IsNull() {
-		diags.AddAttributeError(path.Root("reset_after_bios"), "reset_after_bios without bios_settings",
-			fmt.Sprintf("reset_after_bios = %q restarts the host for pending bios_settings, but the node has none; set bios_settings or remove reset_after_bios", cfg.ResetBIOS.ValueString()))
+	if !cfg.ResetBIOS.IsUnknown() {
+		if msg := bmc.CheckResetAfterBIOS(cfg.ResetBIOS.ValueString(), !cfg.BIOSSettings.IsNull()); msg != "" {
+			diags.AddAttributeError(path.Root("reset_after_bios"), "reset_after_bios without bios_settings", msg)
+		}
 	}
 	if !cfg.BIOSSettings.IsNull() && !m.BMC.IsUnknown() {
 		var b nodeBMCModel
@@ -440,27 +440,12 @@ func bmcTargetFor(ctx context.Context, data *Data, name string, obj types.Object
 		Password:    b.Password.ValueString(),
 		TLSCAPEM:    b.TLSCAPEM.ValueString(),
 		InsecureTLS: b.InsecureTLS.ValueBool(),
-		Timeout:     bmc.DefaultTimeout,
-	}
-	if cfg.Username == "" {
-		cfg.Username = defaults.Username
-	}
-	if cfg.Password == "" {
-		cfg.Password = defaults.Password
-	}
+	}.WithDefaults(defaults.Username, defaults.Password, opTimeout)
 	if !b.Protocols.IsNull() {
 		diags.Append(b.Protocols.ElementsAs(ctx, &cfg.Protocols, false)...)
 	}
-	if opTimeout > 0 && opTimeout < cfg.Timeout {
-		cfg.Timeout = opTimeout
-	}
-	switch {
-	case cfg.Username == "":
-		diags.AddAttributeError(path.Root("bmc").AtName("username"), "No BMC user name",
-			fmt.Sprintf("Node %q has a BMC at %s but no user name to log in with: set bmc.username on the node or username in the provider's bmc = { ... } block.", name, cfg.Endpoint))
-	case cfg.Password == "":
-		diags.AddAttributeError(path.Root("bmc").AtName("password"), "No BMC password",
-			fmt.Sprintf("Node %q has a BMC at %s but no password for %q: set password in the provider's bmc = { ... } block (or bmc.password on the node).", name, cfg.Endpoint, cfg.Username))
+	if field, summary, detail := cfg.MissingLogin(name); field != "" {
+		diags.AddAttributeError(path.Root("bmc").AtName(field), summary, detail)
 	}
 	return &bmcTarget{node: name, cfg: cfg}, diags
 }
@@ -491,22 +476,10 @@ func (t *bmcTarget) fail(diags *diag.Diagnostics, what string, err error) {
 	t.failLogin(diags, what, err, false, false)
 }
 
-// failLogin adds an error naming the node, the BMC (host:port and protocol, which the *bmc.Error
-// carries) and what failed, with what to do about it. The BMC package never puts a password in
-// an error.
-//
-// The provider's own login may be what the BMC refuses: opened tells that the session had opened
-// (the credentials were accepted), workedBefore that an earlier refresh read this BMC. A refusal
-// then is a lockout, and the error says so and how to recover (bmc.LockoutAdvice).
+// failLogin adds an error naming the node, the BMC and what failed, with what to do about it
+// (bmc.Failure: opened and workedBefore tell a lockout of the provider's own login).
 func (t *bmcTarget) failLogin(diags *diag.Diagnostics, what string, err error, opened, workedBefore bool) {
-	hint := bmc.Hint(err, t.cfg.Timeout)
-	if errors.Is(err, bmc.ErrAuth) {
-		if adv := bmc.LockoutAdvice(t.cfg.Username, opened, workedBefore); adv != "" {
-			hint = adv
-		}
-	}
-	diags.AddError(fmt.Sprintf("Node %s: cannot %s through its BMC", t.node, what),
-		fmt.Sprintf("Node %q: %s.\n\n%s", t.node, strings.TrimSuffix(err.Error(), "."), hint))
+	diags.AddError(bmc.Failure(t.node, what, err, t.cfg, opened, workedBefore))
 }
 
 // bmcApply makes the BMC match plan (bmc.Session.Apply holds the order and the diff), then fills

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 var (
@@ -167,10 +168,10 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	}
 	m.ID = m.Name
 	// The node's own known_hosts file must be there at plan, as the provider's must
-	// (checkKnownHostsFile); SSH would otherwise fail only at apply.
+	// (remote.CheckKnownHostsFile); SSH would otherwise fail only at apply.
 	if !m.SSH.IsNull() && !m.SSH.IsUnknown() {
 		if kh, ok := m.SSH.Attributes()["known_hosts_file"].(types.String); ok && !kh.IsNull() && !kh.IsUnknown() {
-			if msg := checkKnownHostsFile(kh.ValueString()); msg != "" {
+			if msg := remote.CheckKnownHostsFile(kh.ValueString()); msg != "" {
 				addRuleError(&resp.Diagnostics, path.Root("ssh").AtName("known_hosts_file"), "known_hosts file not found", msg)
 			}
 		}

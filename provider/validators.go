@@ -2,11 +2,7 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,7 +12,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
@@ -173,40 +169,10 @@ func lengthMValidator() validator.Float64 {
 	return float64Rule{"Invalid cable length", "at least 0.1 m", fabric.CheckLengthM}
 }
 
-// checkKnownHostsFile refuses a known_hosts file that is not there or cannot be read: without
-// it every SSH connection fails at apply, after the plan was approved. It runs at plan (provider
-// Configure, sshConfig), not as a validator: whether the file exists depends on the machine that
-// runs Terraform, and `terraform validate` checks the configuration alone.
-func checkKnownHostsFile(p string) string {
-	const how = "give the path of the OpenSSH known_hosts file on the machine that runs Terraform (ssh-keyscan HOST >> FILE makes one; check the keys it records)"
-	st, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(p, "~"):
-		return fmt.Sprintf("known_hosts_file %q does not exist: Terraform and the provider do not expand ~; write pathexpand(%q)", p, p)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("known_hosts_file %q does not exist; %s", p, how)
-	case err != nil:
-		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
-	case st.IsDir():
-		return fmt.Sprintf("known_hosts_file %q is a directory; %s", p, how)
-	}
-	if err := inputfile.Check(p, inputfile.MaxKnownHostsFile); err != nil {
-		return fmt.Sprintf("known_hosts_file %q cannot be read: %v; %s", p, err, how)
-	}
-	return ""
-}
-
 // sshPortValidator checks the port of an ssh_host ("host:port", "[v6]:port"): 1-65535, as
-// sshConfig reads it at apply (remote.SplitHost). The host part has its own validator.
+// sshConfig reads it at apply (remote.CheckHostPort). The host part has its own validator.
 func sshPortValidator() validator.String {
-	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", checkSSHPort}
-}
-
-func checkSSHPort(s string) string {
-	if _, _, err := remote.SplitHost(s); err != nil {
-		return err.Error() + "; write the host alone for port 22, or host:port with the port sshd listens on, e.g. \"10.0.0.11:2222\""
-	}
-	return ""
+	return stringRule{"Invalid ssh_host port", "host, host:port or [ipv6]:port with a port of 1-65535", remote.CheckHostPort}
 }
 
 // shownPath is the part of p that Terraform can point at in the configuration: a top-level
@@ -275,9 +241,8 @@ func (durationValidator) ValidateString(_ context.Context, req validator.StringR
 }
 
 // mlxconfigSettingsValidator checks firmware_settings against the mlxconfig parameter database
-// (internal/hca.Validate): unknown names, with what was probably meant, and invalid values,
-// with what the parameter takes. Names listed in unchecked_parameters and unknown to the
-// database are left to the card.
+// (hca.CheckSettings, which leaves the names of unchecked_parameters it does not know to the
+// card).
 type mlxconfigSettingsValidator struct{}
 
 func (mlxconfigSettingsValidator) Description(context.Context) string {
@@ -309,21 +274,12 @@ func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator
 		}
 		settings[name] = s.ValueString()
 	}
-	for _, err := range hca.Validate(settings) {
-		var pe *hca.ParamError
-		if !errors.As(err, &pe) {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid mlxconfig setting", err.Error())
-			continue
+	for _, p := range hca.CheckSettings(settings, unchecked) {
+		at := req.Path
+		if p.Param != "" {
+			at = at.AtMapKey(p.Param)
 		}
-		if pe.Kind == hca.UnknownParam && unchecked[pe.Param] {
-			continue
-		}
-		detail := err.Error()
-		if pe.Kind == hca.UnknownParam {
-			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
-				"this parameter, list it in unchecked_parameters."
-		}
-		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(pe.Param), "Invalid mlxconfig setting", detail)
+		resp.Diagnostics.AddAttributeError(at, "Invalid mlxconfig setting", p.Detail)
 	}
 }
 
@@ -395,12 +351,8 @@ func (labelKeyValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 }
 
-// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice:
-// "h" and "h:22" (or "h:2222" with port = 2222, "H" and "h", "::1" and "[0::1]:22") are the same
-// host and port, so the "standby" would be the primary again (issue 22). Entries are compared as
-// host (case-insensitive, an address in its canonical form, no trailing dot) and port (the entry's,
-// else the sibling `port` attribute, else 22). Names that resolve to one machine cannot be told
-// at plan and are not judged.
+// sameSSHHostValidator refuses a subnet_manager.hosts list that names one SSH endpoint twice
+// (opensm.DuplicateHosts), each host's port defaulting to the sibling `port` attribute, else 22.
 type sameSSHHostValidator struct{}
 
 func (sameSSHHostValidator) Description(context.Context) string {
@@ -423,26 +375,16 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 	if !port.IsNull() {
 		defPort = int(port.ValueInt64())
 	}
-	type first struct {
-		i     int
-		entry string
-	}
-	seen := map[string]first{}
-	for i, e := range req.ConfigValue.Elements() {
+	elems := req.ConfigValue.Elements()
+	hosts, known := make([]string, len(elems)), make([]bool, len(elems))
+	for i, e := range elems {
 		s, ok := e.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
+		hosts[i], known[i] = s.ValueString(), ok && !s.IsNull() && !s.IsUnknown()
+	}
+	dups := opensm.DuplicateHosts(hosts, known, defPort)
+	for i := range hosts {
+		if msg, ok := dups[i]; ok {
+			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice", msg)
 		}
-		key, shown, ok := remote.EndpointKey(s.ValueString(), defPort)
-		if !ok {
-			continue // the entry's own error is reported when it is dialled
-		}
-		if prev, dup := seen[key]; dup {
-			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice",
-				fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
-					s.ValueString(), prev.i, prev.entry, shown))
-			continue
-		}
-		seen[key] = first{i, s.ValueString()}
 	}
 }

@@ -59,6 +59,40 @@ type Config struct {
 	Logger logr.Logger
 }
 
+// WithDefaults fills what a node's own settings leave empty: the login from username and
+// password (the provider's), and Timeout, DefaultTimeout or opTimeout when that is shorter
+// (opTimeout bounds the whole operation, so each call gets at most that: a dead BMC then fails
+// within it).
+func (c Config) WithDefaults(username, password string, opTimeout time.Duration) Config {
+	if c.Username == "" {
+		c.Username = username
+	}
+	if c.Password == "" {
+		c.Password = password
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if opTimeout > 0 && opTimeout < c.Timeout {
+		c.Timeout = opTimeout
+	}
+	return c
+}
+
+// MissingLogin names the part of the login c lacks, "username" or "password" ("" when
+// neither), with a summary and a sentence for node that says where to set it.
+func (c Config) MissingLogin(node string) (field, summary, detail string) {
+	switch {
+	case c.Username == "":
+		return "username", "No BMC user name",
+			fmt.Sprintf("Node %q has a BMC at %s but no user name to log in with: set bmc.username on the node or username in the provider's bmc = { ... } block.", node, c.Endpoint)
+	case c.Password == "":
+		return "password", "No BMC password",
+			fmt.Sprintf("Node %q has a BMC at %s but no password for %q: set password in the provider's bmc = { ... } block (or bmc.password on the node).", node, c.Endpoint, c.Username)
+	}
+	return "", "", ""
+}
+
 // config is a validated Config with defaults applied.
 type config struct {
 	Config

@@ -6,11 +6,13 @@
 // bmclib cannot do the job (each place says why). It knows nothing of Terraform.
 //
 // It also owns what is said to people about BMCs: the plan-time rules that refuse a configuration
-// before any BMC is asked (planrules.go), and the advice that goes with each kind of error
-// (Hint, Unreachable).
+// before any BMC is asked (planrules.go, Config.MissingLogin), and the advice that goes with each
+// kind of error (Hint, Unreachable, Failure).
 //
 // Use: Open a Session (Redfish first, IPMI as the fallback, in the order of Config.Protocols),
-// call Read / SetPower / SetBootDevice / EnsureUser / SetBIOS, and Close it.
+// call Read / SetPower / SetBootDevice / EnsureUser / SetBIOS, and Close it. The flows built on
+// a Session open and close their own: Session.Apply makes a node's BMC match what is declared,
+// RunPower performs one one-off power operation (PowerOps: on, off, a restart, or ResetBMC).
 //
 // Invariants:
 //   - Passwords (the login's and those of accounts being set) never appear in an error or a log
@@ -26,7 +28,8 @@
 //     running in the background keeps its lock and slot until it really ends, and the Session
 //     refuses further operations.
 //   - Every error is an *Error naming the BMC's host:port and protocol, and wraps one kind:
-//     ErrUnreachable, ErrAuth, ErrNotSupported, ErrTLS, ErrRejected, ErrInvalid or ErrFailed.
+//     ErrUnreachable, ErrAuth, ErrNotSupported, ErrTLS, ErrRejected, ErrInvalid or ErrFailed
+//     (the flows wrap it in a *StepError that names the step that failed).
 //   - Writes are checked by reading back: SetPower waits for the new state, SetBootDevice and
 //     EnsureUser re-read what they set, SetBIOS re-reads the pending settings.
 package bmc

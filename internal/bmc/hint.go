@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -33,4 +34,21 @@ func Hint(err error, timeout time.Duration) string {
 // an answer and must fail.
 func Unreachable(err error) bool {
 	return errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrTLS)
+}
+
+// Failure is what to tell a person when what ("open a session", "power on") failed on node's BMC
+// with err, an error of this package: a summary, and a detail naming the node, the BMC (host:port
+// and protocol, which err carries) and what to do about it (Hint). The login of cfg may be what
+// the BMC refuses: opened tells that the session had opened (the credentials were accepted),
+// workedBefore that an earlier read of this BMC worked; a refusal then is a lockout, and the
+// detail says how to recover (LockoutAdvice).
+func Failure(node, what string, err error, cfg Config, opened, workedBefore bool) (summary, detail string) {
+	hint := Hint(err, cfg.Timeout)
+	if errors.Is(err, ErrAuth) {
+		if adv := LockoutAdvice(cfg.Username, opened, workedBefore); adv != "" {
+			hint = adv
+		}
+	}
+	return fmt.Sprintf("Node %s: cannot %s through its BMC", node, what),
+		fmt.Sprintf("Node %q: %s.\n\n%s", node, strings.TrimSuffix(err.Error(), "."), hint)
 }

@@ -90,3 +90,68 @@ func TestDuplicateUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestFailure: the summary names the node and the step; the detail the node, the BMC's error
+// without a doubled full stop, and the hint, which for a refused login that worked before is the
+// lockout advice instead.
+func TestFailure(t *testing.T) {
+	cfg := Config{Username: "admin", Timeout: 20 * time.Second}
+	auth := &Error{Endpoint: "10.0.0.5:443", Protocol: "redfish", Op: "read", Kind: ErrAuth}
+	summary, detail := Failure("gpu001", "read its state", auth, cfg, false, false)
+	if summary != "Node gpu001: cannot read its state through its BMC" {
+		t.Errorf("summary %q", summary)
+	}
+	if !strings.HasPrefix(detail, `Node "gpu001": `+strings.TrimSuffix(auth.Error(), ".")+".\n\n") || !strings.Contains(detail, "check bmc.username and bmc.password") {
+		t.Errorf("detail %q", detail)
+	}
+	if _, detail := Failure("gpu001", "read its state", auth, cfg, false, true); !strings.Contains(detail, `The BMC refused the provider's login "admin", which it accepted before`) {
+		t.Errorf("lockout detail %q", detail)
+	}
+	down := &Error{Endpoint: "10.0.0.5:443", Protocol: "redfish", Op: "read", Kind: ErrUnreachable}
+	if _, detail := Failure("gpu001", "read its state", down, cfg, false, true); !strings.Contains(detail, "bounded by 20s") {
+		t.Errorf("unreachable detail %q", detail)
+	}
+}
+
+// TestWithDefaultsAndMissingLogin: the node's own login wins over the defaults, the timeout is
+// the shorter of the default and the operation's, and a missing user name is reported before a
+// missing password.
+func TestWithDefaultsAndMissingLogin(t *testing.T) {
+	c := Config{Endpoint: "10.0.0.5", Username: "node"}.WithDefaults("prov", "pw", time.Minute)
+	if c.Username != "node" || c.Password != "pw" || c.Timeout != DefaultTimeout {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c := (Config{}).WithDefaults("", "", 5*time.Second); c.Timeout != 5*time.Second {
+		t.Errorf("short operation: timeout %s", c.Timeout)
+	}
+	if f, _, _ := c.MissingLogin("gpu001"); f != "" {
+		t.Errorf("complete login reported missing %q", f)
+	}
+	f, s, d := Config{Endpoint: "10.0.0.5"}.MissingLogin("gpu001")
+	if f != "username" || s != "No BMC user name" || !strings.Contains(d, `Node "gpu001" has a BMC at 10.0.0.5 but no user name`) {
+		t.Errorf("no user: %q %q %q", f, s, d)
+	}
+	f, _, d = Config{Endpoint: "10.0.0.5", Username: "ops"}.MissingLogin("gpu001")
+	if f != "password" || !strings.Contains(d, `no password for "ops"`) {
+		t.Errorf("no password: %q %q", f, d)
+	}
+}
+
+// TestCheckResetAfterBIOS: a reset with nothing pending is refused; none, unset, or BIOS
+// settings to apply pass.
+func TestCheckResetAfterBIOS(t *testing.T) {
+	if msg := CheckResetAfterBIOS(ResetForce, false); !strings.Contains(msg, `reset_after_bios = "force" restarts the host for pending bios_settings, but the node has none`) {
+		t.Errorf("force without BIOS: %q", msg)
+	}
+	for _, c := range []struct {
+		reset string
+		bios  bool
+	}{{ResetNone, false}, {"", false}, {ResetGraceful, true}} {
+		if msg := CheckResetAfterBIOS(c.reset, c.bios); msg != "" {
+			t.Errorf("%q, bios %t: %q", c.reset, c.bios, msg)
+		}
+	}
+	if msg := CheckWithoutBMC("boot_device"); !strings.HasPrefix(msg, "boot_device is set through the node's BMC") {
+		t.Errorf("without BMC: %q", msg)
+	}
+}

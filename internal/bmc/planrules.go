@@ -144,3 +144,18 @@ func DuplicateUsers(names []string, known []bool) map[int]string {
 	}
 	return out
 }
+
+// CheckWithoutBMC refuses attr (power_state, boot_device, bmc_users, bios_settings), set on a
+// node that has no BMC to set it through.
+func CheckWithoutBMC(attr string) string {
+	return fmt.Sprintf("%s is set through the node's BMC, but the node has no bmc = { endpoint = ... }; add one or remove %s", attr, attr)
+}
+
+// CheckResetAfterBIOS refuses a reset after BIOS changes (reset, not ResetNone) on a node with no
+// BIOS settings: there is nothing pending for the restart to apply.
+func CheckResetAfterBIOS(reset string, hasBIOS bool) string {
+	if reset == "" || reset == ResetNone || hasBIOS {
+		return ""
+	}
+	return fmt.Sprintf("reset_after_bios = %q restarts the host for pending bios_settings, but the node has none; set bios_settings or remove reset_after_bios", reset)
+}

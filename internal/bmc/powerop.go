@@ -1,6 +1,9 @@
 package bmc
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // PowerStep is what a one-off power operation has to do, given the host's power state.
 type PowerStep int
@@ -32,4 +35,75 @@ func DecidePower(current, op, where string) (PowerStep, string) {
 		return PowerRefused, fmt.Sprintf("the BMC (%s) reports the host off, and %s restarts a running host. Use power = %q to start it.", where, op, "on")
 	}
 	return PowerRestart, ""
+}
+
+// Power operations, as a one-off power action names them: on and off set the power, the
+// restarts reset a running host (their Reset kind in restartKinds), PowerBMCReset restarts the
+// BMC itself and leaves the host alone.
+const (
+	PowerOn              = "on"
+	PowerOff             = "off"
+	PowerGracefulRestart = "graceful_restart"
+	PowerForceRestart    = "force_restart"
+	PowerCycle           = "power_cycle"
+	PowerBMCReset        = "bmc_reset"
+)
+
+// PowerOps are the operations RunPower takes.
+var PowerOps = []string{PowerOn, PowerOff, PowerGracefulRestart, PowerForceRestart, PowerCycle, PowerBMCReset}
+
+var restartKinds = map[string]string{
+	PowerGracefulRestart: ResetGraceful,
+	PowerForceRestart:    ResetForce,
+	PowerCycle:           ResetPowerCycle,
+}
+
+// PowerRefusedError is an operation DecidePower refused before anything was sent to the BMC:
+// Reason says why and what to do instead.
+type PowerRefusedError struct{ Reason string }
+
+func (e *PowerRefusedError) Error() string { return e.Reason }
+
+// RunPower performs op (one of PowerOps) on the host behind cfg, or on the BMC itself for
+// PowerBMCReset, telling progress each step as it starts and ends. It returns a *StepError that
+// names what could not be done (the BMC's error inside), or a *PowerRefusedError.
+func RunPower(ctx context.Context, cfg Config, op string, progress func(string)) error {
+	if op == PowerBMCReset {
+		progress("restarting its BMC at " + cfg.Endpoint)
+		err := ResetBMC(ctx, cfg, ResetBMCOptions{Progress: func(f string, args ...any) { progress(fmt.Sprintf(f, args...)) }})
+		if err != nil {
+			return &StepError{Step: "restart the BMC", Err: err}
+		}
+		return nil
+	}
+	s, err := Open(ctx, cfg)
+	if err != nil {
+		return &StepError{Step: "open a session", Err: err}
+	}
+	defer func() { _ = s.Close() }()
+	st, err := s.Read(ctx)
+	if err != nil {
+		return &StepError{Step: "read the power state", Err: err}
+	}
+	where := fmt.Sprintf("%s over %s", s.Endpoint(), s.Protocol())
+	step, refusal := DecidePower(st.PowerState, op, where)
+	switch step {
+	case PowerNothing:
+		progress(fmt.Sprintf("already %s (%s); nothing to do", op, where))
+	case PowerSet:
+		progress(fmt.Sprintf("powering %s (%s)", op, where))
+		if err := s.SetPower(ctx, op); err != nil {
+			return &StepError{Step: "power " + op, Err: err}
+		}
+		progress(op)
+	case PowerRefused:
+		return &PowerRefusedError{Reason: refusal}
+	case PowerRestart:
+		progress(fmt.Sprintf("%s (%s)", op, where))
+		if err := s.Reset(ctx, restartKinds[op]); err != nil {
+			return &StepError{Step: op, Err: err}
+		}
+		progress("on again after " + op)
+	}
+	return nil
 }

@@ -291,3 +291,32 @@ func TestPlanComparesByMeaning(t *testing.T) {
 		t.Errorf("plan without a query = %+v", ch)
 	}
 }
+
+// TestReadSettingsAfterApply: after a set, the refresh queries the recorded names in order, keeps
+// the recorded spelling of values equal in meaning, shows drift in the card's spelling, and tells
+// that the set values wait for a reboot; SetText words the set as its arguments.
+func TestReadSettingsAfterApply(t *testing.T) {
+	e := newApplyEnv(t)
+	res, err := Apply(e.ctx, e.r, ToolMlxconfig, dev, fabricSettings, ResetOptions("none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.SetText(), "LINK_TYPE_P1=IB NUM_OF_VFS=16 SRIOV_EN=True"; got != want {
+		t.Errorf("SetText %q, want %q", got, want)
+	}
+	have := map[string]string{"SRIOV_EN": "1", "NUM_OF_VFS": "8", "LINK_TYPE_P1": "ib"}
+	out, pending, known, err := ReadSettings(e.ctx, e.r, ToolMlxconfig, dev, have)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"SRIOV_EN": "1", "NUM_OF_VFS": "16", "LINK_TYPE_P1": "ib"}; !reflect.DeepEqual(out, want) || !pending || !known {
+		t.Errorf("ReadSettings = %v, %t, %t; want %v, pending and known", out, pending, known, want)
+	}
+	log, err := os.ReadFile(e.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(log)), "query LINK_TYPE_P1 NUM_OF_VFS SRIOV_EN") {
+		t.Errorf("the refresh's query is not the last call, in name order:\n%s", log)
+	}
+}

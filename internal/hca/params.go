@@ -2,6 +2,7 @@ package hca
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -611,4 +612,34 @@ func parseHex(s string) (uint64, bool) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	n, err := strconv.ParseUint(s, 16, 32)
 	return n, err == nil && s != "" && !strings.ContainsRune(s, '_')
+}
+
+// SettingProblem is one refused firmware setting: Param names it ("" when the error is about no
+// single setting) and Detail says what is wrong and what would be right.
+type SettingProblem struct {
+	Param, Detail string
+}
+
+// CheckSettings is Validate as a plan applies it: a name the database does not know but that
+// unchecked lists is left to the card (firmware newer than the database may have it), and the
+// refusal of any other unknown name says that unchecked is the way out.
+func CheckSettings(settings map[string]string, unchecked map[string]bool) []SettingProblem {
+	var out []SettingProblem
+	for _, err := range Validate(settings) {
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			out = append(out, SettingProblem{Detail: err.Error()})
+			continue
+		}
+		if pe.Kind == UnknownParam && unchecked[pe.Param] {
+			continue
+		}
+		detail := err.Error()
+		if pe.Kind == UnknownParam {
+			detail += ". If the card's firmware is newer than the provider's parameter database (mstflint 4.21) and has " +
+				"this parameter, list it in unchecked_parameters."
+		}
+		out = append(out, SettingProblem{Param: pe.Param, Detail: detail})
+	}
+	return out
 }

@@ -229,3 +229,24 @@ func TestCommand(t *testing.T) {
 		t.Errorf("command = %s", got)
 	}
 }
+
+// TestCheckSettings: an unknown name listed as unchecked passes, one not listed is refused with
+// the way out, and a bad value of a known name is refused whatever unchecked says.
+func TestCheckSettings(t *testing.T) {
+	got := CheckSettings(map[string]string{
+		"NEW_FW_KNOB": "1", "OTHER_KNOB": "1", "LINK_TYPE_P1": "bogus", "SRIOV_EN": "True",
+	}, map[string]bool{"NEW_FW_KNOB": true, "LINK_TYPE_P1": true})
+	byParam := map[string]string{}
+	for _, p := range got {
+		byParam[p.Param] = p.Detail
+	}
+	if len(got) != 2 || byParam["NEW_FW_KNOB"] != "" {
+		t.Fatalf("problems: %+v", got)
+	}
+	if d := byParam["OTHER_KNOB"]; !strings.Contains(d, `unknown mlxconfig parameter "OTHER_KNOB"`) || !strings.HasSuffix(d, "list it in unchecked_parameters.") {
+		t.Errorf("unknown name: %q", d)
+	}
+	if d := byParam["LINK_TYPE_P1"]; !strings.Contains(d, `invalid value "bogus" for LINK_TYPE_P1`) || strings.Contains(d, "unchecked_parameters") {
+		t.Errorf("bad value: %q", d)
+	}
+}

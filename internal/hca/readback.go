@@ -1,8 +1,11 @@
 package hca
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -40,6 +43,60 @@ func ReadBack(have map[string]string, q *Config) (out map[string]string, pending
 		}
 	}
 	return out, pending, q.HasColumn("Current")
+}
+
+// ReadSettings queries the parameters of have, the recorded settings, on device and reads them
+// back (ReadBack). The names are queried in order, so that the command is the same every time.
+func ReadSettings(ctx context.Context, r Runner, tool, device string, have map[string]string) (out map[string]string, pending, pendingKnown bool, err error) {
+	names := make([]string, 0, len(have))
+	for n := range have {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	q, err := Query(ctx, r, tool, device, names...)
+	if err != nil {
+		return nil, false, false, err
+	}
+	out, pending, pendingKnown = ReadBack(have, q)
+	return out, pending, pendingKnown, nil
+}
+
+// ResetOptions is how Apply treats a reset setting: "" or "none", no reset; otherwise the
+// mlxfwreset level as text ("0", "3", "4", "5"), which the caller has checked.
+func ResetOptions(reset string) *ApplyOptions {
+	opts := &ApplyOptions{}
+	if reset != "" && reset != "none" {
+		opts.Reset, opts.ResetLevelSet = true, true
+		opts.ResetLevel, _ = strconv.Atoi(reset)
+	}
+	return opts
+}
+
+// SetText lists what Apply set, "LINK_TYPE_P1=IB SRIOV_EN=True", as the set command's arguments.
+func (r *ApplyResult) SetText() string {
+	set := make([]string, 0, len(r.Changes))
+	for _, c := range r.Changes {
+		set = append(set, c.Param+"="+c.Arg)
+	}
+	return strings.Join(set, " ")
+}
+
+// Failure is the detail of err about one HCA (name, device on addr, with tool): the error, what
+// the tool printed (a *ToolError's output), the commands run before it, in order, and what to do
+// about reaching the node (SSHHint).
+func Failure(name, device, addr, tool string, err error, commands []string) string {
+	detail := fmt.Sprintf("HCA %q (device %s on %s, %s): %s.", name, device, addr, tool, strings.TrimSuffix(err.Error(), "."))
+	var te *ToolError
+	if errors.As(err, &te) && strings.TrimSpace(te.Output) != "" {
+		detail += "\n\nThe tool printed:\n" + strings.TrimRight(te.Output, "\n")
+	}
+	if len(commands) > 0 {
+		detail += "\n\nCommands run, in order:\n  " + strings.Join(commands, "\n  ")
+	}
+	if hint := SSHHint(err); hint != "" {
+		detail += "\n\n" + hint
+	}
+	return detail
 }
 
 // Waiting words what waits for a reboot or was loaded by the reset, for a person: the pending

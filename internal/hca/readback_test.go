@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -121,5 +122,33 @@ func TestToolAndParamNames(t *testing.T) {
 		if ParamNameRE.MatchString(s) != ok {
 			t.Errorf("parameter name %q: accepted %t", s, !ok)
 		}
+	}
+}
+
+// TestResetOptions: none or unset resets nothing; a level resets at that level, 0 included.
+func TestResetOptions(t *testing.T) {
+	for reset, want := range map[string]ApplyOptions{
+		"": {}, "none": {},
+		"0": {Reset: true, ResetLevelSet: true}, "3": {Reset: true, ResetLevel: 3, ResetLevelSet: true},
+	} {
+		if got := ResetOptions(reset); *got != want {
+			t.Errorf("ResetOptions(%q) = %+v, want %+v", reset, *got, want)
+		}
+	}
+}
+
+// TestFailure: the detail names the HCA, its device, node and tool, quotes what the tool printed
+// and the commands run, and ends with what to do about an unreachable node.
+func TestFailure(t *testing.T) {
+	te := &ToolError{Tool: "mlxconfig", Device: "mlx5_0", Command: "set", Exit: 1, Output: "-E- bad\n"}
+	d := Failure("gpu001/mlx5_0", "mlx5_0", "10.0.0.11:22", "mlxconfig", te, []string{"mlxconfig query", "mlxconfig set"})
+	for _, want := range []string{`HCA "gpu001/mlx5_0" (device mlx5_0 on 10.0.0.11:22, mlxconfig): `, "\n\nThe tool printed:\n-E- bad\n\nCommands run, in order:\n  mlxconfig query\n  mlxconfig set"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("tool error detail %q lacks %q", d, want)
+		}
+	}
+	down := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	if d := Failure("h", "mlx5_0", "a:22", "mlxconfig", fmt.Errorf("dial: %w", down), nil); !strings.HasSuffix(d, "\n\nThe node did not answer over SSH: check that it is up and that ssh_host is right, or raise the HCA's timeouts.") || strings.Contains(d, "Commands run") {
+		t.Errorf("unreachable detail %q", d)
 	}
 }

@@ -267,3 +267,34 @@ func ReadAll(ctx context.Context, hosts []string, open Opener) (HostsState, erro
 	}
 	return st, nil
 }
+
+// DuplicateHosts refuses SM hosts that name one SSH endpoint twice: "h" and "h:22" (or "h:2222"
+// with defPort 2222, "H" and "h", "::1" and "[0::1]:22") are the same host and port
+// (remote.EndpointKey), so the "standby" would be the primary again (issue 22). known[i] false
+// (unknown at plan) skips host i, as does a host SplitHost refuses (its own error is reported
+// when it is dialled). Names that resolve to one machine cannot be told apart here. It returns
+// the sentence for each refused host, by index.
+func DuplicateHosts(hosts []string, known []bool, defPort int) map[int]string {
+	type first struct {
+		i     int
+		entry string
+	}
+	out := map[int]string{}
+	seen := map[string]first{}
+	for i, h := range hosts {
+		if i < len(known) && !known[i] {
+			continue
+		}
+		key, shown, ok := remote.EndpointKey(h, defPort)
+		if !ok {
+			continue
+		}
+		if prev, dup := seen[key]; dup {
+			out[i] = fmt.Sprintf("%q is the same SSH endpoint as hosts[%d] %q (%s): the push would reach one OpenSM twice and count it as its own standby. List each subnet manager host once.",
+				h, prev.i, prev.entry, shown)
+			continue
+		}
+		seen[key] = first{i, h}
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
@@ -99,5 +100,25 @@ func TestAllMessages(t *testing.T) {
 	r.Written = true
 	if _, detail, _ := OpPush.LoggedErrors(r); detail != "Routing was verified (ftree), but OpenSM logged 4 error lines after the change, first: a | b | c" {
 		t.Errorf("push warning %q", detail)
+	}
+}
+
+// TestDuplicateHosts: two spellings of one endpoint are refused at the second, naming the first;
+// other ports, unknown hosts and hosts SplitHost refuses are not.
+func TestDuplicateHosts(t *testing.T) {
+	hosts := []string{"sm01", "SM01.:2222", "sm01:22", "sm02", "sm02:23", "x", "[::1]", "::1", "[0::1]:2222"}
+	known := []bool{true, true, true, true, true, false, true, true, true}
+	got := DuplicateHosts(hosts, known, 2222)
+	want := map[int]string{
+		1: `"SM01.:2222" is the same SSH endpoint as hosts[0] "sm01" (host sm01, port 2222)`,
+		8: `"[0::1]:2222" is the same SSH endpoint as hosts[7] "::1" (host ::1, port 2222)`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("hosts[%d]: %q, want prefix %q", i, got[i], w)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package remote is the provider's SSH transport to the machines it changes (subnet manager
 // hosts, GPU nodes): dial with a checked host key, run a command, read a file, and replace a set
 // of files in one directory atomically, keeping the previous versions so they can be restored.
-// It is pure Go on golang.org/x/crypto/ssh and knows nothing about Terraform or OpenSM; the
+// It is pure Go on golang.org/x/crypto/ssh and imports nothing of Terraform or OpenSM; the
 // OpenSM push flow (signal or restart, verify, roll back) is built on top of it elsewhere.
 //
 // Invariants:
@@ -28,8 +28,11 @@
 //     login shell starts them, so it must be POSIX-like, and, as for scp, its startup files must
 //     not print to stdout.
 //
-// It also owns what an ssh_host string means (SplitHost, EndpointKey, HostRE, HostPortRE) and
-// the classification of Dial's errors (Unreachable, KeyRefused), so that callers decide what to
+// It also owns what an ssh_host string means (SplitHost, EndpointKey, HostRE, HostPortRE,
+// CheckHostPort), how layered SSH settings become a Config (ConfigFor, refusing a missing setting
+// or a known_hosts file that cannot be read: CheckKnownHostsFile; these refusals name the
+// settings as the provider's configuration spells them, so that they say what to set), and the
+// classification of Dial's errors (Unreachable, KeyRefused), so that callers decide what to
 // tell people without reading error text.
 //
 // Dial makes one connection per host; each caller dials its own (a provider run reaches a few
