@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalogdoc"
 )
 
 // builtinSwitches, builtinNodes and builtinHCAs are how an unknown-model error lists the built-in
@@ -145,19 +146,19 @@ func TestDescriptionsFollowTheCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	with := catalogText{cat}
+	with := catalogdoc.Of(cat)
 	for got, want := range map[string]string{
-		with.switchModels(): "`QM9700`, `QM9790`, `XDR-144`",
-		with.nodeModels():   "`DGX-H100`, `HGX-H100`, `XDR-8`",
-		with.hcaModels():    "`CX-XDR`, `ConnectX-7-OSFP`, `ConnectX-7-QSFP112`",
+		with.SwitchModels(): "`QM9700`, `QM9790`, `XDR-144`",
+		with.NodeModels():   "`DGX-H100`, `HGX-H100`, `XDR-8`",
+		with.HCAModels():    "`CX-XDR`, `ConnectX-7-OSFP`, `ConnectX-7-QSFP112`",
 		// the defaults stay the defaults
-		with.switchPorts():     "64 for a QM9700: 32 cages of 2 ports",
-		with.switchPortRange(): "1-64 on a QM9700 (2 per cage)",
-		with.linkRate():        "400G",
-		with.bundle():          "2 × 400G = 800 Gb/s",
-		with.simSpeed():        "400G links are written as `4xHDR` (for `4xNDR`)",
-		with.computeHCAs():     "8 for a DGX-H100: one ConnectX-7-OSFP per GPU",
-		with.hcaPorts():        "1 on the DGX-H100's ConnectX-7-OSFP",
+		with.SwitchPorts():     "64 for a QM9700: 32 cages of 2 ports",
+		with.SwitchPortRange(): "1-64 on a QM9700 (2 per cage)",
+		with.LinkRate():        "400G",
+		with.Bundle():          "2 × 400G = 800 Gb/s",
+		with.SimSpeed():        "400G links are written as `4xHDR` (for `4xNDR`)",
+		with.ComputeHCAs():     "8 for a DGX-H100: one ConnectX-7-OSFP per GPU",
+		with.HCAPorts():        "1 on the DGX-H100's ConnectX-7-OSFP",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
@@ -165,7 +166,7 @@ func TestDescriptionsFollowTheCatalog(t *testing.T) {
 	}
 	var resp fwresource.SchemaResponse
 	newSwitchResource().Schema(context.Background(), fwresource.SchemaRequest{}, &resp)
-	if d := resp.Schema.Attributes["model"].GetMarkdownDescription(); !strings.Contains(d, docText().switchModels()) {
+	if d := resp.Schema.Attributes["model"].GetMarkdownDescription(); !strings.Contains(d, docText().SwitchModels()) {
 		t.Errorf("the switch's model description does not list the catalog's models: %s", d)
 	}
 }

@@ -59,7 +59,7 @@ func (d *diagramDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 		MarkdownDescription: "Switches whose down:up ratio exceeds this are highlighted (default 1: any blocking switch)."}
 	attrs["dot"] = outStr("The fabric in Graphviz DOT: one rank per tier (highest on top), every switch a box with its " +
 		"name and model, node boxes below the leaves, and the parallel links between two boxes drawn once with their count " +
-		"and capacity (`" + docText().bundle() + "`). Render it with `dot -Tsvg`.")
+		"and capacity (`" + docText().Bundle() + "`). Render it with `dot -Tsvg`.")
 	attrs["svg"] = outStr("The same picture as a standalone SVG laid out by the provider itself (layers by tier, boxes " +
 		"in fabric order, deterministic), so a plan needs no Graphviz. Where bundles are too many to label, the legend " +
 		"sums them per tier pair and each line's tooltip carries its numbers.")

@@ -71,7 +71,7 @@ func (d *openSMFilesDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		Computed: true,
 		MarkdownDescription: "The declared fabric in `ibnetdiscover` format, which `ibsim -s` loads as is: a " +
 			"`switchguid=`/`caguid=` line and a `Switch`/`Ca` header per device (HCAs named `<node> <device>`, as " +
-			"ConnectX ports describe themselves), one `[port] \"peer\"[port]` line per cabled port. " + docText().simSpeed() + ", " +
+			"ConnectX ports describe themselves), one `[port] \"peer\"[port]` line per cabled port. " + docText().SimSpeed() + ", " +
 			"because ibsim 0.10 cannot parse NDR or XDR; an HCA's node GUID is its declared port GUID " +
 			"minus 1, because ibsim numbers CA ports from the node GUID. Compare it with what " +
 			"`gpucluster_discovered_fabric` finds.",

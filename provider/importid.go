@@ -9,11 +9,6 @@ import (
 
 // The inventory types' import IDs (NAME,ATTR=VALUE,...) are read by internal/importid; the types
 // whose ID holds only strings and whole numbers map its settings to their model here.
-var (
-	parseImportID     = importid.Parse
-	requireImportKeys = importid.Require
-)
-
 // importString is the import ID's value for key, or null when the ID leaves it out.
 func importString(kv map[string]string, key string) types.String {
 	return types.StringPointerValue(importid.String(kv, key))

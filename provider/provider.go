@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 // Address is the provider's registry address.
@@ -85,7 +86,7 @@ func (p *gpuclusterProvider) Metadata(_ context.Context, _ provider.MetadataRequ
 func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Plans and builds GPU clusters whose hard part is the InfiniBand fabric: " +
-			"racks, GPU nodes, HCAs, cables and switches (by default " + docText().defaults() + "), checked as one fabric at plan time.",
+			"racks, GPU nodes, HCAs, cables and switches (by default " + docText().Defaults() + "), checked as one fabric at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"catalog_files": schema.ListAttribute{
 				ElementType: types.StringType,
@@ -142,7 +143,7 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 		// At plan, not at validate: whether the file is there depends on the machine, not on
 		// the configuration, and the first SSH connection would otherwise fail only at apply.
 		if f := data.SSH.KnownHostsFile; f != "" {
-			if msg := checkKnownHostsFile(f); msg != "" {
+			if msg := remote.CheckKnownHostsFile(f); msg != "" {
 				resp.Diagnostics.AddAttributeError(path.Root("ssh"), "known_hosts file not found", withPath(path.Root("ssh").AtName("known_hosts_file"), msg))
 			}
 		}

@@ -75,8 +75,8 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 			},
 			"port": schema.Int64Attribute{
 				Required: true,
-				MarkdownDescription: "Port number, from 1: switch ports " + docText().switchPortRange() + ", HCA ports " +
-					"1 to the model's count (" + docText().hcaPorts() + "). The fabric checks it against the device's model.",
+				MarkdownDescription: "Port number, from 1: switch ports " + docText().SwitchPortRange() + ", HCA ports " +
+					"1 to the model's count (" + docText().HCAPorts() + "). The fabric checks it against the device's model.",
 				Validators: []validator.Int64{portValidator()},
 			},
 		},
@@ -85,7 +85,7 @@ func cableEndAttribute(side string) schema.SingleNestedAttribute {
 
 func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "One logical InfiniBand link between two ports (" + docText().linkRate() + " between " + defaultSwitchModel + " ports): switch to switch, or switch to HCA. " +
+		MarkdownDescription: "One logical InfiniBand link between two ports (" + docText().LinkRate() + " between " + defaultSwitchModel + " ports): switch to switch, or switch to HCA. " +
 			"`kind` and `length_m` are optional: left unset, the fabric estimates the run from the rack positions and " +
 			"picks the cheapest kind that reaches. Declare one cable per link even where a twin-port cable or " +
 			"transceiver carries two.\n\n" +

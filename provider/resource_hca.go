@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -73,7 +74,7 @@ func (r *hcaResource) Metadata(_ context.Context, req resource.MetadataRequest, 
 
 func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A compute HCA port of a node, such as " + docText().hcaExample() + ". Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
+		MarkdownDescription: "A compute HCA port of a node, such as " + docText().HCAExample() + ". Its `name` (`<node>/<device>`, e.g. `gpu001/mlx5_0`) is the device name of cable ends and of " +
 			"partition members; its `port_guid` goes into OpenSM's files.\n\n" +
 			"With `firmware_settings`, the provider also configures the adapter's firmware parameters with `mlxconfig` " +
 			"(or mstflint's `mstconfig`), run over SSH on the node named by `ssh_host`, and reads them back at every " +
@@ -110,7 +111,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultHCAModel),
-				MarkdownDescription: "HCA model from the catalog (built-in: " + docText().hcaModels() + "; more with " +
+				MarkdownDescription: "HCA model from the catalog (built-in: " + docText().HCAModels() + "; more with " +
 					"the provider's `catalog_files`). It sets the port count and rate. Defaults to `" + defaultHCAModel + "`.",
 			},
 			"port_guid": schema.StringAttribute{
@@ -121,7 +122,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			},
 			"rail": schema.Int64Attribute{
 				Optional: true,
-				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, " + docText().computeRails() + ". In a " +
+				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, " + docText().ComputeRails() + ". In a " +
 					"rail-optimized fabric all HCAs of one rail share a leaf; the fabric uses it to check that cabling.",
 				Validators: []validator.Int64{railValidator()},
 			},
@@ -281,7 +282,7 @@ func (r *hcaResource) ImportState(ctx context.Context, req resource.ImportStateR
 		r.importIdentity(ctx, req, resp)
 		return
 	}
-	name, kv, err := parseImportID(req.ID, "node", "device", "model", "port_guid", "rail", "mst_device")
+	name, kv, err := importid.Parse(req.ID, "node", "device", "model", "port_guid", "rail", "mst_device")
 	if err == nil {
 		if node, device, ok := strings.Cut(name, "/"); ok {
 			if _, set := kv["node"]; !set {
@@ -291,7 +292,7 @@ func (r *hcaResource) ImportState(ctx context.Context, req resource.ImportStateR
 				kv["device"] = device
 			}
 		}
-		err = requireImportKeys(req.ID, kv, hcaImportSyntax, "node", "device", "port_guid")
+		err = importid.Require(req.ID, kv, hcaImportSyntax, "node", "device", "port_guid")
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())

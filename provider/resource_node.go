@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
@@ -90,7 +91,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultNodeModel),
-				MarkdownDescription: "Node model from the catalog (built-in: " + docText().nodeModels() + "; more with the provider's " +
+				MarkdownDescription: "Node model from the catalog (built-in: " + docText().NodeModels() + "; more with the provider's " +
 					"`catalog_files`). It sets the height, power and the default number of compute HCAs. Defaults to `" +
 					defaultNodeModel + "`.",
 			},
@@ -119,7 +120,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
-					"(" + docText().computeHCAs() + "). Set it for builds that differ, such as an HGX with one HCA " +
+					"(" + docText().ComputeHCAs() + "). Set it for builds that differ, such as an HGX with one HCA " +
 					"per GPU pair.",
 				Validators: []validator.Int64{computeHCAsValidator()},
 			},
@@ -305,9 +306,9 @@ func (r *nodeResource) ImportState(ctx context.Context, req resource.ImportState
 		r.importIdentity(ctx, req, resp)
 		return
 	}
-	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "ssh_host", "compute_hcas", "hca_devices")
+	name, kv, err := importid.Parse(req.ID, "model", "rack", "position_u", "ssh_host", "compute_hcas", "hca_devices")
 	if err == nil {
-		err = requireImportKeys(req.ID, kv, nodeImportSyntax, "rack", "position_u")
+		err = importid.Require(req.ID, kv, nodeImportSyntax, "rack", "position_u")
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -70,7 +71,7 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultSwitchModel),
-				MarkdownDescription: "Switch model from the catalog (built-in: " + docText().switchModels() + "; more with the provider's " +
+				MarkdownDescription: "Switch model from the catalog (built-in: " + docText().SwitchModels() + "; more with the provider's " +
 					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
 			},
 			"rack": schema.StringAttribute{
@@ -106,7 +107,7 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"ports": schema.Int64Attribute{
 				Computed:            true,
-				MarkdownDescription: "Number of ports of the model, from the catalog (" + docText().switchPorts() + ").",
+				MarkdownDescription: "Number of ports of the model, from the catalog (" + docText().SwitchPorts() + ").",
 			},
 		},
 	}
@@ -184,9 +185,9 @@ func (r *switchResource) ImportState(ctx context.Context, req resource.ImportSta
 		r.importIdentity(ctx, req, resp)
 		return
 	}
-	name, kv, err := parseImportID(req.ID, "model", "rack", "position_u", "role", "guid", "group")
+	name, kv, err := importid.Parse(req.ID, "model", "rack", "position_u", "role", "guid", "group")
 	if err == nil {
-		err = requireImportKeys(req.ID, kv, switchImportSyntax, "rack", "position_u", "guid")
+		err = importid.Require(req.ID, kv, switchImportSyntax, "rack", "position_u", "guid")
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())

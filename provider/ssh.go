@@ -17,9 +17,3 @@ func sshConfig(data *Data, host string, override ...SSHDefaults) (remote.Config,
 	}
 	return remote.ConfigFor(host, layers...)
 }
-
-// checkKnownHostsFile is the provider's Configure check of ssh.known_hosts_file
-// (remote.CheckKnownHostsFile): it runs at plan, not as a validator, because whether the file
-// exists depends on the machine that runs Terraform, and `terraform validate` checks the
-// configuration alone.
-var checkKnownHostsFile = remote.CheckKnownHostsFile
