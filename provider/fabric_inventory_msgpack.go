@@ -6,7 +6,7 @@ import (
 )
 
 // The shapes' MessagePack encoder: an element written straight from its fabric struct, as
-// encode and then fastDynamicValue would write it, without building a tftypes value per
+// encode and then appendMsgPack would write it, without building a tftypes value per
 // attribute first. gpucluster_discovered_fabric writes its as_built this way: a floor of 2,048
 // HCAs is 62,000 values, and building them as tftypes values and encoding those was half of
 // its read (BenchmarkDiscoveredFabricAsBuilt). TestShapeMessagePackMatchesEncode holds the two

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// fastDynamicValue encodes v (of type typ) as the msgpack DynamicValue Terraform reads, as
+// appendMsgPack writes v (of type typ) as the msgpack Terraform reads, as
 // tfprotov6.NewDynamicValue does, without tftypes' attribute path per value: tftypes builds a
 // path for every value it writes, in case it has an error to report, and for the 18,432 nodes
 // and HCAs of a 16,384-endpoint topology that was most of the provider's time and garbage
@@ -20,14 +20,6 @@ import (
 // objects as maps of their attributes, numbers as the smallest integer that holds them, else a
 // float64 when exact, else their decimal text. Unknown values and dynamic types, which need
 // tftypes' extension types, are written by tftypes.
-func fastDynamicValue(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
-	b, err := appendMsgPack(make([]byte, 0, 4096), v, typ)
-	if err != nil {
-		return tfprotov6.DynamicValue{}, err
-	}
-	return tfprotov6.DynamicValue{MsgPack: b}, nil
-}
-
 func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) {
 	if typ.Is(tftypes.DynamicPseudoType) || !v.IsKnown() {
 		dv, err := tfprotov6.NewDynamicValue(typ, v)

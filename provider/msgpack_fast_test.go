@@ -13,17 +13,17 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// msgpackRoundTrip encodes v with fastDynamicValue and decodes it with tftypes' decoder of the
+// msgpackRoundTrip encodes v with appendMsgPack and decodes it with tftypes' decoder of the
 // encoding Terraform reads: the value must be what tftypes' own encoder gives Terraform (a
 // number beyond float64 travels as its decimal text in both, so it comes back at the decoder's
 // precision, not the original's).
 func msgpackRoundTrip(t *testing.T, typ tftypes.Type, v tftypes.Value) {
 	t.Helper()
-	dv, err := fastDynamicValue(typ, v)
+	b, err := appendMsgPack(nil, v, typ)
 	if err != nil {
 		t.Fatalf("encode %s: %v", v, err)
 	}
-	got, err := dv.Unmarshal(typ)
+	got, err := readMsgPack(b, typ)
 	if err != nil {
 		t.Fatalf("decode %s: %v", v, err)
 	}
