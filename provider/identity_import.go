@@ -120,19 +120,16 @@ func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error())
 		return
 	}
-	a, b := cableEnd(fa), cableEnd(fb)
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
-		for i := range f.Spec.Cables {
-			if m := floorCable(&f.Spec.Cables[i]); m.Label.ValueString() == cableLabel(a, b) {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-				return
-			}
+		if c := f.Spec.CableLabelled(fabric.CableLabel(fa, fb)); c != nil {
+			m := floorCable(c)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+			return
 		}
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	l := types.StringValue(cableLabel(a, b))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringNull(),
-		LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()})...)
+	m := importedCable(importid.Cable{A: fa, B: fb})
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
