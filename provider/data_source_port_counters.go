@@ -28,7 +28,8 @@ var (
 func newPortCountersDataSource() datasource.DataSource { return &portCountersDataSource{} }
 
 // portCountersDataSource is glue over internal/opensm (where the ports are, perfquery) and
-// internal/counters (rates, BER, verdicts); port_counters_links.go maps the verdicts.
+// internal/counters (rates, BER, verdicts, the snapshot and its file on the host);
+// port_counters_links.go maps the verdicts.
 type portCountersDataSource struct {
 	data *Data
 }
