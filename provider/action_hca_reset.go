@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
@@ -116,11 +114,7 @@ func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = maskSecrets(ctx, t.ssh.PrivateKeyPEM)
-	opts := hca.ResetPendingOptions{}
-	if v := m.Level.ValueString(); v != "" {
-		opts.Level, _ = strconv.Atoi(v) // the validator allows 0, 1, 3 only
-		opts.LevelSet = true
-	}
+	opts := hca.ResetPendingLevel(m.Level.ValueString()) // the validator allows 0, 1, 3 only
 
 	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
 	if err != nil {
@@ -140,17 +134,9 @@ func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		t.fail(&resp.Diagnostics, "load its pending firmware settings", err, res.Commands)
 		return
 	}
-	switch {
-	case res.RebootNeeded:
-		what := res.Waiting()
-		actionProgress(ctx, resp, "hca %s on %s: %s wait for a reboot; no firmware reset short of one is supported now", name, t.host, what)
-		resp.Diagnostics.AddWarning(fmt.Sprintf("HCA %s: reboot node %s to load its firmware settings", name, m.Node.ValueString()),
-			fmt.Sprintf("HCA %q (device %s on %s): %s wait for a reboot, and the card supports no mlxfwreset level short of one "+
-				"now (supported levels: %s). Nothing was reset. Reboot the node, e.g. terraform apply -invoke with a "+
-				"gpucluster_node_power action of power = \"graceful_restart\".", name, t.device, t.ssh.Addr(), what, res.LevelsText()))
-	case !res.Reset:
-		actionProgress(ctx, resp, "hca %s on %s: no firmware setting waits; nothing to reset", name, t.host)
-	default:
-		actionProgress(ctx, resp, "hca %s on %s: mlxfwreset at level %d loaded %s", name, t.host, res.Level, res.Waiting())
+	line, warnSummary, warnDetail := res.Outcome(name, m.Node.ValueString(), t.device, t.ssh.Addr())
+	actionProgress(ctx, resp, "hca %s on %s: %s", name, t.host, line)
+	if warnSummary != "" {
+		resp.Diagnostics.AddWarning(warnSummary, warnDetail)
 	}
 }

@@ -3,9 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	pathpkg "path"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -30,7 +28,8 @@ var (
 func newPortCountersDataSource() datasource.DataSource { return &portCountersDataSource{} }
 
 // portCountersDataSource is glue over internal/opensm (where the ports are, perfquery) and
-// internal/counters (rates, BER, verdicts); port_counters_links.go maps the verdicts.
+// internal/counters (rates, BER, verdicts, the snapshot and its file on the host);
+// port_counters_links.go maps the verdicts.
 type portCountersDataSource struct {
 	data *Data
 }
@@ -249,17 +248,13 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	defer func() { _ = c.Close() }()
 	keep := m.SnapshotFile.ValueString()
 	if keep != "" && prev == nil {
-		text, exists, err := c.ReadFile(ctx, keep)
-		if err != nil {
+		var notSnapshot string
+		if prev, notSnapshot, err = counters.ReadSnapshotFile(ctx, c, keep); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("snapshot_file"), "Cannot read the snapshot file", err.Error())
 			return
 		}
-		if exists {
-			if prev, err = counters.DecodeSnapshot(strings.TrimSpace(text)); err != nil {
-				resp.Diagnostics.AddAttributeWarning(path.Root("snapshot_file"), "The snapshot file is not a snapshot",
-					fmt.Sprintf("%s on %s: %v. This read goes without a previous one and replaces the file.", keep, c.Addr(), err))
-				prev = nil
-			}
+		if notSnapshot != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("snapshot_file"), "The snapshot file is not a snapshot", notSnapshot)
 		}
 	}
 
@@ -324,7 +319,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	m.Snapshot = types.StringValue(snap)
 	if keep != "" {
-		if _, err := c.WriteFiles(ctx, pathpkg.Dir(keep), map[string]string{pathpkg.Base(keep): snap + "\n"}, 0o600); err != nil {
+		if err := counters.WriteSnapshotFile(ctx, c, keep, snap); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("snapshot_file"), "Cannot keep the snapshot", err.Error())
 			return
 		}

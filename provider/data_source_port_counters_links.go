@@ -7,7 +7,6 @@ package provider
 import (
 	"context"
 	"math/big"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -91,16 +90,11 @@ func portCounterLinksSchema() schema.MapNestedAttribute {
 // values maps the reports to `links` and `suspect_cables`.
 func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports []counters.Report, _ *diag.Diagnostics) (types.Map, types.List) {
 	var mates *bom.CageMates
-	lidOf := map[string]int{}
-	for _, c := range f.cables {
-		lidOf[c.A.Name], lidOf[c.B.Name] = c.A.LID, c.B.LID
-	}
+	lidOf := opensm.EndLIDs(f.cables)
 	links := make(map[string]attr.Value, len(reports))
-	var suspect []string
 	for _, r := range reports {
 		where, shares := types.StringNull(), types.ListNull(types.StringType)
 		if r.Verdict != counters.OK {
-			suspect = append(suspect, r.Label)
 			if f.graph != nil {
 				if mates == nil {
 					mates = bom.NewCageMates(bom.Cabling(f.graph, cat, bom.Options{}))
@@ -115,22 +109,14 @@ func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports [
 				}
 			}
 		}
-		window := 0.0
-		for _, e := range []counters.EndReport{r.A, r.B} {
-			window = max(window, e.Window)
-		}
 		links[r.Label] = types.ObjectValueMust(linkAttrTypes, map[string]attr.Value{
 			"a": endValue(r.A, lidOf[r.A.Name]), "b": endValue(r.B, lidOf[r.B.Name]),
-			"rate_gbps": types.Float64Value(r.RateGbps), "up": types.BoolValue(r.Up), "window_seconds": types.Float64Value(window),
+			"rate_gbps": types.Float64Value(r.RateGbps), "up": types.BoolValue(r.Up), "window_seconds": types.Float64Value(r.Window()),
 			"symbol_ber": float64Ptr(r.SymbolBER), "verdict": types.StringValue(string(r.Verdict)), "reason": types.StringValue(r.Reason),
 			"where": where, "shares_with": shares,
 		})
 	}
-	sort.Strings(suspect)
-	if suspect == nil {
-		suspect = []string{}
-	}
-	return types.MapValueMust(types.ObjectType{AttrTypes: linkAttrTypes}, links), textList(suspect)
+	return types.MapValueMust(types.ObjectType{AttrTypes: linkAttrTypes}, links), textList(counters.Suspects(reports))
 }
 
 func endValue(e counters.EndReport, lid int) attr.Value {

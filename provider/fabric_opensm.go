@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -462,12 +460,9 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	st, err := opensm.ReadAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
 		return r.target(ctx, sm, sm.hosts[i], nil, opensm.Expect{})
 	})
-	for _, u := range st.Unread {
-		diags.AddWarning("Cannot read the state of OpenSM on "+u.Host,
-			u.Err.Error()+"\n\nWhether OpenSM runs there is not seen by this plan.")
-	}
 	var stopped *opensm.AllError
 	if errors.As(err, &stopped) {
+		addWarnings(diags, st.UnreadWarnings())
 		var hk *remote.HostKeyError
 		if errors.As(err, &hk) {
 			diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), "Subnet manager host key refused", stopped.Err.Error())
@@ -477,20 +472,12 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 		}
 		return
 	}
-	if st.Pending {
-		diags.AddWarning("OpenSM on "+sm.hosts[0]+" never took the files on its disk",
-			"An earlier apply wrote them and lost the host before OpenSM was told ("+opensm.PendingMarker+" is in "+sm.render.Graph.Paths.Dir()+"). "+
-				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails.")
-	}
-	if len(st.Sick) > 0 {
-		hosts, lines := make([]string, len(st.Sick)), make([]string, len(st.Sick))
-		for i, s := range st.Sick {
-			hosts[i], lines[i] = s.Host, fmt.Sprintf("%s: OpenSM is %s: %s", s.Host, s.Health.Live, s.Health.Why)
-		}
-		diags.AddWarning("OpenSM does not run as intended on "+strings.Join(hosts, ", "),
-			strings.Join(lines, "\n")+"\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply "+
-				"starts OpenSM (or makes it sweep again) with the rendered files on that host and verifies that it routes, "+
-				"and rolls back and fails with OpenSM's log if it does not.")
-	}
+	addWarnings(diags, st.Warnings(sm.hosts[0], sm.render.Graph.Paths.Dir()))
 	m.OpenSM = openSMValue(st.Files)
+}
+
+func addWarnings(diags *diag.Diagnostics, ws []opensm.Warning) {
+	for _, w := range ws {
+		diags.AddWarning(w.Summary, w.Detail)
+	}
 }

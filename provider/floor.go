@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -221,14 +222,16 @@ func floorHCA(h *fabric.HCA) hcaModel {
 	return m
 }
 
-func floorCable(c *fabric.Cable) cableModel {
-	a, b := plainCableEnd{device: c.A.Device, port: int64(c.A.Port)}, plainCableEnd{device: c.B.Device, port: int64(c.B.Port)}
+func floorCable(c *fabric.Cable) cableModel { return importedCable(importid.FloorCable(c)) }
+
+// importedCable is the model of a cable imported from the floor or by identity alone: one mapping
+// of importid.Cable for both, so an item imported and the same item listed plan alike. No SKU:
+// neither names one, and the plan picks it.
+func importedCable(ci importid.Cable) cableModel {
+	a, b := cableEnd(ci.A), cableEnd(ci.B)
 	l := types.StringValue(cableLabel(a, b))
-	m := cableModel{ID: l, A: a.object(), B: b.object(), Kind: strOrNull(c.Kind), LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()}
-	if c.LengthM > 0 {
-		m.LengthM = types.Float64Value(c.LengthM)
-	}
-	return m
+	return cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringPointerValue(ci.Kind),
+		LengthM: types.Float64PointerValue(ci.LengthM), Label: l, SKU: types.StringNull()}
 }
 
 func orDefault(s, def string) string {

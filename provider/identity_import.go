@@ -35,12 +35,10 @@ func (r *switchResource) importIdentity(ctx context.Context, req resource.Import
 		return
 	}
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
-		for i := range f.Spec.Switches {
-			if f.Spec.Switches[i].Name == name {
-				m := floorSwitch(r.data, &f.Spec.Switches[i])
-				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-				return
-			}
+		if s := f.Spec.SwitchNamed(name); s != nil {
+			m := floorSwitch(r.data, s)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+			return
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -65,12 +63,10 @@ func (r *nodeResource) importIdentity(ctx context.Context, req resource.ImportSt
 		return
 	}
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
-		for i := range f.Spec.Nodes {
-			if f.Spec.Nodes[i].Name == name {
-				m := floorNode(ctx, r.data, f.Spec, &f.Spec.Nodes[i])
-				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-				return
-			}
+		if nd := f.Spec.NodeNamed(name); nd != nil {
+			m := floorNode(ctx, r.data, f.Spec, nd)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+			return
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -98,12 +94,10 @@ func (r *hcaResource) importIdentity(ctx context.Context, req resource.ImportSta
 		return
 	}
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
-		for i := range f.Spec.HCAs {
-			if h := &f.Spec.HCAs[i]; h.Node == node && h.Device == device {
-				m := floorHCA(h)
-				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-				return
-			}
+		if h := f.Spec.HCAOn(node, device); h != nil {
+			m := floorHCA(h)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+			return
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -126,19 +120,16 @@ func (r *cableResource) importIdentity(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.AddError("Invalid import identity", "identity.label: "+err.Error())
 		return
 	}
-	a, b := cableEnd(fa), cableEnd(fb)
 	if f := floorOf(ctx, r.data, &resp.Diagnostics); f != nil {
-		for i := range f.Spec.Cables {
-			if m := floorCable(&f.Spec.Cables[i]); m.Label.ValueString() == cableLabel(a, b) {
-				resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-				return
-			}
+		if c := f.Spec.CableLabelled(fabric.CableLabel(fa, fb)); c != nil {
+			m := floorCable(c)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+			return
 		}
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	l := types.StringValue(cableLabel(a, b))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringNull(),
-		LengthM: types.Float64Null(), Label: l, SKU: types.StringNull()})...)
+	m := importedCable(importid.Cable{A: fa, B: fb})
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -72,7 +72,7 @@
 //     10 s at either end").
 //
 // Suspect and down cables are the ones to record in gpucluster_fabric.failed_cables, by the
-// labels Judge reports.
+// labels Judge reports (Suspects lists them, sorted).
 //
 // # Remembering
 //
@@ -80,6 +80,8 @@
 // cable's verdict and its last rates while up) so that the next read, minutes or days later, can
 // compute rates over that span when it takes a single read, count the times a link went down in
 // between, and keep the evidence of a cable that went down. Terraform keeps it where the
-// configuration puts it (an output, read back with terraform_remote_state); the provider hands
-// it to Judge as it was.
+// configuration puts it (an output, read back with terraform_remote_state), or the fabric host
+// does, in a file this package reads and replaces (keep.go: ReadSnapshotFile, WriteSnapshotFile,
+// atomically and owner-only); the provider hands it to Judge as it was. A file that holds no
+// snapshot never stops a read: it goes without one and replaces the file.
 package counters

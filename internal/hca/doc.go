@@ -40,7 +40,8 @@
 // It also owns what is said to people about an HCA: the forms of a tool path and a parameter
 // name (ToolRE, ParamNameRE), the plan-time check of a set of settings (CheckSettings), the
 // wording of what was set (ApplyResult.SetText) and of a firmware reset's outcome
-// (ResetPendingResult's Waiting, LevelsText), and the detail of a failure with what to do about
+// (ResetPendingResult's Outcome, Waiting, LevelsText), how a reset setting reads as options
+// (ResetOptions, and ResetPendingLevel through it), and the detail of a failure with what to do about
 // an SSH error reaching the card's node (Failure, SSHHint).
 //
 // The parsers follow the text layout of mlxconfig_ui.cpp (each value printed

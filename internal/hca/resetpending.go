@@ -15,6 +15,14 @@ type ResetPendingOptions struct {
 	LevelSet bool
 }
 
+// ResetPendingLevel is ResetPending's options for a level setting, read as Apply's reset setting
+// is (ResetOptions), so the two spellings of a level cannot drift apart: "" lets the tool choose;
+// otherwise the mlxfwreset level as text, which the caller has checked.
+func ResetPendingLevel(level string) ResetPendingOptions {
+	o := ResetOptions(level)
+	return ResetPendingOptions{Level: o.ResetLevel, LevelSet: o.ResetLevelSet}
+}
+
 // ResetPendingResult reports what ResetPending found and did.
 type ResetPendingResult struct {
 	Pending []string     // parameters whose Next Boot value was not yet the Current one, sorted
@@ -107,4 +115,22 @@ func levelList(l *ResetLevels) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
+}
+
+// Outcome words a successful ResetPending for the HCA name (device on node, reached at addr): a
+// progress line, and when only a reboot would load the values a warning (warnSummary "" when
+// none): rebooting a node is its owner's call, so the warning says how to make it.
+func (r *ResetPendingResult) Outcome(name, node, device, addr string) (line, warnSummary, warnDetail string) {
+	switch {
+	case r.RebootNeeded:
+		what := r.Waiting()
+		return what + " wait for a reboot; no firmware reset short of one is supported now",
+			fmt.Sprintf("HCA %s: reboot node %s to load its firmware settings", name, node),
+			fmt.Sprintf("HCA %q (device %s on %s): %s wait for a reboot, and the card supports no mlxfwreset level short of one "+
+				"now (supported levels: %s). Nothing was reset. Reboot the node, e.g. terraform apply -invoke with a "+
+				"gpucluster_node_power action of power = \"graceful_restart\".", name, device, addr, what, r.LevelsText())
+	case !r.Reset:
+		return "no firmware setting waits; nothing to reset", "", ""
+	}
+	return fmt.Sprintf("mlxfwreset at level %d loaded %s", r.Level, r.Waiting()), "", ""
 }

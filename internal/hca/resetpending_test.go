@@ -76,3 +76,40 @@ func TestResetPending(t *testing.T) {
 		}
 	})
 }
+
+// TestResetPendingLevel: unset lets the tool choose; a level is asked for, 0 included (the zero
+// value must not read as unset).
+func TestResetPendingLevel(t *testing.T) {
+	for level, want := range map[string]ResetPendingOptions{
+		"": {}, "0": {Level: 0, LevelSet: true}, "1": {Level: 1, LevelSet: true}, "3": {Level: 3, LevelSet: true},
+	} {
+		if got := ResetPendingLevel(level); got != want {
+			t.Errorf("ResetPendingLevel(%q) = %+v, want %+v", level, got, want)
+		}
+	}
+}
+
+// TestResetPendingOutcome pins the three outcomes' words: reset, nothing pending, and only a
+// reboot, which alone warns, naming the node to reboot, the levels the card supports and how.
+func TestResetPendingOutcome(t *testing.T) {
+	reset := &ResetPendingResult{Pending: []string{"LINK_TYPE_P1", "SRIOV_EN"}, Level: 3, Reset: true}
+	if line, s, _ := reset.Outcome("gpu001/mlx5_0", "gpu001", "mlx5_0", "10.0.0.1:22"); line != "mlxfwreset at level 3 loaded LINK_TYPE_P1, SRIOV_EN" || s != "" {
+		t.Errorf("reset: %q, warning %q", line, s)
+	}
+	if line, s, _ := (&ResetPendingResult{Level: -1}).Outcome("gpu001/mlx5_0", "gpu001", "mlx5_0", "10.0.0.1:22"); line != "no firmware setting waits; nothing to reset" || s != "" {
+		t.Errorf("nothing: %q, warning %q", line, s)
+	}
+	reboot := &ResetPendingResult{Pending: []string{"LINK_TYPE_P1"}, Level: -1, RebootNeeded: true,
+		Levels: &ResetLevels{Levels: []ResetLevel{{Level: 3}, {Level: 4, Supported: true}}}}
+	line, s, d := reboot.Outcome("gpu001/mlx5_0", "gpu001", "mlx5_0", "10.0.0.1:22")
+	if line != "LINK_TYPE_P1 wait for a reboot; no firmware reset short of one is supported now" {
+		t.Errorf("reboot line: %q", line)
+	}
+	if s != "HCA gpu001/mlx5_0: reboot node gpu001 to load its firmware settings" {
+		t.Errorf("reboot summary: %q", s)
+	}
+	if want := `HCA "gpu001/mlx5_0" (device mlx5_0 on 10.0.0.1:22): LINK_TYPE_P1 wait for a reboot, and the card supports no mlxfwreset level short of one now (supported levels: 4). Nothing was reset.`; !strings.HasPrefix(d, want) ||
+		!strings.Contains(d, `power = "graceful_restart"`) {
+		t.Errorf("reboot detail: %q", d)
+	}
+}

@@ -145,3 +145,22 @@ func TestCableIdentity(t *testing.T) {
 		t.Errorf("a loopback: %v", err)
 	}
 }
+
+// TestFloorCable: what discovery gave is kept, what it left out is left to the fabric (nil, as
+// an ID without kind or length), and the Cable does not alias the floor's.
+func TestFloorCable(t *testing.T) {
+	floor := fabric.Cable{A: fabric.End{Device: "leaf01", Port: 33}, B: fabric.End{Device: "gpu001/mlx5_0", Port: 1}, Kind: "dac", LengthM: 2}
+	c := FloorCable(&floor)
+	if c.A != floor.A || c.B != floor.B || c.Kind == nil || *c.Kind != "dac" || c.LengthM == nil || *c.LengthM != 2 {
+		t.Fatalf("%+v", c)
+	}
+	floor.Kind, floor.LengthM = "fiber-mm", 5
+	if *c.Kind != "dac" || *c.LengthM != 2 {
+		t.Errorf("the Cable follows the floor's edits: %s %v", *c.Kind, *c.LengthM)
+	}
+	bare := FloorCable(&fabric.Cable{A: floor.A, B: floor.B})
+	id, err := ParseCable("leaf01:33 <-> gpu001/mlx5_0:1")
+	if err != nil || !reflect.DeepEqual(bare, id) {
+		t.Errorf("a bare floor cable %+v is not the bare ID's %+v (%v)", bare, id, err)
+	}
+}

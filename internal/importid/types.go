@@ -128,6 +128,23 @@ func ParseCable(id string) (Cable, error) {
 	return c, nil
 }
 
+// FloorCable is the import of a cable on the floor (an import by identity, a list result): its
+// ends as the floor has them, and a kind and a length only where discovery gave one; otherwise
+// the fabric picks and estimates them, as for an ID that leaves them out, so that the floor's
+// cables and imported IDs make the same resource.
+func FloorCable(c *fabric.Cable) Cable {
+	out := Cable{A: c.A, B: c.B}
+	if c.Kind != "" {
+		kind := c.Kind
+		out.Kind = &kind
+	}
+	if c.LengthM > 0 {
+		length := c.LengthM
+		out.LengthM = &length
+	}
+	return out
+}
+
 // CableIdentity reads the label of a cable's import identity: a label alone, whose two ends
 // must be able to carry a cable (fabric.CheckCableEnds).
 func CableIdentity(label string) (a, b fabric.End, err error) {

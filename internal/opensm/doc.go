@@ -19,8 +19,9 @@
 // A fabric has a primary SM host and standbys, and the package owns how they are visited together
 // (hosts.go): PushAll and SweepAll go primary first and stop at the first failure, UnpushAll goes
 // standbys first so the master changes last, and ReadAll reads back for a refresh the files of the
-// first host and the health of every host. Each says, as an AllError and Op.LoggedErrors, what was
-// done where; the provider only turns that into diagnostics.
+// first host and the health of every host. Each says, as an AllError, Op.LoggedErrors and
+// HostsState.Warnings, what was done or seen where; the provider only turns that into
+// diagnostics.
 //
 // Invariants:
 //   - Rendering is deterministic: the same Config (or Graph) always yields the same bytes, so a

@@ -220,6 +220,45 @@ type HostsState struct {
 	Unread []HostError
 }
 
+// Warning is something a run over the SM hosts has to tell without failing: a few words, then
+// what was seen and what happens next.
+type Warning struct{ Summary, Detail string }
+
+// UnreadWarnings are the warnings for the hosts whose state could not be read (Unread): all a
+// read that stopped (ReadAll's *AllError) can say, since the rest of st was not all read.
+func (st HostsState) UnreadWarnings() []Warning {
+	out := make([]Warning, 0, len(st.Unread))
+	for _, u := range st.Unread {
+		out = append(out, Warning{"Cannot read the state of OpenSM on " + u.Host,
+			u.Err.Error() + "\n\nWhether OpenSM runs there is not seen by this plan."})
+	}
+	return out
+}
+
+// Warnings are what a refresh that read every host says of them: UnreadWarnings, then why Files
+// is empty when it is emptied, since the plan then shows every file as a change and the person
+// reading it must know the push is a repair, not drift: the primary (the first host, its files
+// in dir) never took its files (Pending), or OpenSM does not run as intended on the Sick hosts.
+func (st HostsState) Warnings(primary, dir string) []Warning {
+	out := st.UnreadWarnings()
+	if st.Pending {
+		out = append(out, Warning{"OpenSM on " + primary + " never took the files on its disk",
+			"An earlier apply wrote them and lost the host before OpenSM was told (" + PendingMarker + " is in " + dir + "). " +
+				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails."})
+	}
+	if len(st.Sick) > 0 {
+		hosts, lines := make([]string, len(st.Sick)), make([]string, len(st.Sick))
+		for i, s := range st.Sick {
+			hosts[i], lines[i] = s.Host, fmt.Sprintf("%s: OpenSM is %s: %s", s.Host, s.Health.Live, s.Health.Why)
+		}
+		out = append(out, Warning{"OpenSM does not run as intended on " + strings.Join(hosts, ", "),
+			strings.Join(lines, "\n") + "\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply " +
+				"starts OpenSM (or makes it sweep again) with the rendered files on that host and verifies that it routes, " +
+				"and rolls back and fails with OpenSM's log if it does not."})
+	}
+	return out
+}
+
 // HostHealth is one host's OpenSM health.
 type HostHealth struct {
 	Host   string

@@ -122,3 +122,42 @@ func TestDuplicateHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsStateWarnings pins what a refresh tells: a host not read, then the primary's files
+// never taken, then the sick hosts, named together; a stopped read tells only of the hosts not
+// read; a healthy, activated set tells nothing.
+func TestHostsStateWarnings(t *testing.T) {
+	st := HostsState{
+		Pending: true,
+		Sick: []HostHealth{
+			{Host: "sm1", Health: Health{Live: LiveStopped, Why: "its status command (systemctl is-active opensm) exits 3"}},
+			{Host: "sm3", Health: Health{Live: LiveUnrouted, Why: "its last routing run as master failed: x"}},
+		},
+		Unread: []HostError{{Host: "sm2", Err: errors.New("dial tcp: no route to host")}},
+	}
+	ws := st.Warnings("sm1", "/etc/opensm")
+	summaries := make([]string, len(ws))
+	for i, w := range ws {
+		summaries[i] = w.Summary
+	}
+	if want := []string{"Cannot read the state of OpenSM on sm2", "OpenSM on sm1 never took the files on its disk",
+		"OpenSM does not run as intended on sm1, sm3"}; !slices.Equal(summaries, want) {
+		t.Fatalf("summaries %q, want %q", summaries, want)
+	}
+	if got, want := ws[0].Detail, "dial tcp: no route to host\n\nWhether OpenSM runs there is not seen by this plan."; got != want {
+		t.Errorf("unread: %q, want %q", got, want)
+	}
+	if !strings.Contains(ws[1].Detail, "("+PendingMarker+" is in /etc/opensm)") {
+		t.Errorf("pending: %q", ws[1].Detail)
+	}
+	if got, want := ws[2].Detail, "sm1: OpenSM is not running: its status command (systemctl is-active opensm) exits 3\n"+
+		"sm3: OpenSM is running without routes: its last routing run as master failed: x\n\nThe plan shows every OpenSM file as a change"; !strings.HasPrefix(got, want) {
+		t.Errorf("sick: %q, want it to start %q", got, want)
+	}
+	if un := st.UnreadWarnings(); len(un) != 1 || un[0] != ws[0] {
+		t.Errorf("UnreadWarnings = %+v", un)
+	}
+	if ws := (HostsState{Files: Files{}}).Warnings("sm1", "/etc/opensm"); len(ws) != 0 {
+		t.Errorf("healthy: %+v", ws)
+	}
+}

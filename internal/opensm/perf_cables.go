@@ -201,3 +201,14 @@ func guidText(g GUID) string {
 
 // EndKey is how a perfquery block is matched to a cable end: its LID and port.
 func EndKey(lid, port int) [2]int { return [2]int{lid, port} }
+
+// EndLIDs is each cable end's device LID by the end's label ("leaf01:40"), 0 for a device the
+// fabric does not show: what a report of the reads says of the end, since the counters judged
+// (counters.EndReport) carry labels, not LIDs. An end named twice keeps its last cable's LID.
+func EndLIDs(cables []FabricCable) map[string]int {
+	out := make(map[string]int, 2*len(cables))
+	for _, c := range cables {
+		out[c.A.Name], out[c.B.Name] = c.A.LID, c.B.LID
+	}
+	return out
+}

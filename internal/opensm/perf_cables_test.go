@@ -108,3 +108,17 @@ func TestDiscoveredCables(t *testing.T) {
 	}
 	t.Logf("%s", cables[0].Label)
 }
+
+// TestEndLIDs: every end of every cable by its label, a device off the fabric at 0, and an end
+// named by two cables (two discovered devices with one description) at its last cable's LID.
+func TestEndLIDs(t *testing.T) {
+	cables := []FabricCable{
+		{Label: "leaf01:40 <-> spine01:8", A: CablePort{Name: "leaf01:40", LID: 2}, B: CablePort{Name: "spine01:8", LID: 3}},
+		{Label: "leaf01:41 <-> spine02:8", A: CablePort{Name: "leaf01:41", LID: 2}, B: CablePort{Name: "spine02:8"}},
+		{Label: "leaf01:40 <-> spine03:1", A: CablePort{Name: "leaf01:40", LID: 9}, B: CablePort{Name: "spine03:1", LID: 4}},
+	}
+	want := map[string]int{"leaf01:40": 9, "spine01:8": 3, "leaf01:41": 2, "spine02:8": 0, "spine03:1": 4}
+	if got := EndLIDs(cables); !reflect.DeepEqual(got, want) {
+		t.Errorf("EndLIDs = %v, want %v", got, want)
+	}
+}
