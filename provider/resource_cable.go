@@ -253,12 +253,9 @@ func (r *cableResource) ImportState(ctx context.Context, req resource.ImportStat
 		addImportErrors(&resp.Diagnostics, err)
 		return
 	}
-	a, b := cableEnd(ci.A), cableEnd(ci.B)
-	l := types.StringValue(cableLabel(a, b))
-	m := cableModel{ID: l, A: a.object(), B: b.object(), Kind: types.StringPointerValue(ci.Kind),
-		LengthM: types.Float64PointerValue(ci.LengthM), Label: l, SKU: types.StringNull()}
+	m := importedCable(ci)
 	if ci.Kind != nil && ci.LengthM != nil {
-		sku, err := inventoryCatalog(r.data).CableSKU(*ci.Kind, cableEnds(a, b), *ci.LengthM)
+		sku, err := inventoryCatalog(r.data).CableSKU(*ci.Kind, cableEnds(cableEnd(ci.A), cableEnd(ci.B)), *ci.LengthM)
 		if err != nil {
 			addImportErrors(&resp.Diagnostics, err)
 			return
