@@ -582,11 +582,22 @@ func (c *Catalog) KindFor(ends string, lengthM float64) (string, float64, bool) 
 // It returns false when no product of that kind reaches. Reaches and lengths are the parts' LinkX
 // documents' (e.g. MCP4Y10 passive copper 0.5-2 m, MFP7E10 multimode fibre to 50 m).
 func (c *Catalog) CableFor(kind, ends string, lengthM float64) (Cable, float64, bool) {
+	return c.cableFor(kind, ends, 0, lengthM)
+}
+
+// CableForCage is CableFor among the products that carry exactly links links: a copper cable
+// plugged into a cage carries all its ports (a twin-port cable for a cage of 2, a quad for 4).
+func (c *Catalog) CableForCage(kind, ends string, links int, lengthM float64) (Cable, float64, bool) {
+	return c.cableFor(kind, ends, links, lengthM)
+}
+
+// cableFor is CableFor; links > 0 keeps the products that carry that many links.
+func (c *Catalog) cableFor(kind, ends string, links int, lengthM float64) (Cable, float64, bool) {
 	var best Cable
 	bestLen, found := 0.0, false
 	for _, name := range sortedKeys(c.Cables) {
 		k := c.Cables[name]
-		if !k.Serves(kind, ends) || k.ReachM < lengthM {
+		if !k.Serves(kind, ends) || k.ReachM < lengthM || (links > 0 && k.Links != links) {
 			continue
 		}
 		l, ok := standardLength(k.LengthsM, lengthM)
