@@ -314,9 +314,13 @@ func badInputPattern(b badInput) *regexp.Regexp {
 		return regexp.MustCompile(` +`).ReplaceAllString(regexp.QuoteMeta(s), `[\s│]+`)
 	}
 	var head string
-	if b.addr == "provider" {
+	switch {
+	case b.addr == "provider":
 		head = `with provider\["[^"\n]+"\],\n[│ ]*on [^\n]+ line \d+, in provider "gpucluster":\n`
-	} else {
+	case strings.HasPrefix(b.addr, "data."):
+		typ, name, _ := strings.Cut(strings.TrimPrefix(b.addr, "data."), ".")
+		head = `with ` + regexp.QuoteMeta(b.addr) + `,\n[│ ]*on [^\n]+ line \d+, in data "` + typ + `" "` + name + `":\n`
+	default:
 		typ, name, _ := strings.Cut(b.addr, ".")
 		head = `with ` + regexp.QuoteMeta(b.addr) + `,\n[│ ]*on [^\n]+ line \d+, in resource "` + typ + `" "` + name + `":\n`
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -77,6 +78,7 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 		Optional: true,
 		MarkdownDescription: "Read the fabric from this local file (ibnetdiscover output, or an ibsim net file such as " +
 			"`expected_topology` of `gpucluster_opensm_files`) instead of running ibnetdiscover.",
+		Validators: []validator.String{filePathValidator("a file of ibnetdiscover output", "leave topology_file unset to run ibnetdiscover over SSH on host")},
 	}
 	attrs["simulated"] = schema.BoolAttribute{
 		Optional: true,
@@ -88,6 +90,7 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 		Optional: true,
 		MarkdownDescription: "An OpenSM node name map file (`0x<guid> \"name\"` lines, `#` comments), read as OpenSM reads it. " +
 			"Where it names a switch's node GUID, or a CA's node or port GUID, its name wins over the node description in `as_built`.",
+		Validators: []validator.String{nodeNameMapValidator()},
 	}
 
 	strs := func(desc string) schema.ListAttribute {

@@ -53,6 +53,7 @@ func fabricHostAttributes(required bool) map[string]schema.Attribute {
 		"known_hosts_file": schema.StringAttribute{
 			Optional: true, MarkdownDescription: "known_hosts file with the host's key; required unless the provider's `ssh.known_hosts_file` is set. " +
 				"Host keys are always checked.",
+			Validators: []validator.String{knownHostsOverrideValidator()},
 		},
 	}
 }

@@ -120,6 +120,7 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 				Optional: true,
 				MarkdownDescription: "OpenSSH known_hosts file holding these hosts' keys; required unless the provider's " +
 					"`ssh.known_hosts_file` is set. An unknown host or a changed key is refused. It must exist when Terraform plans.",
+				Validators: []validator.String{knownHostsOverrideValidator()},
 			},
 			"port": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: "SSH port for hosts given without one (default 22).",

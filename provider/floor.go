@@ -10,6 +10,7 @@ import (
 	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
@@ -47,6 +48,11 @@ var floorAttributeDocs = map[string]string{
 		"infiniband-diags); `host` or `host:port`. User, key and known_hosts come from the provider's `ssh` block.",
 	"port":                  "SSH port when `host` has none (default 22).",
 	"ibnetdiscover_command": "Command that prints the fabric in ibnetdiscover format over SSH (default `ibnetdiscover`).",
+}
+
+// floorFileValidators check a floor's topology_file, which is the alternative to host.
+var floorFileValidators = []validator.String{
+	filePathValidator("a file of ibnetdiscover output", "leave topology_file unset and give host to run ibnetdiscover there over SSH"),
 }
 
 // set reports whether the model names a source.
@@ -258,8 +264,8 @@ func floorProviderAttribute() pschema.SingleNestedAttribute {
 			"list resources return it), and what the list resources read when their `config` names no source. Read once " +
 			"per run, and only when an import or a list needs it.",
 		Attributes: map[string]pschema.Attribute{
-			"topology_file":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"]},
-			"node_name_map":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"]},
+			"topology_file":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"], Validators: floorFileValidators},
+			"node_name_map":         pschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"], Validators: []validator.String{nodeNameMapValidator()}},
 			"simulated":             pschema.BoolAttribute{Optional: true, MarkdownDescription: d["simulated"]},
 			"host":                  pschema.StringAttribute{Optional: true, MarkdownDescription: d["host"]},
 			"port":                  pschema.Int64Attribute{Optional: true, MarkdownDescription: d["port"]},
@@ -278,8 +284,8 @@ func floorListSchema(what string) lschema.Schema {
 			"in `config`, the provider's `floor` is read; give the provider that `floor` for the imports too, so that they " +
 			"fill each item from it and the generated configuration plans with no change.",
 		Attributes: map[string]lschema.Attribute{
-			"topology_file":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"]},
-			"node_name_map":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"]},
+			"topology_file":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["topology_file"], Validators: floorFileValidators},
+			"node_name_map":         lschema.StringAttribute{Optional: true, MarkdownDescription: d["node_name_map"], Validators: []validator.String{nodeNameMapValidator()}},
 			"simulated":             lschema.BoolAttribute{Optional: true, MarkdownDescription: d["simulated"]},
 			"host":                  lschema.StringAttribute{Optional: true, MarkdownDescription: d["host"]},
 			"port":                  lschema.Int64Attribute{Optional: true, MarkdownDescription: d["port"]},

@@ -89,9 +89,10 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 				"the provider's. Every refresh needs them, so they are kept in the state: a `private_key` set here needs an " +
 				"encrypted state backend. Prefer the provider's block.",
 			Attributes: map[string]schema.Attribute{
-				"user":             schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; it must be allowed to run the tool (usually root)."},
-				"private_key":      schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged, kept in the state."},
-				"known_hosts_file": schema.StringAttribute{Optional: true, MarkdownDescription: "OpenSSH known_hosts file holding the node's host key; it must exist when Terraform plans."},
+				"user":        schema.StringAttribute{Optional: true, MarkdownDescription: "SSH user; it must be allowed to run the tool (usually root)."},
+				"private_key": schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "PEM private key. Sensitive: never logged, kept in the state."},
+				"known_hosts_file": schema.StringAttribute{Optional: true, MarkdownDescription: "OpenSSH known_hosts file holding the node's host key; it must exist when Terraform plans.",
+					Validators: []validator.String{knownHostsOverrideValidator()}},
 			},
 		},
 		"tool": schema.StringAttribute{

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -93,6 +94,7 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				Optional:    true,
 				MarkdownDescription: "HCL files that add or override hardware models, cables, transceivers and prices, " +
 					"read in order after the built-in catalog. An entry replaces a built-in entry of the same kind and name whole.",
+				Validators: []validator.List{filePathsValidator("an HCL catalog file")},
 			},
 			"ssh": schema.SingleNestedAttribute{
 				Optional: true,
@@ -104,6 +106,7 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"known_hosts_file": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "OpenSSH known_hosts file that holds the host keys of every host the provider connects to; it must exist when Terraform plans (`~` is not expanded: use `pathexpand(\"~/.ssh/known_hosts\")`).",
+						Validators:          []validator.String{filePathValidator("an OpenSSH known_hosts file", "leave known_hosts_file unset and give it where each host is named")},
 					},
 				},
 			},

@@ -80,6 +80,7 @@ func (r *fabricResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	attrs["policy_files"] = schema.ListAttribute{
 		Optional: true, ElementType: types.StringType,
 		MarkdownDescription: "HCL files of custom `rule` blocks, evaluated against `fabric` and `analysis` like Terraform preconditions.",
+		Validators:          []validator.List{filePathsValidator("an HCL file of rule blocks")},
 	}
 	attrs["workload"] = workloadSchema()
 	attrs["analysis"] = analysisSchema()

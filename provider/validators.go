@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
@@ -387,4 +389,54 @@ func (sameSSHHostValidator) ValidateList(ctx context.Context, req validator.List
 			addRuleError(&resp.Diagnostics, req.Path.AtListIndex(i), "Subnet manager host listed twice", msg)
 		}
 	}
+}
+
+// filePathValidator is the one validator of every argument that names a local file the plan
+// reads (inputfile.CheckPath): "" is refused on the argument, saying what to give (what) and what
+// leaving it out does (instead); os.Open("") would say only "open : no such file or directory".
+// An unknown value passes: Terraform validates again once it is known, before the file is read.
+func filePathValidator(what, instead string) validator.String { return filePath{what, instead} }
+
+type filePath struct{ what, instead string }
+
+func (v filePath) Description(context.Context) string             { return "the path of " + v.what }
+func (v filePath) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v filePath) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	msg := inputfile.CheckPath(req.ConfigValue.ValueString(), v.what, v.instead)
+	if msg == "" {
+		return
+	}
+	// Terraform points at a list attribute's line, not at the entry (policy_files = ["a", ""]),
+	// so an entry of a top-level list is named in the detail; addRuleError names deeper paths.
+	steps := req.Path.Steps()
+	if last, _ := steps.LastStep(); len(steps) == 2 && isListIndex(last) {
+		msg = req.Path.String() + ": " + msg
+	}
+	addRuleError(&resp.Diagnostics, req.Path, "Empty file path", msg)
+}
+
+func isListIndex(s path.PathStep) bool {
+	_, ok := s.(path.PathStepElementKeyInt)
+	return ok
+}
+
+// filePathsValidator is filePathValidator for each entry of a list of files.
+func filePathsValidator(what string) validator.List {
+	return listvalidator.ValueStringsAre(filePathValidator(what, "remove the entry"))
+}
+
+// The file arguments, each worded once for every schema that carries it.
+
+func nodeNameMapValidator() validator.String {
+	return filePathValidator("an OpenSM node name map", "leave node_name_map unset to name devices by their node descriptions")
+}
+
+// knownHostsOverrideValidator is for the known_hosts_file of a resource or data source, which
+// overrides the provider's.
+func knownHostsOverrideValidator() validator.String {
+	return filePathValidator("an OpenSSH known_hosts file", "leave known_hosts_file unset to use the provider's ssh.known_hosts_file")
 }

@@ -134,8 +134,11 @@ type xend struct {
 	place  fabric.Placement
 	typ    endType
 	cage   cageID // ends in the same cage share a transceiver
-	level  int
-	sw     bool
+	// ports is how many ports the cage has (the catalog's PortsPerCage for a switch, 2 for a
+	// node's twin-port cage, else 1): a module or copper cable plugged in serves that many links.
+	ports int
+	level int
+	sw    bool
 }
 
 // cageID identifies an OSFP cage: kind 's' switch (idx = cage, 0-based), 'n' node with twin-port
@@ -353,13 +356,13 @@ func (b *builder) collect(ext []ExternalLink) {
 			if per == 1 {
 				e.typ = endSingle
 			}
-			e.cage = cageID{'s', d.Name, (port - 1) / per}
+			e.cage, e.ports = cageID{'s', d.Name, (port - 1) / per}, per
 		case twin[d.Node] && d.Ports == 1:
 			e.typ = endNodeTwin
-			e.cage = cageID{'n', d.Node, ordinal[di] / 2}
+			e.cage, e.ports = cageID{'n', d.Node, ordinal[di] / 2}, 2
 		default:
 			e.typ = endSingle
-			e.cage = cageID{'h', d.Name, port}
+			e.cage, e.ports = cageID{'h', d.Name, port}, 1
 		}
 		return e
 	}
@@ -382,7 +385,7 @@ func (b *builder) collect(ext []ExternalLink) {
 		}
 		sw := end(di, x.SwitchPort)
 		a := xend{device: x.Device, port: x.Port, rack: x.Rack, u: x.PositionU, typ: endSingle,
-			cage: cageID{'x', x.Device, x.Port}, place: fabric.Placement{Rack: b.racks[x.Rack], PositionU: x.PositionU}}
+			cage: cageID{'x', x.Device, x.Port}, ports: 1, place: fabric.Placement{Rack: b.racks[x.Rack], PositionU: x.PositionU}}
 		l := xlink{a: a, b: sw, declKind: x.Kind, lengthM: x.LengthM, known: x.LengthM > 0, external: true}
 		if !l.known {
 			if run, ok := fabric.RunLength(a.place, sw.place); ok {
@@ -400,41 +403,44 @@ func (b *builder) decide() {
 		cageLinks[l.a.cage] = append(cageLinks[l.a.cage], i)
 		cageLinks[l.b.cage] = append(cageLinks[l.b.cage], i)
 	}
-	// bundleOf returns the links a twin-port copper cable could carry together with link i, the
-	// cable ends ("switch-switch" straight, "switch-hca" splitter) and a key; ok is false when the
-	// cage pairing rules out copper.
-	bundleOf := func(i int) (members []int, endsKind string, key bundleID, ok bool) {
+	// bundleOf returns the links a multi-port copper cable could carry together with link i (the
+	// links of its cage), the cable ends ("switch-switch" straight, "switch-hca" splitter), the
+	// ports of the cage(s) the cable plugs into, which the cable must carry (a twin-port cable in a
+	// cage of 2, a quad in a cage of 4), and a key; ok is false when the cage pairing rules out
+	// copper.
+	bundleOf := func(i int) (members []int, endsKind string, ports int, key bundleID, ok bool) {
 		l := b.links[i]
 		twinA, twinB := l.a.typ != endSingle, l.b.typ != endSingle
 		switch {
 		case twinA && twinB:
 			la, lb := cageLinks[l.a.cage], cageLinks[l.b.cage]
-			if !sameSet(la, lb) {
-				return nil, "", bundleID{}, false
+			// A straight cable's two plugs are alike: it joins cages of one size.
+			if !sameSet(la, lb) || l.a.ports != l.b.ports {
+				return nil, "", 0, bundleID{}, false
 			}
 			ka, kb := l.a.cage, l.b.cage
 			if less(kb, ka) {
 				ka, kb = kb, ka
 			}
-			return la, catalog.EndsSwitchSwitch, bundleID{'t', ka, kb}, true
+			return la, catalog.EndsSwitchSwitch, l.a.ports, bundleID{'t', ka, kb}, true
 		case twinA != twinB:
 			sw := l.a
 			if !twinA {
 				sw = l.b
 			}
 			if sw.typ != endSwitchTwin {
-				return nil, "", bundleID{}, false
+				return nil, "", 0, bundleID{}, false
 			}
 			members = cageLinks[sw.cage]
 			for _, m := range members {
 				o := b.links[m]
 				if o.a.typ != endSingle && o.b.typ != endSingle {
-					return nil, "", bundleID{}, false
+					return nil, "", 0, bundleID{}, false
 				}
 			}
-			return members, catalog.EndsSwitchHCA, bundleID{kind: 's', a: sw.cage}, true
+			return members, catalog.EndsSwitchHCA, sw.ports, bundleID{kind: 's', a: sw.cage}, true
 		}
-		return nil, "", bundleID{}, false
+		return nil, "", 0, bundleID{}, false
 	}
 	decided := make([]bool, len(b.links))
 	var uncounted []int
@@ -444,7 +450,7 @@ func (b *builder) decide() {
 			continue
 		}
 		l := &b.links[i]
-		members, endsKind, key, bundleOK := bundleOf(i)
+		members, endsKind, cagePorts, key, bundleOK := bundleOf(i)
 		kinds := plannerKinds
 		if l.declKind != "" {
 			kinds = []string{l.declKind}
@@ -466,8 +472,10 @@ func (b *builder) decide() {
 					if !copper(k) {
 						continue
 					}
-					p, sl, found := b.cat.CableFor(k, endsKind, maxLen)
-					// A straight product cannot act as a splitter, nor the reverse.
+					p, sl, found := b.cat.CableForCage(k, endsKind, cagePorts, maxLen)
+					// A straight product cannot act as a splitter, nor the reverse; and a cable
+					// plugged into a cage carries all its ports' links (CableForCage), so a
+					// twin-port cable cannot serve a cage of 4 ports, nor a quad one of 2.
 					if !found || (endsKind == catalog.EndsSwitchHCA) != (p.Ends == catalog.EndsSwitchHCA) {
 						continue
 					}
@@ -615,6 +623,7 @@ func (b *builder) transceivers(c *Counts) {
 	}
 	type use struct {
 		typ    endType
+		ports  int
 		maxLen float64
 	}
 	cages := map[key]*use{}
@@ -627,7 +636,7 @@ func (b *builder) transceivers(c *Counts) {
 			k := key{e.cage, l.kind}
 			u := cages[k]
 			if u == nil {
-				u = &use{typ: e.typ}
+				u = &use{typ: e.typ, ports: e.ports}
 				cages[k] = u
 				order = append(order, k)
 			}
@@ -640,9 +649,9 @@ func (b *builder) transceivers(c *Counts) {
 		u := cages[k]
 		// A switch whose cages hold one port each counts as a single-port end.
 		endName := map[endType]string{endSwitchTwin: EndSwitch, endNodeTwin: EndNodeTwin, endSingle: EndHCA}[u.typ]
-		t, ok := b.transceiver(k.media, endName, u.maxLen)
+		t, ok := b.transceiver(k.media, endName, u.ports, u.maxLen)
 		if !ok {
-			missing[k.media+" for a "+endName+" end"]++
+			missing[fmt.Sprintf("%s for a %s end (a cage of %d port(s))", k.media, endName, u.ports)]++
 			continue
 		}
 		b.add(CategoryTransceiver, skuOr(t.SKU, t.Name), t.Description, t.Price)
@@ -660,9 +669,10 @@ func (b *builder) transceivers(c *Counts) {
 	}
 }
 
-// transceiver picks the module of the medium and end type with the shortest reach that covers
-// the run (ties by name).
-func (b *builder) transceiver(media, end string, lengthM float64) (catalog.Transceiver, bool) {
+// transceiver picks the module of the medium and end type that serves a cage of ports links (one
+// module per cage: a twin-port module in a cage of 2, a 4-link one in a cage of 4) with the
+// shortest reach that covers the run (ties by name).
+func (b *builder) transceiver(media, end string, ports int, lengthM float64) (catalog.Transceiver, bool) {
 	var best catalog.Transceiver
 	found := false
 	if b.xcvrNames == nil {
@@ -670,7 +680,7 @@ func (b *builder) transceiver(media, end string, lengthM float64) (catalog.Trans
 	}
 	for _, name := range b.xcvrNames {
 		t := b.cat.Transceivers[name]
-		if t.Media != media || t.End != end || t.ReachM < lengthM {
+		if t.Media != media || t.End != end || t.Links != ports || t.ReachM < lengthM {
 			continue
 		}
 		if !found || t.ReachM < best.ReachM {

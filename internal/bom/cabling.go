@@ -27,7 +27,7 @@ type CableEnd struct {
 	HCA    string // the HCA's name (gpu001/mlx5_0) at an HCA end, else ""
 	Port   int    // the fabric's logical port: switch port, HCA port, appliance port
 	Cage   int    // OSFP cage on the box, 1-based
-	Split  int    // 1 or 2 in a twin-port cage; 0 in a single-port cage
+	Split  int    // 1 to the cage's port count (1 or 2 in a twin-port cage); 0 in a single-port cage
 	Rack   string
 	U      int
 	// Part is what plugs into the cage at this end: a transceiver's SKU for fiber (one module
@@ -61,7 +61,10 @@ type CableRow struct {
 	Kind     string
 	LengthM  float64 // standard length ordered; 0 when the run is unknown
 	CableSKU string
-	Bundle   string // rows of one twin-port copper cable share it
+	Bundle   string // rows of one multi-link copper cable share it
+	// Links is how many links the row's cable carries (2 for a twin-port cable, 4 for a quad one
+	// in a cage of 4 ports); 0 without a catalog part.
+	Links int
 }
 
 // Cabling is the cabling plan of a graph (and its external links) with cage, split and part at
@@ -131,7 +134,7 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 			return ce
 		}
 		endName := map[endType]string{endSwitchTwin: EndSwitch, endNodeTwin: EndNodeTwin, endSingle: EndHCA}[e.typ]
-		if t, ok := b.transceiver(l.kind, endName, longest[key{e.cage, l.kind}]); ok {
+		if t, ok := b.transceiver(l.kind, endName, e.ports, longest[key{e.cage, l.kind}]); ok {
 			ce.Part, ce.PartDescription = skuOr(t.SKU, t.Name), t.Description
 		}
 		return ce
@@ -140,6 +143,9 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 	for i, r := range plan {
 		l := &b.links[i]
 		rows[i] = CableRow{Label: r.Label, A: end(l.a, l, r.SKU), B: end(l.b, l, r.SKU), Kind: r.Kind, LengthM: r.LengthM, CableSKU: r.SKU, Bundle: r.Bundle}
+		if l.ok {
+			rows[i].Links = l.product.Links
+		}
 	}
 	return rows
 }

@@ -108,7 +108,7 @@ func (m *CageMates) Mates(label string) []Mate {
 			if !seen[i] {
 				seen[i] = true
 				o := m.rows[i]
-				out = append(out, Mate{Label: o.Label, Cable: FullLabel(o), Shared: "twin-port cable " + partName(r.CableSKU, r.Kind), Always: true})
+				out = append(out, Mate{Label: o.Label, Cable: FullLabel(o), Shared: linksWord(r.Links) + " cable " + partName(r.CableSKU, r.Kind), Always: true})
 			}
 		}
 	}
@@ -133,6 +133,15 @@ func (m *CageMates) Mates(label string) []Mate {
 		}
 	}
 	return out
+}
+
+// linksWord names a copper cable by the links it carries: "twin-port" (two, the QM9700's cages),
+// else "4-link" and so on, so that a quad cable is not called a pair.
+func linksWord(n int) string {
+	if n == 2 {
+		return "twin-port"
+	}
+	return fmt.Sprintf("%d-link", n)
 }
 
 func partName(sku, fallback string) string {

@@ -524,31 +524,56 @@ func (c *Catalog) WidestSwitch() (SwitchModel, bool) {
 
 // CableSKU is the part number of the cable of the kind for a run of lengthM metres between ends
 // (CableFor). When none reaches, the error names the first kind the planner itself would pick
-// that does, as the fix most likely wanted.
+// that does (KindFor), as the fix most likely wanted.
 func (c *Catalog) CableSKU(kind, ends string, lengthM float64) (string, error) {
 	if k, l, ok := c.CableFor(kind, ends, lengthM); ok {
 		return k.SKU(l), nil
 	}
-	between := "between two switches"
-	if ends == EndsSwitchHCA {
-		between = "between a switch and an HCA"
-	}
-	longest := 0.0
-	for _, k := range c.Cables {
-		if k.Serves(kind, ends) && k.ReachM > longest {
-			longest = k.ReachM
-		}
-	}
-	what := fmt.Sprintf("no %q cable reaches %g m %s (the longest reaches %g m)", kind, lengthM, between, longest)
+	longest, _ := c.ReachFor(kind, ends)
+	what := fmt.Sprintf("no %q cable reaches %g m %s (the longest reaches %g m)", kind, lengthM, Between(ends), longest)
 	if longest == 0 {
-		what = fmt.Sprintf("the catalog has no %q cable %s", kind, between)
+		what = fmt.Sprintf("the catalog has no %q cable %s", kind, Between(ends))
 	}
-	for _, k := range PlannerKinds {
-		if _, _, ok := c.CableFor(k, ends, lengthM); ok {
-			return "", fmt.Errorf("%s; use kind = %q, which does, or leave kind unset to let the fabric choose", what, k)
-		}
+	if k, _, ok := c.KindFor(ends, lengthM); ok {
+		return "", fmt.Errorf("%s; use kind = %q, which does, or leave kind unset to let the fabric choose", what, k)
 	}
 	return "", fmt.Errorf("%s, and no other kind in the catalog does either; shorten the run", what)
+}
+
+// Between says what ends join, for messages: "between two switches", "between a switch and an
+// HCA".
+func Between(ends string) string {
+	if ends == EndsSwitchSwitch {
+		return "between two switches"
+	}
+	return "between a switch and an HCA"
+}
+
+// ReachFor returns the longest run a cable of the kind supports between ends, and false when the
+// catalog has no cable of the kind for those ends. It is Reach for one link: the kinds' products
+// differ by ends (NDR copper: the twin-port DAC between switches reaches 2 m, the splitter DAC to
+// HCAs 3 m), and a kind can be sold for one pair of ends only.
+func (c *Catalog) ReachFor(kind, ends string) (float64, bool) {
+	best, ok := 0.0, false
+	for _, k := range c.Cables {
+		if k.Serves(kind, ends) && k.ReachM > best {
+			best, ok = k.ReachM, true
+		}
+	}
+	return best, ok
+}
+
+// KindFor is the kind the planner would pick first (PlannerKinds) for a run of lengthM metres
+// between ends: the first the catalog can supply there (CableFor), with its reach between those
+// ends; false when no kind can.
+func (c *Catalog) KindFor(ends string, lengthM float64) (string, float64, bool) {
+	for _, k := range PlannerKinds {
+		if _, _, ok := c.CableFor(k, ends, lengthM); ok {
+			r, _ := c.ReachFor(k, ends)
+			return k, r, true
+		}
+	}
+	return "", 0, false
 }
 
 // CableFor picks the cable product of the given kind for a run of lengthM metres: the product
@@ -557,11 +582,22 @@ func (c *Catalog) CableSKU(kind, ends string, lengthM float64) (string, error) {
 // It returns false when no product of that kind reaches. Reaches and lengths are the parts' LinkX
 // documents' (e.g. MCP4Y10 passive copper 0.5-2 m, MFP7E10 multimode fibre to 50 m).
 func (c *Catalog) CableFor(kind, ends string, lengthM float64) (Cable, float64, bool) {
+	return c.cableFor(kind, ends, 0, lengthM)
+}
+
+// CableForCage is CableFor among the products that carry exactly links links: a copper cable
+// plugged into a cage carries all its ports (a twin-port cable for a cage of 2, a quad for 4).
+func (c *Catalog) CableForCage(kind, ends string, links int, lengthM float64) (Cable, float64, bool) {
+	return c.cableFor(kind, ends, links, lengthM)
+}
+
+// cableFor is CableFor; links > 0 keeps the products that carry that many links.
+func (c *Catalog) cableFor(kind, ends string, links int, lengthM float64) (Cable, float64, bool) {
 	var best Cable
 	bestLen, found := 0.0, false
 	for _, name := range sortedKeys(c.Cables) {
 		k := c.Cables[name]
-		if !k.Serves(kind, ends) || k.ReachM < lengthM {
+		if !k.Serves(kind, ends) || k.ReachM < lengthM || (links > 0 && k.Links != links) {
 			continue
 		}
 		l, ok := standardLength(k.LengthsM, lengthM)

@@ -251,32 +251,41 @@ func (b *builder) cables() {
 			link.LengthM, link.Estimated = run, true
 		}
 		if c.Kind != "" {
-			reach, ok := b.cat.Reach(c.Kind)
-			switch {
-			case !ok && CheckCableKind(c.Kind) != "":
-				// reported by attributes (CheckCableKind)
-			case !ok:
-				b.add(RuleCableKind, Error, b.at("cables", ci, "kind"), "the catalog has no cable of kind %q; add one with the provider's catalog_files or use one it has", c.Kind)
-			case link.LengthM > reach:
-				how := "declared"
-				if link.Estimated {
-					how = "estimated from the rack positions"
-				}
-				b.add(RuleCableReach, Error, b.at("cables", ci, "kind"), "%s <-> %s needs %.1f m (%s) but %s reaches at most %g m; use %s", c.A.Device, c.B.Device, link.LengthM, how, c.Kind, reach, b.kindFor(link.LengthM))
-			}
+			b.checkReach(ci, c, link, catalog.LinkEnds(da.Kind == KindSwitch, db.Kind == KindSwitch))
 		}
 		b.g.Links = append(b.g.Links, link)
 	}
 }
 
-// kindFor names the cheapest kinds whose reach covers a run, for the advice in reach errors.
-func (b *builder) kindFor(m float64) string {
-	for _, k := range catalog.PlannerKinds {
-		if r, ok := b.cat.Reach(k); ok && r >= m {
-			return fmt.Sprintf("%q (up to %g m) or leave kind unset to let the planner choose", k, r)
+// checkReach holds a declared kind against the cables the catalog has of it for the link's ends,
+// as the BOM buys them (catalog.CableFor): a kind's products differ by ends (the twin-port DAC
+// between switches reaches 2 m, the splitter DAC to HCAs 3 m), so the kind's longest reach over
+// all ends would pass a 2.5 m DAC between switches that nothing sold can cable.
+func (b *builder) checkReach(ci int, c Cable, link Link, ends string) {
+	if _, ok := b.cat.Reach(c.Kind); !ok {
+		if CheckCableKind(c.Kind) == "" { // else reported by attributes (CheckCableKind)
+			b.add(RuleCableKind, Error, b.at("cables", ci, "kind"), "the catalog has no cable of kind %q; add one with the provider's catalog_files or use one it has", c.Kind)
 		}
+		return
 	}
-	return "a shorter run: no cable kind in the catalog reaches that far"
+	reach, ok := b.cat.ReachFor(c.Kind, ends)
+	if ok && link.LengthM <= reach {
+		return
+	}
+	how := "declared"
+	if link.Estimated {
+		how = "estimated from the rack positions"
+	}
+	what := fmt.Sprintf("%s <-> %s needs %.1f m (%s) but %s reaches at most %g m %s", c.A.Device, c.B.Device, link.LengthM, how, c.Kind, reach, catalog.Between(ends))
+	if !ok {
+		what = fmt.Sprintf("the catalog has no %q cable %s (%s <-> %s)", c.Kind, catalog.Between(ends), c.A.Device, c.B.Device)
+	}
+	// The advice names only a kind the catalog can supply for these ends at this run.
+	advice := fmt.Sprintf("no cable kind in the catalog reaches %.1f m %s: shorten the run, or add a cable that does with the provider's catalog_files", link.LengthM, catalog.Between(ends))
+	if k, r, found := b.cat.KindFor(ends, link.LengthM); found {
+		advice = fmt.Sprintf("use %q (up to %g m) or leave kind unset to let the planner choose", k, r)
+	}
+	b.add(RuleCableReach, Error, b.at("cables", ci, "kind"), "%s; %s", what, advice)
 }
 
 func (b *builder) claim(ci int, side string, d int32, e End) bool {

@@ -110,7 +110,7 @@ func TestBuildProblems(t *testing.T) {
 		{"port range", func(s *Spec) { s.Cables[70].B.Port = 65 }, nil, RulePortRange, `cables["leaf01:39 <-> spine01:65"].b.port`, "a QM9700 has ports 1-64"},
 		{"same port", func(s *Spec) { s.Cables = append(s.Cables, Cable{A: End{"spine01", 64}, B: End{"spine01", 64}}) }, nil, RuleSamePort, `cables["spine01:64 <-> spine01:64"].b.device`, "both ends are spine01 port 64"},
 		{"speed", func(s *Spec) { s.Switches[2].Model = "HDR40"; s.Cables = s.Cables[:64+8] }, hdr, RuleSpeedMismatch, `cables["leaf01:33 <-> spine01:1"]`, "leaf01 port 33 runs at 400 Gb/s but spine01 port 1 at 200 Gb/s"},
-		{"reach", func(s *Spec) { s.Cables[0].Kind = "dac" }, nil, RuleCableReach, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `needs 5.3 m (estimated from the rack positions) but dac reaches at most 3 m; use "fiber-mm" (up to 50 m)`},
+		{"reach", func(s *Spec) { s.Cables[0].Kind = "dac" }, nil, RuleCableReach, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `needs 5.3 m (estimated from the rack positions) but dac reaches at most 3 m between a switch and an HCA; use "fiber-mm" (up to 50 m)`},
 		{"reach declared", func(s *Spec) { s.Cables[64].Kind = "fiber-mm"; s.Cables[64].LengthM = 80 }, nil, RuleCableReach, `cables["leaf01:33 <-> spine01:1"].kind`, "needs 80.0 m (declared) but fiber-mm reaches at most 50 m"},
 		{"kind", func(s *Spec) { s.Cables[0].Kind = "copper" }, nil, RuleCableKind, `cables["leaf01:1 <-> gpu001/mlx5_0:1"].kind`, `no cable of kind "copper"`},
 		{"rack units", func(s *Spec) { s.Nodes[3].PositionU = 40 }, nil, RuleRackUnits, `nodes["gpu004"].position_u`, `takes 8U, up to U47, but rack "r01" has units 1-42`},

@@ -120,6 +120,18 @@ func Check(path string, limit int64) error {
 	return nil
 }
 
+// CheckPath is the rule for an argument that names a file to read: "" names no file, and
+// opening it fails with "open : no such file or directory", which says neither which argument
+// nor what it takes. It returns "" for a path that can name a file (whether the file is there is
+// Read's to say, on the machine that reads it), else a sentence that says what to give: the path
+// of what, or instead (what leaving the argument out does).
+func CheckPath(path, what, instead string) string {
+	if path != "" {
+		return ""
+	}
+	return fmt.Sprintf(`"" names no file: give the path of %s, or %s`, what, instead)
+}
+
 // Bytes writes a size the way people read it: "4 MiB", "17.5 MiB", "512 bytes".
 func Bytes(n int64) string {
 	switch {
