@@ -110,10 +110,6 @@ type Options struct {
 // counts them; the package doc states each.
 func FromGraph(g *fabric.Graph, cat *catalog.Catalog) BOM { return Build(g, cat, Options{}) }
 
-// plannerKinds: the kinds chosen without a cable naming one, cheapest and shortest first. No NDR
-// AOC for Quantum-2 appears in NVIDIA's LinkX documents, so AOC is used only when named.
-var plannerKinds = []string{catalog.KindDAC, catalog.KindACC, catalog.KindFiberMM, catalog.KindFiberSM}
-
 func optical(kind string) bool { return kind == catalog.KindFiberMM || kind == catalog.KindFiberSM }
 
 func copper(kind string) bool { return kind == catalog.KindDAC || kind == catalog.KindACC }
@@ -451,7 +447,7 @@ func (b *builder) decide() {
 		}
 		l := &b.links[i]
 		members, endsKind, cagePorts, key, bundleOK := bundleOf(i)
-		kinds := plannerKinds
+		kinds := catalog.PlannerKinds
 		if l.declKind != "" {
 			kinds = []string{l.declKind}
 		}
