@@ -164,7 +164,7 @@ type xlink struct {
 	stdLen  float64
 	ok      bool
 	bundle  bundleID
-	bundled bool // a twin-port copper cable carries this link and its cage partner
+	bundled bool // one copper cable carries this link and the other links of its cage
 }
 
 type builder struct {
@@ -523,7 +523,7 @@ func (b *builder) decide() {
 			l.kind = l.declKind
 		}
 		if l.declKind != "" && copper(l.declKind) && l.ok && l.product.Links > 1 {
-			b.warnf("%s is %s, but its cage partner goes elsewhere: a twin-port copper cable cannot serve it, counted as one cable of its own", fabric.CableLabel(l.a.end(), l.b.end()), l.declKind)
+			b.warnf("%s is %s, but the other links of its cage go elsewhere: a copper cable that carries the whole cage cannot serve it, counted as one cable of its own", fabric.CableLabel(l.a.end(), l.b.end()), l.declKind)
 		}
 	}
 }
@@ -745,7 +745,7 @@ func (b *builder) mixedCages() {
 	if len(conflicts) > len(ex) {
 		more = fmt.Sprintf(" and %d more", len(conflicts)-len(ex))
 	}
-	b.warnf("%d twin-port cages hold two links that one module or cable cannot serve together: %s%s; one OSFP cage takes one transceiver or one cable plug (declare the same optical kind on both links of a cage, or a twin-port cable)",
+	b.warnf("%d cages hold links that one module or cable cannot serve together: %s%s; one OSFP cage takes one transceiver or one cable plug (declare the same optical kind on every link of a cage, or a copper cable that carries them all)",
 		len(conflicts), strings.Join(ex, ", "), more)
 }
 
