@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalogdoc"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // builtinSwitches, builtinNodes and builtinHCAs are how an unknown-model error lists the built-in
@@ -138,14 +139,7 @@ data "gpucluster_opensm_files" "f" {
 // them to catalog.hcl amounts to) lists them and nothing else needs an edit; the built-in
 // catalog's fragments are in the schema as the documentation shows it.
 func TestDescriptionsFollowTheCatalog(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "xdr.hcl")
-	if err := os.WriteFile(file, []byte(xdrCatalog), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := testrig.Catalog(t, "xdr.hcl", xdrCatalog)
 	with := catalogdoc.Of(cat)
 	for got, want := range map[string]string{
 		with.SwitchModels(): "`QM9700`, `QM9790`, `XDR-144`",

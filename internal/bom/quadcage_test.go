@@ -2,8 +2,6 @@ package bom
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
@@ -42,14 +41,7 @@ transceiver "QUAD-SR" {
 }
 `
 	}
-	file := filepath.Join(t.TempDir(), "quad.hcl")
-	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testrig.Catalog(t, "quad.hcl", text)
 	if got := c.Switches["Q4"].PortsPerCage(); got != 4 {
 		t.Fatalf("Q4 has %d ports per cage, want 4", got)
 	}
