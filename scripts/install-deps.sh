@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs the real peers the tests run against (internal/testrig starts them): OpenSM on an ibsim-simulated
-# fabric, the infiniband-diags, OpenSSH, OpenIPMI's ipmi_sim and ipmitool, and mstflint (whose
-# offline parameter database the HCA code was generated from). Idempotent; needs root.
+# Installs the real peers the demo and the tests run against (internal/testrig starts them):
+# OpenSM on an ibsim-simulated fabric, the infiniband-diags, OpenSSH, OpenIPMI's ipmi_sim and
+# ipmitool, and mstflint (whose offline parameter database the HCA code was generated from).
+# Idempotent; needs root. It builds nothing: the version matrix's Terraform and OpenTofu are
+# built by the targets that run them (make tf-matrix, through tools/tfbuild.sh), so that
+# `make demo` starts at once on a fresh machine.
 set -euo pipefail
 
 packages=(opensm ibsim-utils infiniband-diags openssh-server openipmi ipmitool mstflint iproute2 sqlite3 slurmctld slurm-client graphviz chromium jq)
@@ -22,8 +25,4 @@ install -d -m 0755 /run/sshd 2>/dev/null || true
 
 command -v terraform >/dev/null || { echo "install-deps: terraform (>= 1.11) must be on PATH" >&2; exit 1; }
 command -v go >/dev/null || { echo "install-deps: go must be on PATH" >&2; exit 1; }
-# The version matrix (make testacc-matrix): the newest Terraform and OpenTofu, built from the Go
-# module proxy once and cached between runs (tools/tfbuild.sh says where and how).
-tf=$("$(dirname "$0")/../tools/tfbuild.sh" terraform)
-tofu=$("$(dirname "$0")/../tools/tfbuild.sh" tofu)
-echo "install-deps: all test peers present; matrix: $tf, $tofu"
+echo "install-deps: all peers present"

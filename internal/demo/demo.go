@@ -89,9 +89,8 @@ func Up(t testrig.TB, o Options) *Session {
 	})
 	c := s.Cluster
 	s.detail("SM host      sshd %s (OpenSM's files in %s)", c.SM.Addr(), c.ConfDir)
-	s.detail("node hosts   sshd %s, one mlxconfig double per node", c.NodeSSH.Addr())
 	for _, n := range c.Nodes {
-		s.detail("BMC %s   %-7s %s:%d", n.Name, n.Protocol, n.BMCHost, n.BMCPort)
+		s.detail("%s       sshd %s (mlxconfig double), BMC %-7s %s:%d", n.Name, n.SSH.Addr(), n.Protocol, n.BMCHost, n.BMCPort)
 	}
 	s.writeWorkDir()
 	s.say("Planning the declared fabric alone, for the simulator to load it")
@@ -120,7 +119,7 @@ func (s *Session) writeWorkDir() {
 		}
 		nodes[n.Name] = map[string]any{
 			"bmc_protocol": n.Protocol, "bmc_endpoint": n.BMCHost, "bmc_port": n.BMCPort,
-			"tls_ca_pem": ca, "ssh_host": c.NodeSSH.Addr(), "mlxconfig": n.Tool,
+			"tls_ca_pem": ca, "ssh_host": n.SSH.Addr(), "mlxconfig": n.Tool,
 		}
 	}
 	vars := map[string]any{"sim": map[string]any{

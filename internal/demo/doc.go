@@ -17,6 +17,9 @@
 // Invariants:
 //   - Every expectation it prints as met was checked; a step whose expectation fails ends the
 //     run with an error naming the step, and the peers are still stopped.
+//   - A terraform command is bounded by its progress (stallLimit: minutes without a line of output
+//     other than Terraform's heartbeat), not by a wall time: a loaded machine slows the demo down
+//     but cannot fail it, and a command that hangs still ends the run.
 //   - Secrets never leave their stores. Terraform gets one, the fleet's BMC password, for the
 //     provider's bmc block (a sensitive variable in a file of mode 0600); each BMC's own password
 //     serves only the demo's checks of that BMC; the SSH key is a file of mode 0600. No log, plan

@@ -17,9 +17,11 @@ import (
 //   - the SM host: an sshd whose user runs OpenSM's control script and the infiniband-diags,
 //     attached to ibsim (StartFabric, once the declared fabric is known);
 //   - one BMC per node: ipmi_sim for the first IPMINodes nodes, the Redfish rig for the others;
-//   - the nodes' in-band side: one sshd for all nodes, which tells them apart by the mlxconfig
-//     wrapper each node's HCAs name (each wrapper keeps its own card state), with the mlxconfig
-//     double standing in for NVIDIA's tool.
+//   - the nodes' in-band side: one sshd per node, each on a loopback address of its own
+//     (127.0.1.N), as real nodes each have their own SSH endpoint, with the mlxconfig double
+//     standing in for NVIDIA's tool (each node's wrapper keeps its own card state). One endpoint
+//     per node matters: the provider serialises pushes per host and port, so nodes sharing one
+//     sshd would queue every HCA of the cluster behind one lock.
 //
 // Host keys are pinned in one known_hosts file. Credentials are generated per cluster and never
 // printed: each BMC leaves the "factory" with an administrator password of its own, and the site's
@@ -29,9 +31,8 @@ import (
 type Cluster struct {
 	Dir        string
 	SM         *SSHD
-	NodeSSH    *SSHD
-	KeyFile    string // the SSH client's private key (accepted by both sshds)
-	KnownHosts string // both sshds' host keys
+	KeyFile    string // the SSH client's private key (accepted by every sshd of the cluster)
+	KnownHosts string // every sshd's host key: the SM host's and each node's
 	ConfDir    string // OpenSM's configuration directory on the SM host
 	LogFile    string // OpenSM's log on the SM host
 	Nodes      []ClusterNode
@@ -63,7 +64,8 @@ type ClusterNode struct {
 	BMCPort  int
 	BMCUser  string // the BMC's own administrator (its password is Password())
 	CAPEM    string // the Redfish rig's CA; "" for IPMI
-	Tool     string // absolute path of this node's mlxconfig wrapper on the node sshd
+	SSH      *SSHD  // the node's own sshd (its in-band side: mlxconfig, flint)
+	Tool     string // absolute path of this node's mlxconfig wrapper on the node's sshd
 	State    string // the card state file of the mlxconfig double
 
 	password string
@@ -90,7 +92,6 @@ func StartCluster(t TB, o ClusterOptions) *Cluster {
 	}
 	c := &Cluster{Dir: o.Dir, ipmi: map[string]*IPMISim{}, rf: map[string]*Redfish{}, FleetUser: "gpucluster", fleetPassword: bmcSecret(t)}
 	c.SM = StartSSHD(t, SSHDOptions{})
-	c.NodeSSH = StartSSHD(t, SSHDOptions{Host: "127.0.0.2", Share: c.SM})
 	c.KeyFile = filepath.Join(o.Dir, "id_ed25519")
 	writeFile(t, c.KeyFile, c.SM.PrivateKeyPEM, 0o600)
 	c.KnownHosts = c.SM.KnownHostsFile
@@ -116,10 +117,17 @@ func StartCluster(t TB, o ClusterOptions) *Cluster {
 			c.rf[name] = r
 			n.Protocol, n.BMCHost, n.BMCPort, n.BMCUser, n.password, n.CAPEM = "redfish", r.Host, r.Port, r.Username, r.Password, r.CAPEM
 		}
-		n.Tool, n.State = c.nodeTools(t, name, o.HCAs)
+		n.SSH = StartSSHD(t, SSHDOptions{Host: nodeHost(i), Share: c.SM})
+		n.Tool, n.State = c.nodeTools(t, n.SSH, name, o.HCAs)
 		c.Nodes = append(c.Nodes, n)
 	}
 	return c
+}
+
+// nodeHost is node i's loopback address: 127.0.1.1 for the first node, and so on (all of
+// 127.0.0.0/8 is local on Linux, so no interface needs configuring).
+func nodeHost(i int) string {
+	return fmt.Sprintf("127.0.%d.%d", 1+i/250, 1+i%250)
 }
 
 // bmcSecret is a BMC password nobody types: 16 hex digits (64 bits) from crypto/rand, within
@@ -156,9 +164,9 @@ func buildDouble(t TB, repo, dir string) string {
 // nodeTools writes a node's mlxconfig wrappers and its cards as they leave the factory for an
 // Ethernet fabric (LINK_TYPE_P1 = ETH), so that the example's firmware_settings have something
 // to change.
-func (c *Cluster) nodeTools(t TB, node string, hcas int) (tool, state string) {
+func (c *Cluster) nodeTools(t TB, host *SSHD, node string, hcas int) (tool, state string) {
 	t.Helper()
-	dir := filepath.Join(c.NodeSSH.Dir, "nodes", node)
+	dir := filepath.Join(host.Dir, "nodes", node)
 	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatalf("cluster: %v", err)
