@@ -188,6 +188,7 @@ func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.
 		newBOMDataSource,
 		newDiagramDataSource,
 		newDiscoveredFabricDataSource,
+		newMaintenanceWavesDataSource,
 		newOpenSMFilesDataSource,
 		newPortCountersDataSource,
 		newSchedulerTopologyDataSource,
