@@ -26,6 +26,7 @@ type Orders struct {
 func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topogen.Params) (*Orders, Problems) {
 	opts := bom.Options{External: ext}
 	o := &Orders{BOM: bom.Build(f.Graph, cat, opts), Cabling: bom.Cabling(f.Graph, cat, opts)}
+	o.BOM.BeyondFloor = BeyondFloor(cat, f, o.BOM, ext)
 	switch {
 	case f.Fit != nil:
 		changes, err := f.Fit.WorkOrder(cat)

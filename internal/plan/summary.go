@@ -92,6 +92,13 @@ func Summarize(prior *Prior, next *Outcome) string {
 	}
 	d := fabric.Compare(prior.Graph, next.Graph)
 	lines, total := bom.Order(prior.BOM, next.BOM)
+	buys := len(lines) > 0 // the plan changes what the fabric needs
+	// On a floor, what to buy is what the design needs beyond the floor, whatever the prior
+	// state said (an adoption has none, and would buy the floor again).
+	beyond := next.BOM.BeyondFloor
+	if beyond != nil {
+		lines, total = beyondLines(beyond)
+	}
 	var files []string
 	var diffs []string
 	if !create && prior.DigestsKnown && next.OpenSM != nil {
@@ -100,7 +107,7 @@ func Summarize(prior *Prior, next *Outcome) string {
 	// The verdict by its lines, not the whole analysis: numbers read back from state need not
 	// compare equal bit for bit.
 	verdictChanged := !create && !equalLines(prior.Lines, Lines(next.Violations))
-	if !create && d.Empty() && len(lines) == 0 && len(files) == 0 && !verdictChanged {
+	if !create && d.Empty() && !buys && len(files) == 0 && !verdictChanged {
 		return ""
 	}
 	var b strings.Builder
@@ -112,7 +119,10 @@ func Summarize(prior *Prior, next *Outcome) string {
 	if next.Fit != nil {
 		writeFloor(&b, &next.Fit.Report)
 	}
-	writeOrder(&b, lines, total, create)
+	if beyond != nil {
+		writeAbsent(&b, beyond.Absent)
+	}
+	writeOrder(&b, lines, total, create && beyond == nil)
 	if len(files) > 0 {
 		b.WriteString("OpenSM files: " + strings.Join(files, ", ") + "\n")
 		for _, df := range diffs {
@@ -185,6 +195,34 @@ func writeFloor(b *strings.Builder, r *asbuilt.Report) {
 		}
 		fmt.Fprintf(b, "Floor devices without a place in the design: %s\n", strings.Join(shown, ", "))
 	}
+}
+
+// beyondLines are the lines of a purchase order from the floor's part of a design to the whole
+// design (bom.Beyond), as bom.Order writes them: Before on the floor, After in the design.
+func beyondLines(b *bom.Beyond) (lines []bom.Line, total float64) {
+	for _, it := range b.Items {
+		l := bom.Line{SKU: it.SKU, Description: it.Description, Category: it.Category, Before: it.OnFloor, After: it.Needed, UnitPrice: it.UnitPrice}
+		if it.UnitPrice != nil {
+			c := *it.UnitPrice * float64(it.ToBuy)
+			l.Cost = &c
+			total += c
+		}
+		lines = append(lines, l)
+	}
+	return lines, total
+}
+
+// writeAbsent names the design's switches and nodes the floor does not have: absent from the
+// floor, so bought (the Buy lines count them), never taken for floor devices.
+func writeAbsent(b *strings.Builder, absent []string) {
+	if len(absent) == 0 {
+		return
+	}
+	shown := absent
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(absent)-5))
+	}
+	fmt.Fprintf(b, "Not on the floor: %s device(s): %s\n", bom.Count(len(absent)), strings.Join(shown, ", "))
 }
 
 // tierRank orders link tiers bottom up, as the generator names them.
