@@ -109,10 +109,9 @@ func expansionNotes(prior, next *Fabric, rn bom.Rename, changes []bom.Change) Pr
 			eg = append(eg[:3:3], "...")
 		}
 		if switches+nodes > 0 {
-			ps.add(Warning, Attr(AttrPriorDesign), "The design renames boxes of prior_design",
-				fmt.Sprintf("%d switch(es) and %d node(s) of prior_design have other names in design (%s): the same boxes (by GUID) on the same ports, so none of their cables moves for it, but their labels change. "+
-					"A generated name is a prefix and a number zero-padded to the planned count, so a plan past a power of ten adds a digit; `prefixes` set alike in both keep the rest.",
-					switches, nodes, strings.Join(eg, ", ")))
+			ps.add(Warning, Attr(AttrDesign), "The design renames boxes of prior_design",
+				fmt.Sprintf("%d switch(es) and %d node(s) of prior_design have other names in design (%s): the same boxes (by GUID) on the same ports, so none of their cables moves for it, but every label and every name in the fabric's maps changes. %s",
+					switches, nodes, strings.Join(eg, ", "), keepNames(prior.Design, next.Design)))
 		}
 	}
 	moved, removed, kept := map[string]int{}, map[string]int{}, map[string]int{}
@@ -141,6 +140,25 @@ func expansionNotes(prior, next *Fabric, rn bom.Rename, changes []bom.Change) Pr
 				total[t], t, kept[t], moved[t], removed[t], replanWhy(prior.Design, next.Design)))
 	}
 	return ps
+}
+
+// keepNames says which name_digits keep prior's names, where the widths differ (a plan past a
+// power of ten), else that the prefixes differ.
+func keepNames(prior, next *topogen.Design) string {
+	if prior == nil || next == nil {
+		return ""
+	}
+	var set []string
+	for _, k := range []string{"node", "leaf", "spine", "core", "rack"} {
+		if w, ok := prior.NameDigits[k]; ok && next.NameDigits[k] != w {
+			set = append(set, fmt.Sprintf("%s = %d", k, w))
+		}
+	}
+	if len(set) == 0 {
+		return "The prefixes differ: set design's `prefixes` as prior_design's to keep the names."
+	}
+	return "A generated name's number is zero-padded to the planned count, and this plan widens it: set `name_digits = { " +
+		strings.Join(set, ", ") + " }` in the design's gpucluster_topology to keep the names as they are."
 }
 
 // replanWhy says what changed in the upper tiers' plan between two generated designs.

@@ -237,6 +237,20 @@ func TestExpansionEightToSixteenSU(t *testing.T) {
 	if !hasWarning(ps, "Re-planning", "leaf-spine") {
 		t.Errorf("want a warning on the re-planned leaf-spine tier; got %v", ps)
 	}
+	// The names widen (128 leaves and spines): the plan says so, and which name_digits keep them.
+	if !hasWarning(ps, "renames", "name_digits = { leaf = 2, spine = 2") {
+		t.Errorf("want a warning on the renamed boxes naming name_digits; got %v", ps)
+	}
+	// With those name_digits, the names are kept and nothing is said of them.
+	kept := superPOD(16)
+	kept.LeafDigits, kept.SpineDigits = 2, 2
+	_, _, o2, ps2 := expansion(t, superPOD(8), kept)
+	if hasWarning(ps2, "renames", "") {
+		t.Errorf("name_digits set: want no rename warning; got %v", ps2)
+	}
+	if count(o2.Changes, bom.ChangeMove) != count(o.Changes, bom.ChangeMove) {
+		t.Errorf("moves: %d with name_digits, %d without; the names must not change the work", count(o2.Changes, bom.ChangeMove), count(o.Changes, bom.ChangeMove))
+	}
 }
 
 // TestExpansionWithinPlanOnlyAdds: growing within the plan adds and says nothing else.
