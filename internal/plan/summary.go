@@ -25,6 +25,7 @@ import (
 //	Links node-leaf: 512 added, 0 removed, 0 rewired
 //	  e.g. added gpu064/mlx5_0:1 - leaf17:1
 //	Floor leaf-spine: 256 kept, 256 moved, 768 added, 0 removed
+//	Not on the floor: 16 device(s): leaf17, leaf18, leaf19, leaf20, leaf21, and 11 more
 //	Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00
 //	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
@@ -84,7 +85,9 @@ const MaxDiffLines = 24
 
 // Summarize writes the summary of the change from prior (nil: the fabric is created) to next. It
 // returns "" when the plan changes nothing the summary speaks of, so a plan Terraform calls
-// "No changes" prints nothing.
+// "No changes" prints nothing. On a floor (next.Fit), the Buy lines are what the design needs
+// beyond the floor (bom.Beyond: "(on the floor -> in the design)"), whatever the prior state,
+// and the devices the floor lacks are named.
 func Summarize(prior *Prior, next *Outcome) string {
 	create := prior == nil
 	if create {
