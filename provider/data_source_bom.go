@@ -118,8 +118,12 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	}
 	attrs["csv"] = outStr("The bill of materials as CSV (RFC 4180) with a header: `category,sku,description,quantity,unit_price,cost`; " +
 		"unpriced fields are empty.")
-	attrs["markdown"] = outStr("The bill of materials as a Markdown table, with the priced total, the unpriced SKUs, the counts and the warnings.")
-	attrs["json"] = outStr("The bill of materials as JSON: `items`, `total_cost`, `unpriced`, `counts`, `warnings`; unpriced prices are `null`.")
+	attrs["markdown"] = outStr("The bill of materials as a Markdown table, with the priced total, the unpriced SKUs, the counts and the warnings; " +
+		"with `as_built`, also what the design needs beyond the floor and the devices the floor lacks.")
+	attrs["json"] = outStr("The bill of materials as JSON: `items`, `total_cost`, `unpriced`, `counts`, `warnings`; unpriced prices are `null`. " +
+		"With `as_built`, `beyond_floor` is the purchase relative to the floor: `items` (per SKU `on_floor`, `needed`, `to_buy`, " +
+		"`unit_price`, `cost`), `total_cost` of what to buy, and `absent`, the design's switches and nodes the floor lacks. `items` " +
+		"above is always the whole design.")
 	attrs["cabling_csv"] = outStr("The cabling plan a technician works from, as CSV (RFC 4180), one row per cable (logical " +
 		"link) after the header `" + strings.Join(bom.CablingHeader, ",") + "`. Each end names the box (`a_device`: switch, " +
 		"node or appliance; `a_hca` for an HCA end), the fabric's logical port, and the port as the hardware has it: the " +
@@ -142,8 +146,11 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		strings.Join(bom.ChangesHeader, ",") + "`, one row per cable to `add`, `remove` " +
 		"or `move` (a cable that keeps one end and changes the other; `from` names the end it leaves), each end named as " +
 		"in `cabling_csv` (cage, split, part); `also_takes_down` names the links that go down while it is done (the other " +
-		"split of each twin-port cage it unplugs or plugs, the other link of a twin-port cable). An expansion within the " +
-		"planned size only adds. Null without `prior_design`.")
+		"split of each twin-port cage it unplugs or plugs, the other link of a twin-port cable). Ports are compared as the " +
+		"hardware has them: a box is known by its GUID, so a cable that stays on the same ports of the same boxes is no row " +
+		"whatever either design names them, and the moves are the most that keep one end (the fewest rows). An expansion " +
+		"within the planned size only adds; one that re-plans the upper tiers warns how many uplinks it moves, and one " +
+		"that renames boxes says which `name_digits` keep the names. Null without `prior_design`.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Bill of materials and cabling plan of any set of racks, switches, nodes, HCAs and cables: the same " +
 			"lists `gpucluster_fabric` takes (the resource objects, or the maps of `gpucluster_topology`). Each cable without a " +

@@ -81,6 +81,9 @@ type BOM struct {
 	Counts    Counts   `json:"counts"`
 	Warnings  []string `json:"warnings"`
 	Plan      []Row    `json:"-"` // the rows Counts counts, one per link; Cabling adds cages and parts
+	// BeyondFloor is, for a design fitted to a floor, what it needs beyond the floor; nil
+	// otherwise.
+	BeyondFloor *Beyond `json:"beyond_floor,omitempty"`
 }
 
 // ExternalLink is a link from a device outside the graph (a fabric-manager appliance) to a
@@ -100,6 +103,13 @@ type ExternalLink struct {
 // Options extend FromGraph.
 type Options struct {
 	External []ExternalLink
+	// Only, when set, counts only the items of the graph's elements whose Ref.Origin it is (the
+	// floor's part of a design fitted to it, asbuilt.OriginAsBuilt): its switches, nodes, HCAs
+	// and cables, and a transceiver in each cage with one of those cables. Kinds, lengths and
+	// parts are still decided over every link, so each item is the one the whole design has
+	// there, and the difference to the whole design's BOM is what it needs beyond them. External
+	// links are never counted then.
+	Only string
 }
 
 // FromGraph is the BOM of a built fabric graph: one item per SKU, the cabling plan, and the
@@ -158,6 +168,7 @@ type xlink struct {
 	lengthM  float64
 	known    bool // lengthM is a real run (declared or estimated)
 	external bool
+	counted  bool // its items count (Options.Only)
 	// decided
 	kind    string
 	product *catalog.Cable
@@ -177,7 +188,11 @@ type builder struct {
 
 	xcvrNames, cableNames []string // sorted catalog names, for deterministic picks
 	products              map[string]*catalog.Cable
+	only                  string // Options.Only
 }
+
+// counts reports whether an element of this origin is counted (Options.Only).
+func (b *builder) counts(origin string) bool { return b.only == "" || origin == b.only }
 
 // productRef shares one copy of a cable product between the links that use it.
 func (b *builder) productRef(c catalog.Cable) *catalog.Cable {
@@ -197,7 +212,7 @@ func (b *builder) warnf(format string, args ...any) {
 
 // Build is FromGraph with options (external links).
 func Build(g *fabric.Graph, cat *catalog.Catalog, opts Options) BOM {
-	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}}
+	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}, only: opts.Only}
 	var out BOM
 	if g == nil || g.Spec == nil || cat == nil {
 		return out.finish(b)
@@ -283,7 +298,7 @@ func (b *builder) hardware(c *Counts) {
 	g := b.g
 	for i := range g.Devices {
 		d := &g.Devices[i]
-		if d.Kind != fabric.KindSwitch {
+		if d.Kind != fabric.KindSwitch || !b.counts(g.Spec.Switches[d.Spec].Origin) {
 			continue
 		}
 		m := b.cat.Switches[d.Model]
@@ -296,6 +311,9 @@ func (b *builder) hardware(c *Counts) {
 			continue
 		}
 		nodeModel[n.Name] = n.Model
+		if !b.counts(n.Origin) {
+			continue
+		}
 		m, ok := b.cat.Nodes[n.Model]
 		if !ok {
 			b.add(CategoryNode, n.Model, "node model not in the catalog", nil)
@@ -307,7 +325,7 @@ func (b *builder) hardware(c *Counts) {
 	}
 	for i := range g.Devices {
 		d := &g.Devices[i]
-		if d.Kind != fabric.KindHCA {
+		if d.Kind != fabric.KindHCA || !b.counts(g.Spec.HCAs[d.Spec].Origin) {
 			continue
 		}
 		c.HCAs++
@@ -371,7 +389,7 @@ func (b *builder) collect(ext []ExternalLink) {
 			a, z = z, a
 		}
 		c := g.Spec.Cables[l.Cable]
-		b.links = append(b.links, xlink{a: a, b: z, declKind: c.Kind, lengthM: l.LengthM, known: l.LengthM > 0})
+		b.links = append(b.links, xlink{a: a, b: z, declKind: c.Kind, lengthM: l.LengthM, known: l.LengthM > 0, counted: b.counts(c.Origin)})
 	}
 	for _, x := range ext {
 		di, ok := g.Lookup(x.Switch)
@@ -382,7 +400,7 @@ func (b *builder) collect(ext []ExternalLink) {
 		sw := end(di, x.SwitchPort)
 		a := xend{device: x.Device, port: x.Port, rack: x.Rack, u: x.PositionU, typ: endSingle,
 			cage: cageID{'x', x.Device, x.Port}, ports: 1, place: fabric.Placement{Rack: b.racks[x.Rack], PositionU: x.PositionU}}
-		l := xlink{a: a, b: sw, declKind: x.Kind, lengthM: x.LengthM, known: x.LengthM > 0, external: true}
+		l := xlink{a: a, b: sw, declKind: x.Kind, lengthM: x.LengthM, known: x.LengthM > 0, external: true, counted: b.only == ""}
 		if !l.known {
 			if run, ok := fabric.RunLength(a.place, sw.place); ok {
 				l.lengthM, l.known = run, true
@@ -568,7 +586,9 @@ func (b *builder) plan(c *Counts) []Row {
 			B:     End{Device: l.b.device, Port: l.b.port, Rack: l.b.rack, PositionU: l.b.u},
 			Kind:  l.kind, LengthM: l.stdLen,
 		}
-		c.Links++
+		if l.counted {
+			c.Links++
+		}
 		if l.ok {
 			if l.known {
 				r.SKU = l.product.SKU(l.stdLen)
@@ -576,11 +596,11 @@ func (b *builder) plan(c *Counts) []Row {
 				r.SKU = l.product.Name
 			}
 		}
-		count := l.ok
+		count := l.ok && l.counted
 		if l.bundled {
 			r.Bundle = bundleLabel[l.bundle]
-			count = !bundleSeen[l.bundle]
-			bundleSeen[l.bundle] = true
+			count = count && !bundleSeen[l.bundle]
+			bundleSeen[l.bundle] = bundleSeen[l.bundle] || l.counted
 		}
 		if count {
 			desc := l.product.Description
@@ -618,9 +638,10 @@ func (b *builder) transceivers(c *Counts) {
 		media string
 	}
 	type use struct {
-		typ    endType
-		ports  int
-		maxLen float64
+		typ     endType
+		ports   int
+		maxLen  float64 // over every link of the cage, counted or not: the module the design has
+		counted bool
 	}
 	cages := map[key]*use{}
 	var order []key
@@ -637,12 +658,16 @@ func (b *builder) transceivers(c *Counts) {
 				order = append(order, k)
 			}
 			u.maxLen = max(u.maxLen, l.lengthM)
+			u.counted = u.counted || l.counted
 		}
 	}
 	b.mixedCages()
 	missing := map[string]int{}
 	for _, k := range order {
 		u := cages[k]
+		if !u.counted {
+			continue
+		}
 		// A switch whose cages hold one port each counts as a single-port end.
 		endName := map[endType]string{endSwitchTwin: EndSwitch, endNodeTwin: EndNodeTwin, endSingle: EndHCA}[u.typ]
 		t, ok := b.transceiver(k.media, endName, u.ports, u.maxLen)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -221,72 +220,126 @@ type Change struct {
 
 func endKey(e CableEnd) string { return e.Endpoint() }
 
-func pairKey(r CableRow) [2]string {
-	a, b := endKey(r.A), endKey(r.B)
+// Rename maps the names of a prior cabling's devices (switches, nodes, HCAs) to the names the
+// same physical devices have in the planned one; a name it does not hold is the same in both.
+type Rename map[string]string
+
+// key is the end's identity in the planned cabling's names.
+func (rn Rename) key(e CableEnd) string {
+	if e.HCA != "" {
+		return fabric.End{Device: rn.of(e.HCA), Port: e.Port}.String()
+	}
+	return fabric.End{Device: rn.of(e.Device), Port: e.Port}.String()
+}
+
+func (rn Rename) of(name string) string {
+	if n, ok := rn[name]; ok {
+		return n
+	}
+	return name
+}
+
+func pairKeyBy(r CableRow, key func(CableEnd) string) [2]string {
+	a, b := key(r.A), key(r.B)
 	if b < a {
 		a, b = b, a
 	}
 	return [2]string{a, b}
 }
 
-// CablingChanges is what turns the prior cabling into the planned one. A cable joining the same
-// two ports in both is unchanged (left out, even if its part changes: the ports stay cabled). A
-// prior cable and a planned one that share one end are a move of the other end; what remains is
-// removed (prior only) or added (planned only). Order: removals, moves, additions, each in its
-// plan's order, so a technician frees ports before filling them.
+// CablingChanges is what turns the prior cabling into the planned one, the devices having the
+// same names in both (CablingChangesRenamed with no renames).
 func CablingChanges(prior, next []CableRow) []Change {
+	return CablingChangesRenamed(prior, next, nil)
+}
+
+// CablingChangesRenamed is what turns the prior cabling into the planned one, where rename
+// gives the planned name of each prior device that has another (the same box, relabelled). Ends
+// are compared as physical ports: the same box and the same port, whatever its name. A cable
+// joining the same two ports in both is unchanged (left out, even if its part changes: the ports
+// stay cabled). A prior cable and a planned one that share one end (the lower-tier end with the
+// lower-tier end, or the upper with the upper: a cable never changes tier) can be one move of
+// the other end; what is not a move is removed (prior only) or added (planned only). The moves
+// are a maximum matching between the removed and the added cables over shared ends (Kuhn 1955,
+// augmenting paths), so the work order has the fewest operations: every move spares a removal
+// and an addition. Order: removals, moves, additions, each in its plan's order, so a technician
+// frees ports before filling them. Rows keep the names of their own cabling: a removal and a
+// move's From say what the label on the box says today.
+func CablingChangesRenamed(prior, next []CableRow, rename Rename) []Change {
 	had := map[[2]string]bool{}
 	for _, r := range prior {
-		had[pairKey(r)] = true
+		had[pairKeyBy(r, rename.key)] = true
 	}
 	has := map[[2]string]bool{}
 	for _, r := range next {
-		has[pairKey(r)] = true
+		has[pairKeyBy(r, endKey)] = true
 	}
 	var gone, added []CableRow
 	for _, r := range prior {
-		if !has[pairKey(r)] {
+		if !has[pairKeyBy(r, rename.key)] {
 			gone = append(gone, r)
 		}
 	}
 	for _, r := range next {
-		if !had[pairKey(r)] {
+		if !had[pairKeyBy(r, endKey)] {
 			added = append(added, r)
 		}
 	}
-	// Pair removals with additions that keep one end: first by the A (lower-tier) end, then by B.
-	byEnd := func(rows []CableRow, f func(CableRow) string) map[string][]int {
-		m := map[string][]int{}
-		for i, r := range rows {
-			m[f(r)] = append(m[f(r)], i)
-		}
-		return m
+	// The candidates of each removed cable: the added cables that keep its A end (side 0) or its
+	// B end (side 1). A port holds one cable in each cabling, so each has at most one per side.
+	type cand struct{ add, side int }
+	byA, byB := map[string][]int{}, map[string][]int{}
+	for j, r := range added {
+		byA[endKey(r.A)] = append(byA[endKey(r.A)], j)
+		byB[endKey(r.B)] = append(byB[endKey(r.B)], j)
 	}
-	usedGone := make([]bool, len(gone))
-	usedAdd := make([]bool, len(added))
-	var moves []Change
-	var moveAt []int // index in added of each move, for ordering
-	for _, side := range []func(CableRow) (keep, other CableEnd){
-		func(r CableRow) (CableEnd, CableEnd) { return r.A, r.B },
-		func(r CableRow) (CableEnd, CableEnd) { return r.B, r.A },
-	} {
-		idx := byEnd(gone, func(r CableRow) string { k, _ := side(r); return endKey(k) })
-		for j, r := range added {
-			if usedAdd[j] {
+	cands := make([][]cand, len(gone))
+	for i, r := range gone {
+		for _, j := range byA[rename.key(r.A)] {
+			cands[i] = append(cands[i], cand{j, 0})
+		}
+		for _, j := range byB[rename.key(r.B)] {
+			cands[i] = append(cands[i], cand{j, 1})
+		}
+	}
+	// Kuhn's augmenting paths: matchOf[j] is the removed cable that moves into added j.
+	matchOf := make([]int, len(added))
+	sideOf := make([]int, len(added))
+	for j := range matchOf {
+		matchOf[j] = -1
+	}
+	seen := make([]int, len(added)) // the round that visited j last
+	round := 0
+	var augment func(i int) bool
+	augment = func(i int) bool {
+		for _, c := range cands[i] {
+			if seen[c.add] == round {
 				continue
 			}
-			k, _ := side(r)
-			for _, i := range idx[endKey(k)] {
-				if usedGone[i] {
-					continue
-				}
-				_, from := side(gone[i])
-				usedGone[i], usedAdd[j] = true, true
-				moves = append(moves, Change{Action: ChangeMove, Row: r, From: MoveFrom(from), Prior: gone[i]})
-				moveAt = append(moveAt, j)
-				break
+			seen[c.add] = round
+			if matchOf[c.add] < 0 || augment(matchOf[c.add]) {
+				matchOf[c.add], sideOf[c.add] = i, c.side
+				return true
 			}
 		}
+		return false
+	}
+	for i := range gone {
+		round++
+		augment(i)
+	}
+	usedGone := make([]bool, len(gone))
+	var moves []Change
+	for j, i := range matchOf {
+		if i < 0 {
+			continue
+		}
+		usedGone[i] = true
+		from := gone[i].B
+		if sideOf[j] == 1 {
+			from = gone[i].A
+		}
+		moves = append(moves, Change{Action: ChangeMove, Row: added[j], From: MoveFrom(from), Prior: gone[i]})
 	}
 	var out []Change
 	for i, r := range gone {
@@ -294,20 +347,13 @@ func CablingChanges(prior, next []CableRow) []Change {
 			out = append(out, Change{Action: ChangeRemove, Row: r})
 		}
 	}
-	order := make([]int, len(moves))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return moveAt[order[a]] < moveAt[order[b]] })
-	for _, i := range order {
-		out = append(out, moves[i])
-	}
+	out = append(out, moves...) // in the planned order: matchOf is indexed by added
 	for j, r := range added {
-		if !usedAdd[j] {
+		if matchOf[j] < 0 {
 			out = append(out, Change{Action: ChangeAdd, Row: r})
 		}
 	}
-	AttachMates(out, prior, next)
+	AttachMatesRenamed(out, prior, next, rename)
 	return out
 }
 
@@ -318,6 +364,12 @@ func MoveFrom(e CableEnd) string { return fmt.Sprintf("%s (%s)", endKey(e), e.Po
 // prior, an addition's two ends in next, a move's end it leaves in prior and the end it
 // reaches in next. The end that stays in a move is not touched.
 func AttachMates(changes []Change, prior, next []CableRow) {
+	AttachMatesRenamed(changes, prior, next, nil)
+}
+
+// AttachMatesRenamed is AttachMates where rename gives the planned names of prior devices
+// (CablingChangesRenamed): a move's ends are compared as physical ports.
+func AttachMatesRenamed(changes []Change, prior, next []CableRow, rename Rename) {
 	pm, nm := NewCageMates(prior), NewCageMates(next)
 	for i := range changes {
 		c := &changes[i]
@@ -330,11 +382,11 @@ func AttachMates(changes []Change, prior, next []CableRow) {
 		case ChangeMove:
 			stay := map[string]bool{c.Row.A.Endpoint(): true, c.Row.B.Endpoint(): true}
 			for _, e := range []CableEnd{c.Prior.A, c.Prior.B} {
-				if !stay[e.Endpoint()] {
+				if !stay[rename.key(e)] {
 					also = append(also, pm.matesAt(c.Prior, e)...)
 				}
 			}
-			was := map[string]bool{c.Prior.A.Endpoint(): true, c.Prior.B.Endpoint(): true}
+			was := map[string]bool{rename.key(c.Prior.A): true, rename.key(c.Prior.B): true}
 			for _, e := range []CableEnd{c.Row.A, c.Row.B} {
 				if !was[e.Endpoint()] {
 					also = append(also, nm.matesAt(c.Row, e)...)

@@ -82,6 +82,9 @@ func (b BOM) Markdown() string {
 	c := b.Counts
 	fmt.Fprintf(&s, "\n%d switches, %d nodes, %d HCAs; %d links on %d cables; transceivers: %d switch, %d node, %d single-port.\n",
 		c.Switches, c.Nodes, c.HCAs, c.Links, c.Cables, c.SwitchTransceivers, c.NodeTransceivers, c.HCATransceivers)
+	if b.BeyondFloor != nil {
+		s.WriteString("\n" + b.BeyondFloor.Markdown())
+	}
 	if len(b.Warnings) > 0 {
 		s.WriteString("\n**Warnings**\n\n")
 		for _, w := range b.Warnings {

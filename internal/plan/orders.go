@@ -20,10 +20,13 @@ type Orders struct {
 
 // Order computes the Orders of f, with the external links (appliances) cabled to it, from the
 // fabric as it is: the floor f was fitted to, else the design prior (nil for none), whose
-// problems are located under "prior_design". Orders is nil when prior holds an error.
+// problems are located under "prior_design". Orders is nil when prior holds an error. From a
+// prior design, the Problems also warn of boxes the design renames and of upper-tier cables that
+// re-planning moves (expansionNotes).
 func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topogen.Params) (*Orders, Problems) {
 	opts := bom.Options{External: ext}
 	o := &Orders{BOM: bom.Build(f.Graph, cat, opts), Cabling: bom.Cabling(f.Graph, cat, opts)}
+	o.BOM.BeyondFloor = BeyondFloor(cat, f, o.BOM, ext)
 	switch {
 	case f.Fit != nil:
 		changes, err := f.Fit.WorkOrder(cat)
@@ -36,7 +39,11 @@ func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topog
 		if pf == nil {
 			return nil, ps.Errors()
 		}
-		o.Changes, o.HasChanges = bom.CablingChanges(bom.Cabling(pf.Graph, cat, bom.Options{}), o.Cabling), true
+		// The boxes by their GUIDs, not their names (expansion.go): a cable that stays on the
+		// same ports of the same boxes is no move, whatever either design calls them.
+		rn := physicalRename(pf.Graph, f.Graph)
+		o.Changes, o.HasChanges = bom.CablingChangesRenamed(bom.Cabling(pf.Graph, cat, bom.Options{}), o.Cabling, rn), true
+		return o, expansionNotes(pf, f, rn, o.Changes)
 	}
 	return o, nil
 }

@@ -103,6 +103,7 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 		out.degrade(cat, osm, req)
 	}
 	out.BOM = Price(cat, f)
+	out.BOM.BeyondFloor = BeyondFloor(cat, f, out.BOM, nil)
 	if osm != nil {
 		var ps Problems
 		out.OpenSM, ps = osm.render(req.Managed)

@@ -25,6 +25,7 @@ import (
 //	Links node-leaf: 512 added, 0 removed, 0 rewired
 //	  e.g. added gpu064/mlx5_0:1 - leaf17:1
 //	Floor leaf-spine: 256 kept, 256 moved, 768 added, 0 removed
+//	Not on the floor: 16 device(s): leaf17, leaf18, leaf19, leaf20, leaf21, and 11 more
 //	Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00
 //	Order total (priced SKUs): USD 1,360,000.00; 2 SKUs unpriced
 //	OpenSM files: partitions.conf
@@ -84,7 +85,9 @@ const MaxDiffLines = 24
 
 // Summarize writes the summary of the change from prior (nil: the fabric is created) to next. It
 // returns "" when the plan changes nothing the summary speaks of, so a plan Terraform calls
-// "No changes" prints nothing.
+// "No changes" prints nothing. On a floor (next.Fit), the Buy lines are what the design needs
+// beyond the floor (bom.Beyond: "(on the floor -> in the design)"), whatever the prior state,
+// and the devices the floor lacks are named.
 func Summarize(prior *Prior, next *Outcome) string {
 	create := prior == nil
 	if create {
@@ -92,6 +95,13 @@ func Summarize(prior *Prior, next *Outcome) string {
 	}
 	d := fabric.Compare(prior.Graph, next.Graph)
 	lines, total := bom.Order(prior.BOM, next.BOM)
+	buys := len(lines) > 0 // the plan changes what the fabric needs
+	// On a floor, what to buy is what the design needs beyond the floor, whatever the prior
+	// state said (an adoption has none, and would buy the floor again).
+	beyond := next.BOM.BeyondFloor
+	if beyond != nil {
+		lines, total = beyondLines(beyond)
+	}
 	var files []string
 	var diffs []string
 	if !create && prior.DigestsKnown && next.OpenSM != nil {
@@ -100,7 +110,7 @@ func Summarize(prior *Prior, next *Outcome) string {
 	// The verdict by its lines, not the whole analysis: numbers read back from state need not
 	// compare equal bit for bit.
 	verdictChanged := !create && !equalLines(prior.Lines, Lines(next.Violations))
-	if !create && d.Empty() && len(lines) == 0 && len(files) == 0 && !verdictChanged {
+	if !create && d.Empty() && !buys && len(files) == 0 && !verdictChanged {
 		return ""
 	}
 	var b strings.Builder
@@ -112,7 +122,10 @@ func Summarize(prior *Prior, next *Outcome) string {
 	if next.Fit != nil {
 		writeFloor(&b, &next.Fit.Report)
 	}
-	writeOrder(&b, lines, total, create)
+	if beyond != nil {
+		writeAbsent(&b, beyond.Absent)
+	}
+	writeOrder(&b, lines, total, create && beyond == nil)
 	if len(files) > 0 {
 		b.WriteString("OpenSM files: " + strings.Join(files, ", ") + "\n")
 		for _, df := range diffs {
@@ -185,6 +198,34 @@ func writeFloor(b *strings.Builder, r *asbuilt.Report) {
 		}
 		fmt.Fprintf(b, "Floor devices without a place in the design: %s\n", strings.Join(shown, ", "))
 	}
+}
+
+// beyondLines are the lines of a purchase order from the floor's part of a design to the whole
+// design (bom.Beyond), as bom.Order writes them: Before on the floor, After in the design.
+func beyondLines(b *bom.Beyond) (lines []bom.Line, total float64) {
+	for _, it := range b.Items {
+		l := bom.Line{SKU: it.SKU, Description: it.Description, Category: it.Category, Before: it.OnFloor, After: it.Needed, UnitPrice: it.UnitPrice}
+		if it.UnitPrice != nil {
+			c := *it.UnitPrice * float64(it.ToBuy)
+			l.Cost = &c
+			total += c
+		}
+		lines = append(lines, l)
+	}
+	return lines, total
+}
+
+// writeAbsent names the design's switches and nodes the floor does not have: absent from the
+// floor, so bought (the Buy lines count them), never taken for floor devices.
+func writeAbsent(b *strings.Builder, absent []string) {
+	if len(absent) == 0 {
+		return
+	}
+	shown := absent
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(absent)-5))
+	}
+	fmt.Fprintf(b, "Not on the floor: %s device(s): %s\n", bom.Count(len(absent)), strings.Join(shown, ", "))
 }
 
 // tierRank orders link tiers bottom up, as the generator names them.

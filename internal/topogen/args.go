@@ -212,8 +212,14 @@ func numText(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func GroupDoc(group string) string {
 	if group == "prefixes" {
 		return "Name prefixes. Numbers are zero-padded to the planned count (`gpu001`, `leaf01`), so names keep their width " +
-			"as the design grows. No two prefixes may name two devices alike (a leaf prefix `gpu0` beside the node prefix " +
+			"as the design grows within the plan (past a power of ten, `name_digits` keeps it). No two prefixes may name two devices alike (a leaf prefix `gpu0` beside the node prefix " +
 			"`gpu` names a switch and a node `gpu001`)."
+	}
+	if group == "name_digits" {
+		return "Digits of the numbers in generated names, by kind of device (default: the digits of the planned count, so " +
+			"`leaf01` at 64 leaves and `leaf001` at 128). A plan past a power of ten widens them and renames every device of " +
+			"that kind; set the width the names have today (`name_digits = { leaf = 2 }`) and they keep it: `leaf99`, `leaf100`. " +
+			"`gpucluster_bom` with `prior_design` says which to set when a design renames."
 	}
 	return "Arguments of " + group + "."
 }
@@ -229,6 +235,17 @@ func prefixArg(name, what, def string, acc func(*Params) *string) *Arg {
 	a := strArg(name, fmt.Sprintf("Name prefix of %s (default `%s`).", what, def), def, acc)
 	a.Group = "prefixes"
 	a.Pattern, a.PatternHelp = prefixPattern, prefixPatternHelp
+	return a
+}
+
+// digitsArg is one argument of the name_digits object: the digits of a kind of device's number.
+func digitsArg(name, what string, acc func(*Params) *int) *Arg {
+	a := intArg(name, fmt.Sprintf("Digits of the number in generated %s names: zero-padded to it, and past it the number "+
+		"goes on without renaming (`2`: `01`..`99`, then `100`). Default: the digits of the planned count. Set it to the width "+
+		"the names have today to grow past a power of ten without renaming them.", what), 1, "the digits of the planned count",
+		acc)
+	a.Most = 9
+	a.Group = "name_digits"
 	return a
 }
 
@@ -249,6 +266,11 @@ var commonArgs = []*Arg{
 	prefixArg("appliance", "fabric-manager appliances in reserved slots", "ufm", func(p *Params) *string { return &p.AppliancePrefix }),
 	prefixArg("group", "dragonfly+ switch groups", "group", func(p *Params) *string { return &p.GroupPrefix }),
 	prefixArg("torus", "torus switches, named by coordinates (`sw0-1-2`)", "sw", func(p *Params) *string { return &p.TorusPrefix }),
+	digitsArg("node", "node", func(p *Params) *int { return &p.NodeDigits }),
+	digitsArg("leaf", "leaf switch", func(p *Params) *int { return &p.LeafDigits }),
+	digitsArg("spine", "spine switch", func(p *Params) *int { return &p.SpineDigits }),
+	digitsArg("core", "core switch", func(p *Params) *int { return &p.CoreDigits }),
+	digitsArg("rack", "rack", func(p *Params) *int { return &p.RackDigits }),
 	{Name: "switch_guid_base", Type: ArgGUID, guid: func(p *Params) *uint64 { return &p.SwitchGUIDBase },
 		Doc: "Base of the derived switch GUIDs, hex with `0x` (default `0x0002c90000000000`, the Mellanox OUI): switch n of tier t " +
 			"(leaf 1, spine 2, core 3) gets base + t·2²⁰ + n, so a switch keeps its GUID as the design grows. GUIDs never wrap past " +

@@ -55,6 +55,11 @@ type Design struct {
 	CableList     []fabric.Cable
 	ApplianceList []ApplianceLink
 
+	// NameDigits is the width of the numbers in the generated names, by the name_digits
+	// argument it answers to ("node", "leaf", "spine", "core", "rack"): what a later design sets
+	// to keep these names.
+	NameDigits map[string]int
+
 	// CableTiers maps a cable key to its link tier (TierNodeLeaf, ...).
 	CableTiers map[string]string
 

@@ -22,6 +22,11 @@
 //     the planned size from the start (RA-11333-001: build the leaves and leaf-spine cables of a
 //     whole SU), and growing past the plan is refused with the size to plan for instead, since it
 //     would move leaf uplinks. A torus is built whole; changing its dimensions re-cables.
+//   - Re-planning costs the least it can: a 2-tier tree takes its spine ports in rounds of the
+//     planned leaves (treeShape.leafUp), so a plan for twice the leaves keeps one link of every
+//     old leaf to every old spine on the same ports at both ends and moves only the rest. Names
+//     are zero-padded to the planned count unless name_digits fixes the width, which keeps them
+//     past a power of ten (leaf99, leaf100); Design.NameDigits records the widths used.
 //   - Cables are keyed by their lower-tier end ("gpu001/mlx5_0:1", "leaf01:33"; for global and
 //     torus links the end in the lower-numbered group or the + port).
 //   - GUIDs are derived, not random: switch n of tier t (leaf 1, spine 2, core 3) gets

@@ -203,8 +203,8 @@ func (g *gen) dragonflyPlus() *Error {
 	if err := g.setLayout(planned, slots, lg+sg, 0, planned*slots); err != nil {
 		return err
 	}
-	leafW := width(planned*lg, 2)
-	spineW := width(planned*sg, 2)
+	leafW := g.digits("leaf", p.LeafDigits, planned*lg, 2)
+	spineW := g.digits("spine", p.SpineDigits, planned*sg, 2)
 	grpW := width(planned, 2)
 	grpName := func(a int) string { return name(p.GroupPrefix, grpW, a+1) }
 	grp := func(a int) *groupSet { return b.group(grpName(a), GroupDragonfly) }

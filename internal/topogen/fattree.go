@@ -78,9 +78,9 @@ func (g *gen) fatTree() *Error {
 	if err := g.setLayout(blocks, slots, perBlockSwitches, central, planned); err != nil {
 		return err
 	}
-	leafW := width(t.leaves, 2)
-	spineW := width(t.plannedSpines(), 2)
-	coreW := width(t.cores, 2)
+	leafW := g.digits("leaf", g.p.LeafDigits, t.leaves, 2)
+	spineW := g.digits("spine", g.p.SpineDigits, t.plannedSpines(), 2)
+	coreW := g.digits("core", g.p.CoreDigits, t.cores, 2)
 	blockW := width(blocks, 2)
 	blockGroup := func(blk int) *groupSet { return b.group(name("pod", blockW, blk+1), GroupPod) }
 	var centralGroup *groupSet

@@ -250,9 +250,24 @@ func (g *gen) setLayout(blocks, slots, blockSwitches, central, plannedNodes int)
 		return err
 	}
 	g.b.lay = l
-	g.b.rackW = width(l.totalRacks(), 2)
-	g.nodeW = width(plannedNodes, 3)
+	g.b.rackW = g.digits("rack", g.p.RackDigits, l.totalRacks(), 2)
+	g.nodeW = g.digits("node", g.p.NodeDigits, plannedNodes, 3)
 	return nil
+}
+
+// digits is the width of the numbers of one kind of device's names: set (name_digits), else
+// the digits of the planned count n, at least least. The design records it (Design.NameDigits),
+// so a later design can be told the width to keep.
+func (g *gen) digits(kind string, set, n, least int) int {
+	w := set
+	if w == 0 {
+		w = width(n, least)
+	}
+	if g.b.des.NameDigits == nil {
+		g.b.des.NameDigits = map[string]int{}
+	}
+	g.b.des.NameDigits[kind] = w
+	return w
 }
 
 // switchGUID: base + tier<<20 + n, so a switch keeps its GUID whatever is added around it.

@@ -72,3 +72,40 @@ func mustParse(s string) uint64 {
 	}
 	return v
 }
+
+// Names keep their width as the design grows past a power of ten when name_digits holds the
+// width the names have (issue 27 item 3): 8 -> 16 SU crosses 99 leaves, and every device of the
+// 8-SU design keeps its name and GUID in the 16-SU one; without it, the leaves are renamed
+// (leaf01 -> leaf001, spine01 -> spine001) and keep only their GUIDs. Every name stays unique either way.
+func TestNameDigitsKeepNamesPastAPowerOfTen(t *testing.T) {
+	prior := mustGen(t, superPOD(8, 8))
+	grown := superPOD(16, 16)
+	plain := mustGen(t, grown)
+	grown.NodeDigits, grown.LeafDigits, grown.SpineDigits = prior.NameDigits["node"], prior.NameDigits["leaf"], prior.NameDigits["spine"]
+	grown.CoreDigits, grown.RackDigits = prior.NameDigits["core"], prior.NameDigits["rack"]
+	kept := mustGen(t, grown)
+	renamed := 0
+	for _, s := range prior.SwitchList {
+		if k, ok := kept.Switches[s.Name]; !ok || k.GUID != s.GUID {
+			t.Errorf("%s (%s): not in the grown design with name_digits, or another GUID: %+v", s.Name, s.GUID, k)
+		}
+		if _, ok := plain.Switches[s.Name]; !ok {
+			renamed++
+		}
+	}
+	for _, n := range prior.NodeList {
+		if _, ok := kept.Nodes[n.Name]; !ok {
+			t.Errorf("node %s lost its name", n.Name)
+		}
+	}
+	// 16 SU plans 128 leaves and 128 spines (4 pods of 32): both pass 99, so every switch is renamed.
+	if renamed != len(prior.SwitchList) {
+		t.Errorf("without name_digits, %d of %d switches renamed; want all", renamed, len(prior.SwitchList))
+	}
+	if plain.NameDigits["leaf"] != 3 || kept.NameDigits["leaf"] != 2 {
+		t.Errorf("leaf digits: %d plain, %d kept; want 3 and 2", plain.NameDigits["leaf"], kept.NameDigits["leaf"])
+	}
+	if _, ok := kept.Switches["leaf128"]; !ok {
+		t.Errorf("want leaf128 after leaf99 at 2 digits")
+	}
+}

@@ -97,6 +97,12 @@ type Params struct {
 	// bandwidth, the seed's "2:1 at the group level" (default 1).
 	GroupOversubscription float64
 
+	// Digits of the number in generated names (name_digits): numbers are zero-padded to it
+	// and grow past it without renaming (LeafDigits 2: leaf01..leaf99, leaf100). 0: the digits
+	// of the planned count (at least 2; nodes at least 3), which a plan past a power of ten
+	// widens, renaming every device of that kind.
+	NodeDigits, LeafDigits, SpineDigits, CoreDigits, RackDigits int
+
 	// Naming prefixes; numbers are zero-padded to the planned count (gpu001, leaf01).
 	NodePrefix      string // "gpu"
 	LeafPrefix      string // "leaf"

@@ -109,9 +109,9 @@ func (g *gen) railOptimized() *Error {
 	if err := g.setLayout(planned, d, h, central, planned*d-res); err != nil {
 		return err
 	}
-	leafW := width(planned*h, 2)
-	spineW := width(t.plannedSpines(), 2)
-	coreW := width(t.cores, 2)
+	leafW := g.digits("leaf", p.LeafDigits, planned*h, 2)
+	spineW := g.digits("spine", p.SpineDigits, t.plannedSpines(), 2)
+	coreW := g.digits("core", p.CoreDigits, t.cores, 2)
 	suW := width(planned, 2)
 	su := func(s int) *groupSet { return b.group(name("su", suW, s+1), GroupScalableUnit) }
 	centralName := "spines"

@@ -433,8 +433,8 @@ func TestNamesAndGUIDs(t *testing.T) {
 	if c, ok := d.Cables["leaf01:33"]; !ok || c.B != (fabric.End{Device: "spine01", Port: 1}) {
 		t.Errorf("leaf01:33 = %+v", c)
 	}
-	if c, ok := d.Cables["leaf02:34"]; !ok || c.B != (fabric.End{Device: "spine02", Port: 9}) {
-		t.Errorf("leaf02:34 = %+v (leaf 2's 1st link to spine 2: port (2-1)*8+1)", c)
+	if c, ok := d.Cables["leaf02:34"]; !ok || c.B != (fabric.End{Device: "spine02", Port: 2}) {
+		t.Errorf("leaf02:34 = %+v (leaf 2's 1st link to spine 2: port 2, the first round of links)", c)
 	}
 	if a := d.Appliances["ufm01:1"]; a.Leaf != "leaf01" || a.LeafPort != 32 || a.Rack != d.Nodes["gpu029"].Rack {
 		t.Errorf("ufm01:1 = %+v", a)

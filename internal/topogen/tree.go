@@ -210,9 +210,22 @@ func (t treeShape) plannedSpines() int {
 }
 
 // leafUp maps leaf l's uplink k (both 0-based) to a spine (0-based) and its port.
+//
+// Two tiers: uplink k goes to spine k mod S, round-robin, and a spine's ports are taken in rounds
+// of the planned leaves L: the j-th link (j = k div S) of leaf l lands on port j*L + l + 1. A plan
+// for twice the leaves (2L leaves, 2S spines, half the links per pair) puts uplink k of leaf l
+// (k < S) on spine k, port l + 1, as the smaller plan did, and the smaller plan's later rounds
+// on the new spines: re-planning keeps one link of every old leaf to every old spine and moves
+// the rest (L*(u-S) moves), where blocking a leaf's links together ((l*m)+j+1) would move
+// nearly every uplink of every leaf but the first. One spine (S = 1) keeps the blocks: there a
+// leaf's cage of adjacent uplinks lands in one spine cage, so a twin-port copper cable serves
+// both, and a plan that grows adds spines, re-cabling a block either way.
 func (t treeShape) leafUp(l, k int) (spine, port int) {
 	if t.tiers == 2 {
-		return k % t.spines, l*t.m + k/t.spines + 1
+		if t.spines == 1 {
+			return 0, l*t.m + k + 1
+		}
+		return k % t.spines, (k/t.spines)*t.leaves + l + 1
 	}
 	pod := l / t.podLeaves
 	return pod*t.u + k, l%t.podLeaves + 1
@@ -236,7 +249,13 @@ func (t treeShape) portPlan(b *builder, leafRule string) {
 	switch t.tiers {
 	case 2:
 		add(fabric.RoleLeaf, t.d+1, t.d+t.u, "spines", fmt.Sprintf("uplink k = port-%d-1 goes to spine (k mod %d)+1, round-robin, %d link(s) per leaf-spine pair", t.d, t.spines, t.m))
-		rule := fmt.Sprintf("leaf l (1-based) takes ports (l-1)*%d+1..l*%d, in the order of its uplinks", t.m, t.m)
+		rule := "leaf l (1-based) takes port l"
+		switch {
+		case t.spines == 1:
+			rule = fmt.Sprintf("leaf l (1-based) takes ports (l-1)*%d+1..l*%d, in the order of its uplinks", t.m, t.m)
+		case t.m > 1:
+			rule = fmt.Sprintf("leaf l (1-based) takes port l for its first link to the spine, then l+%d, ..., l+%d (its links in rounds of the %d planned leaves)", t.leaves, (t.m-1)*t.leaves, t.leaves)
+		}
 		if t.leaves*t.m < t.r {
 			rule += fmt.Sprintf("; ports %d-%d stay free", t.leaves*t.m+1, t.r)
 		}
