@@ -255,46 +255,9 @@ func (m *matcher) classify(f *Fitted, design *topogen.Design, dspec *fabric.Spec
 			}
 		}
 	}
-	// Moves: a floor cable not kept whose lower-tier end's device (else the other end's) keeps
-	// a design link that no floor cable has: that end stays.
-	cursor := make([]int32, len(dg.Devices))
-	freeLinkAt := func(d int32) int32 {
-		links := dg.LinksOf(d)
-		for int(cursor[d]) < len(links) {
-			li := links[cursor[d]]
-			if designFrom[li] < 0 {
-				return li
-			}
-			cursor[d]++
-		}
-		return -1
-	}
-	moveStay := make([]int8, len(fg.Links)) // 0 none, 1 A stays, 2 B stays
-	for i := range fg.Links {
-		if keptBy[i] >= 0 {
-			continue
-		}
-		l := &fg.Links[i]
-		ends := [2]int32{l.A, l.B}
-		sides := [2]int8{1, 2}
-		if !lowerIsA(fl, l) {
-			ends[0], ends[1] = ends[1], ends[0]
-			sides[0], sides[1] = sides[1], sides[0]
-		}
-		for k, e := range ends {
-			d := m.fwd[e]
-			if d < 0 {
-				continue
-			}
-			if li := freeLinkAt(d); li >= 0 {
-				keptBy[i] = li
-				designFrom[li] = int32(i)
-				designMoved[li] = true
-				moveStay[i] = sides[k]
-				break
-			}
-		}
-	}
+	// Moves: floor cables not kept that keep one end and take a design link of their own tier
+	// there (matcher.moves).
+	moveStay := m.moves(keptBy, designFrom, designMoved)
 
 	w := newSpecWriter(m, design, dspec, f)
 	w.ports(designFrom, designMoved, moveStay)

@@ -1,0 +1,272 @@
+package asbuilt
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+)
+
+// The trial floor's net file and what the real ibnetdiscover printed for it.
+var (
+	trialNet      = filepath.Join("testdata", "trial-floor.net")
+	trialSnapshot = filepath.Join("testdata", "trial-floor.ibnetdiscover")
+)
+
+func TestTrialFloorSource(t *testing.T) {
+	if *update {
+		if err := os.WriteFile(trialNet, []byte(trialFloor().net()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if readFile(t, trialNet) != trialFloor().net() {
+		t.Fatalf("%s differs from trialFloor; run go test -run TrialFloorSource -update", trialNet)
+	}
+}
+
+// The real ibnetdiscover on ibsim prints the committed snapshot of the trial floor (dates and
+// LIDs aside), and the floor read from it is the net file's, cable for cable.
+func TestSimulatedTrialFloor(t *testing.T) {
+	testrig.RequirePeers(t)
+	sim := testrig.StartIBSim(t, readFile(t, trialNet))
+	r, err := sim.Run(t, "dgx001 mlx5_0", 2*time.Minute, "ibnetdiscover")
+	if err != nil {
+		t.Fatalf("ibnetdiscover: %v", err)
+	}
+	if *update {
+		if err := os.WriteFile(trialSnapshot, []byte(r.Stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if masked(r.Stdout) != masked(readFile(t, trialSnapshot)) {
+		t.Fatalf("ibnetdiscover on the trial floor differs from %s; run with -update to take it again", trialSnapshot)
+	}
+	f := trialSpec(t)
+	// 39 nodes x 8 HCA cables, 16 leaves x 32 uplinks less the dead one.
+	if len(f.Nodes) != 39 || len(f.Switches) != 24 || len(f.Cables) != 39*8+16*32-1 {
+		t.Fatalf("read %d nodes, %d switches, %d cables", len(f.Nodes), len(f.Switches), len(f.Cables))
+	}
+	want := trialFloor().cables()
+	for _, c := range f.Cables {
+		a, b := c.A.String(), c.B.String()
+		if b < a {
+			a, b = b, a
+		}
+		if !want[a+" "+b] {
+			t.Errorf("read %s, which the floor does not have", c.Label())
+		}
+		delete(want, a+" "+b)
+	}
+	if len(want) > 0 {
+		t.Errorf("%d cables of the floor not read back", len(want))
+	}
+}
+
+// trialSpec reads the committed snapshot of the trial floor as the provider does.
+func trialSpec(t testing.TB) *fabric.Spec {
+	t.Helper()
+	d, err := opensm.ParseTopology(readFile(t, trialSnapshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(d, ReadOptions{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Spec
+}
+
+// kinds of the devices of a fabric as a technician tells them apart: "hca", or the switch's
+// tier read off the cabling alone (a switch with an HCA is a leaf, one cabled to a leaf a spine,
+// the rest cores), independent of the fitter's levels.
+func kindsOf(s *fabric.Spec) map[string]string {
+	k := map[string]string{}
+	for _, h := range s.HCAs {
+		k[h.Name] = "hca"
+	}
+	nb := map[string][]string{}
+	for _, c := range s.Cables {
+		nb[c.A.Device] = append(nb[c.A.Device], c.B.Device)
+		nb[c.B.Device] = append(nb[c.B.Device], c.A.Device)
+	}
+	for _, sw := range s.Switches {
+		for _, o := range nb[sw.Name] {
+			if k[o] == "hca" {
+				k[sw.Name] = "leaf"
+			}
+		}
+	}
+	for _, sw := range s.Switches {
+		if k[sw.Name] != "" {
+			continue
+		}
+		k[sw.Name] = "core"
+		for _, o := range nb[sw.Name] {
+			if k[o] == "leaf" {
+				k[sw.Name] = "spine"
+			}
+		}
+	}
+	return k
+}
+
+func splitEnd(e string) (string, int) {
+	i := strings.LastIndexByte(e, ':')
+	p, _ := strconv.Atoi(e[i+1:])
+	return e[:i], p
+}
+
+// checkTechnician holds a fit and its work order to what a technician can do (DESIGN.md, "The
+// as-built fabric"): no cable changes tier (a move's old and new end are on devices of the same
+// kind), no floor port changes role (a fitted cable on a port the floor cables takes a far end
+// of the kind the floor's cable there has), every move starts where a cable is (checkWorkOrder,
+// which calls this on every work order the tests produce),
+// no port is targeted twice (the ends the work order plugs are distinct and none holds a cable
+// that stays), and the per-tier counts add up to the floor's cables of each tier.
+func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
+	t.Helper()
+	fk, nk := kindsOf(f.floor), kindsOf(f.Spec)
+	for _, sw := range f.Spec.Switches { // the fitted fabric's roles are the design's
+		nk[sw.Name] = sw.Role
+	}
+	kindOf := func(dev string, floorSide bool) string {
+		if floorSide {
+			return fk[dev]
+		}
+		return nk[dev]
+	}
+	errs := 0
+	fail := func(format string, args ...any) {
+		if errs++; errs <= 10 {
+			t.Errorf(format, args...)
+		}
+	}
+	floorFar := map[string]string{} // floor port -> the kind of its cable's far end
+	for _, c := range f.floor.Cables {
+		floorFar[c.A.String()] = fk[c.B.Device]
+		floorFar[c.B.String()] = fk[c.A.Device]
+	}
+	for _, c := range f.Spec.Cables {
+		for _, e := range [][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+			if k, ok := floorFar[e[0].String()]; ok && k != nk[e[1].Device] {
+				fail("port %s holds a cable to a %s on the floor and to %s (a %s) in the fitted fabric", e[0], k, e[1], nk[e[1].Device])
+			}
+		}
+	}
+	plugged := map[string]bool{}
+	plug := func(e string) {
+		if plugged[e] {
+			fail("port %s is targeted twice", e)
+		}
+		plugged[e] = true
+	}
+	for _, c := range wo {
+		switch c.Action {
+		case bom.ChangeMove:
+			from, _, _ := strings.Cut(c.From, " ")
+			stays := c.Prior.A.Endpoint()
+			if stays == from {
+				stays = c.Prior.B.Endpoint()
+			}
+			to := c.Row.A.Endpoint()
+			if to == stays {
+				to = c.Row.B.Endpoint()
+			}
+			fd, _ := splitEnd(from)
+			td, _ := splitEnd(to)
+			if kindOf(fd, true) != kindOf(td, false) {
+				fail("move %s -> %s takes a %s end to a %s", from, to, kindOf(fd, true), kindOf(td, false))
+			}
+			plug(to)
+		case bom.ChangeAdd:
+			plug(c.Row.A.Endpoint())
+			plug(c.Row.B.Endpoint())
+		}
+	}
+	kept := map[string]bool{}
+	for _, ch := range f.changes {
+		if ch.act == actKeep {
+			c := f.Spec.Cables[ch.fitted]
+			kept[c.A.String()], kept[c.B.String()] = true, true
+		}
+	}
+	for e := range plugged {
+		if kept[e] {
+			fail("port %s is targeted but holds a cable that stays", e)
+		}
+	}
+	// Per tier, kept + moved + removed is the floor's cables of the tier.
+	floorTier := map[string]int{}
+	for _, c := range f.floor.Cables {
+		a, b := fk[c.A.Device], fk[c.B.Device]
+		switch {
+		case a == "hca" || b == "hca":
+			floorTier[topogen.TierNodeLeaf]++
+		case a == "core" || b == "core":
+			floorTier[topogen.TierSpineCore]++
+		default:
+			floorTier[topogen.TierLeafSpine]++
+		}
+	}
+	for tier, n := range floorTier {
+		tc := f.Report.Tiers[tier]
+		if tc.Kept+tc.Moved+tc.Removed != n {
+			fail("tier %s: kept %d + moved %d + removed %d, the floor has %d", tier, tc.Kept, tc.Moved, tc.Removed, n)
+		}
+	}
+}
+
+// The issue's trial: the 40-slot floor (39 built) adopted at its size and grown to 4 SU, which
+// re-plans the spine layer (16 spines of 2 links per leaf in place of 8 of 4).
+func TestTrialFloorGrowth(t *testing.T) {
+	floor := trialSpec(t)
+	for _, c := range []struct {
+		name       string
+		sus, nodes int
+	}{
+		{"adopted", 2, 40},
+		{"grown", 4, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			des := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: c.sus, PlannedScalableUnits: c.sus, Nodes: c.nodes}, nil)
+			f := mustFit(t, des, floor, nil)
+			wo, err := f.WorkOrder(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWorkOrder(t, f, wo) // and checkTechnician
+			r := f.Report
+			if r.LinksKept != r.LinksKeptMax {
+				t.Errorf("kept %d, bound %d", r.LinksKept, r.LinksKeptMax)
+			}
+			t.Logf("kept %d moved %d added %d removed %d; tiers %+v", r.LinksKept, r.LinksMoved, r.LinksAdded, r.LinksRemoved, r.Tiers)
+			// The floor's convention goes on: on a floor leaf, node cables on ports 33-64,
+			// uplinks on 1-32.
+			isLeaf := map[string]bool{}
+			for _, s := range floor.Switches {
+				if strings.HasPrefix(s.Name, "ql-") {
+					isLeaf[s.Name] = true
+				}
+			}
+			nk := kindsOf(f.Spec)
+			for _, cb := range f.Spec.Cables {
+				for _, e := range [][2]fabric.End{{cb.A, cb.B}, {cb.B, cb.A}} {
+					if !isLeaf[e[0].Device] {
+						continue
+					}
+					if node := nk[e[1].Device] == "hca"; node != (e[0].Port > 32) {
+						t.Errorf("%s on %s breaks the floor's convention", cb.Label(), e[0])
+					}
+				}
+			}
+		})
+	}
+}
