@@ -40,8 +40,12 @@ func newDevPorts(fg *fgraphView, fd int32) *devPorts {
 	dp := &devPorts{used: make([]bool, n+1), role: make([]int8, n+1), conv: map[int8][]portPair{},
 		sort: map[int8]bool{}, spans: map[int8]*portSpan{}, cur: map[int8]int{}, order: map[int8][]int{}}
 	byRole := map[int8][]int{}
+	own := fg.m.fl.level[fd]
 	for _, pe := range fg.floorEnds(fd) {
-		if pe.port <= 0 {
+		// A cable to a device of the same level is a role only where the design has such
+		// links (torus, dragonfly+ global); elsewhere it is a stray, removed, and its port
+		// keeps no role.
+		if pe.port <= 0 || pe.far == own && !fg.sameLevel(own) {
 			continue
 		}
 		for pe.port >= len(dp.role) {
@@ -65,7 +69,21 @@ func newDevPorts(fg *fgraphView, fd int32) *devPorts {
 // fgraphView is the floor seen from the fitted devices: a floor device's port count and the
 // ends of the floor's cables on it, with the level of each far end.
 type fgraphView struct {
-	m *matcher
+	m    *matcher
+	same map[int8]bool
+}
+
+// sameLevel says whether the design cables switches of level lv to each other.
+func (v *fgraphView) sameLevel(lv int8) bool {
+	s, ok := v.same[lv]
+	if !ok {
+		if v.same == nil {
+			v.same = map[int8]bool{}
+		}
+		s = v.m.de.hasSameLevel(lv)
+		v.same[lv] = s
+	}
+	return s
 }
 
 type portEnd struct {

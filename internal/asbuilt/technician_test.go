@@ -151,6 +151,9 @@ func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
 	}
 	floorFar := map[string]string{} // floor port -> the kind of its cable's far end
 	for _, c := range f.floor.Cables {
+		if fk[c.A.Device] == fk[c.B.Device] {
+			continue // a stray between switches of one tier: neither a node nor an uplink port
+		}
 		floorFar[c.A.String()] = fk[c.B.Device]
 		floorFar[c.B.String()] = fk[c.A.Device]
 	}
@@ -208,6 +211,10 @@ func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
 	for _, c := range f.floor.Cables {
 		a, b := fk[c.A.Device], fk[c.B.Device]
 		switch {
+		case a == b && a == "leaf":
+			floorTier[topogen.TierTorus]++
+		case a == b && a == "spine":
+			floorTier[topogen.TierGlobal]++
 		case a == "hca" || b == "hca":
 			floorTier[topogen.TierNodeLeaf]++
 		case a == "core" || b == "core":
