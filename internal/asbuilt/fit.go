@@ -102,15 +102,24 @@ type change struct {
 //     by planes (3 tiers: the spines at one position of every pod and their cores), by
 //     propagation along same-level links (dragonfly+ global links, torus), else by name order.
 //
-// Ports play no part: any port convention of the floor fits and none is a deviation. A floor
-// cable is kept when the design joins the images of its two devices (as many as the design has
-// between them); of the others, one whose lower-tier end's device keeps a design link that no
-// floor cable has is moved (that end stays, the other goes where the design link goes), and the
-// rest are removed; design links left are added. A floor device that keeps nothing and reaches
-// nothing the design has is left unmatched and named; nothing is invented for it.
+// Ports play no part in the mapping: any port convention of the floor fits and none is a
+// deviation. A floor cable is kept when the design joins the images of its two devices (as many
+// as the design has between them). The rest follow what a technician can do (DESIGN.md, "The
+// as-built fabric"): a cable never changes tier, so a floor cable not kept is moved only onto a
+// design link of its own tier at the image of one of its ends (that end stays on its port, the
+// other goes to a device of the kind it leaves), as many as can be (matcher.moves: a largest
+// matching, which is the fewest cable ends handled); the others are removed, and design links
+// left are added. A port keeps the role the floor gives it, and new ends continue the floor's
+// convention for their role on each device (specWriter.ports). A floor device that keeps
+// nothing and reaches nothing the design has is left unmatched and named; nothing is invented
+// for it.
 //
 // LinksKeptMax is an upper bound, computed independently of the mapping (keptMax), of what any
-// level-preserving assignment (leaves to leaves, spines to spines, nodes to nodes) could keep:
+// level-preserving assignment (leaves to leaves, spines to spines, nodes to nodes) could keep.
+// It is the bound under the technician's rules too: a kept cable stays on both its ports, so it
+// changes neither tier nor port role, and the rules only ever constrain the cables that move
+// and the ports of new ends, never which cables can be kept; an assignment that keeps a cable
+// under the rules keeps it without them and the other way round. The bound is:
 // per tier, the least of relaxations that drop the other tiers (each floor leaf keeps at most
 // the HCAs of its most common device name on a rail-optimized design, up to its design leaf's
 // capacity; each switch at most sortedMin of its per-neighbour link counts against its image's;

@@ -476,8 +476,35 @@ func (m *matcher) mapNodes() {
 		caps[c] = int32(len(classMembers[c]))
 	}
 	got := transport(cands, caps)
-	// Within each class: namesakes first, then floor nodes in the order of their first HCA's
-	// port on its leaf.
+	// A floor node that keeps nothing where it could go (its leaves are not the design's, or
+	// their classes are full) still takes a free slot if there is one: it keeps no cable, but
+	// its HCAs keep their cables' ends and only the leaf ends move (matcher.moves), where
+	// leaving it out would remove them all and add new ones.
+	free := make([]int32, len(classMembers))
+	for c := range free {
+		free[c] = caps[c]
+	}
+	for _, c := range got {
+		if c >= 0 {
+			free[c]--
+		}
+	}
+	var loose []int32
+	for n, c := range got {
+		if c < 0 && m.cabled(int32(n)) {
+			loose = append(loose, int32(n))
+		}
+	}
+	sort.SliceStable(loose, func(a, b int) bool { return naturalLess(fl.nodes[loose[a]].name, fl.nodes[loose[b]].name) })
+	for c := int32(0); int(c) < len(free) && len(loose) > 0; c++ {
+		for ; free[c] > 0 && len(loose) > 0; free[c]-- {
+			got[loose[0]] = c
+			loose = loose[1:]
+		}
+	}
+	// Within each class: namesakes first, then floor nodes in the floor's order (natural
+	// order of their names, then of their first HCA's port on its leaf), onto the slots in
+	// the design's order, so that slot k of the design is the floor's k-th node.
 	byClass := make([][]int32, len(classMembers))
 	for n, c := range got {
 		if c >= 0 {
@@ -486,11 +513,11 @@ func (m *matcher) mapNodes() {
 	}
 	for c, fns := range byClass {
 		sort.SliceStable(fns, func(a, b int) bool {
-			pa, pb := m.firstPort(fns[a]), m.firstPort(fns[b])
-			if pa != pb {
-				return pa < pb
+			na, nb := fl.nodes[fns[a]].name, fl.nodes[fns[b]].name
+			if na != nb {
+				return naturalLess(na, nb)
 			}
-			return naturalLess(fl.nodes[fns[a]].name, fl.nodes[fns[b]].name)
+			return m.firstPort(fns[a]) < m.firstPort(fns[b])
 		})
 		var rest []int32
 		for _, n := range fns {
@@ -511,6 +538,16 @@ func (m *matcher) mapNodes() {
 			}
 		}
 	}
+}
+
+// cabled says whether a floor node has a cable on any of its HCAs.
+func (m *matcher) cabled(n int32) bool {
+	for _, h := range m.fl.nodes[n].hcas {
+		if len(m.fl.g.LinksOf(h)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // firstPort is the floor port of a node's first HCA cable on a leaf (its slot, as the floor
