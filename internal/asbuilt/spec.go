@@ -83,7 +83,27 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 	f.changes = make([]change, 0, len(w.dspec.Cables)+len(floor.Cables)/8)
 	rackName := map[string]string{}
 	out.Racks = append(out.Racks, floor.Racks...)
+	// A floor with no rack data (what discovery reads) gets no racks or units invented for
+	// its new devices: the user gives them, or they stay unknown like the floor's.
+	noRacks := len(floor.Racks) == 0
+	for _, sw := range floor.Switches {
+		if sw.Rack != "" {
+			noRacks = false
+		}
+	}
+	for _, n := range floor.Nodes {
+		if n.Rack != "" {
+			noRacks = false
+		}
+	}
+	if noRacks {
+		out.Racks = nil
+	}
+	swNames, ndNames := m.floorNames()
 	for _, r := range w.dspec.Racks {
+		if noRacks {
+			break
+		}
 		old := r.Name
 		r.Name = uniq(r.Name, "rack:")
 		r.Key = r.Name
@@ -96,6 +116,8 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 	for n := range de.nodes {
 		if fn := m.nodeRev[n]; fn >= 0 {
 			w.nodeNames[n] = fl.nodes[fn].name
+		} else if name, ok := ndNames[int32(n)]; ok {
+			w.nodeNames[n] = uniq(name, "")
 		} else {
 			w.nodeNames[n] = uniq(de.nodes[n].name, "")
 		}
@@ -110,9 +132,15 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 			out.Switches = append(out.Switches, fs)
 			continue
 		}
+		if name, ok := swNames[d]; ok {
+			s.Name = name
+		}
 		s.Name = uniq(s.Name, "")
 		w.names[d] = s.Name
 		s.Rack, s.GUID = rackName[s.Rack], guid(s.GUID)
+		if noRacks {
+			s.PositionU = 0
+		}
 		s.Key = s.Name
 		out.Switches = append(out.Switches, s)
 	}
@@ -125,6 +153,9 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 		}
 		n.Name = w.nodeNames[i]
 		n.Rack = rackName[n.Rack]
+		if noRacks {
+			n.PositionU = 0
+		}
 		n.Key = n.Name
 		out.Nodes = append(out.Nodes, n)
 	}

@@ -1,6 +1,7 @@
 package asbuilt
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -255,22 +256,67 @@ func TestTrialFloorGrowth(t *testing.T) {
 				t.Errorf("kept %d, bound %d", r.LinksKept, r.LinksKeptMax)
 			}
 			t.Logf("kept %d moved %d added %d removed %d; tiers %+v", r.LinksKept, r.LinksMoved, r.LinksAdded, r.LinksRemoved, r.Tiers)
-			// The floor's convention goes on: on a floor leaf, node cables on ports 33-64,
-			// uplinks on 1-32.
-			isLeaf := map[string]bool{}
-			for _, s := range floor.Switches {
-				if strings.HasPrefix(s.Name, "ql-") {
-					isLeaf[s.Name] = true
+			// The floor's names go on, and no rack or unit is invented on a floor without racks.
+			want := map[string]bool{}
+			for n := 1; n <= 32*c.sus; n++ {
+				want[fmt.Sprintf("dgx%03d", n)] = true
+			}
+			for su := 0; su < c.sus; su++ {
+				for rail := 0; rail < 8; rail++ {
+					want[fmt.Sprintf("ql-%02d-%c", 7+su, 'a'+rail)] = true
 				}
 			}
+			for s := 1; s <= 8*c.sus/2; s++ {
+				want[fmt.Sprintf("qs-%02d", s)] = true
+			}
+			if c.nodes > 0 {
+				for n := c.nodes + 1; n <= 32*c.sus; n++ {
+					delete(want, fmt.Sprintf("dgx%03d", n))
+				}
+			}
+			got := map[string]bool{}
+			for _, s := range f.Spec.Switches {
+				got[s.Name] = true
+				if s.Rack != "" || s.PositionU != 0 {
+					t.Errorf("switch %s placed in %q U%d on a floor without racks", s.Name, s.Rack, s.PositionU)
+				}
+			}
+			for _, n := range f.Spec.Nodes {
+				got[n.Name] = true
+				if n.Rack != "" || n.PositionU != 0 {
+					t.Errorf("node %s placed in %q U%d on a floor without racks", n.Name, n.Rack, n.PositionU)
+				}
+			}
+			if len(f.Spec.Racks) != 0 {
+				t.Errorf("%d racks invented", len(f.Spec.Racks))
+			}
+			for n := range want {
+				if !got[n] {
+					t.Errorf("no device %s", n)
+				}
+			}
+			for n := range got {
+				if !want[n] {
+					t.Errorf("device %s is not of the floor's naming", n)
+				}
+			}
+			// The floor's convention goes on, on its leaves and on the new ones: uplinks on
+			// ports 1-32, node slot j of every SU on port 65-j (dgx(32*su+j)).
 			nk := kindsOf(f.Spec)
 			for _, cb := range f.Spec.Cables {
 				for _, e := range [][2]fabric.End{{cb.A, cb.B}, {cb.B, cb.A}} {
-					if !isLeaf[e[0].Device] {
+					if nk[e[0].Device] != "leaf" {
 						continue
 					}
-					if node := nk[e[1].Device] == "hca"; node != (e[0].Port > 32) {
-						t.Errorf("%s on %s breaks the floor's convention", cb.Label(), e[0])
+					if nk[e[1].Device] != "hca" {
+						if e[0].Port > 32 {
+							t.Errorf("%s: an uplink on node port %s", cb.Label(), e[0])
+						}
+						continue
+					}
+					n, err := strconv.Atoi(strings.TrimPrefix(strings.Split(e[1].Device, "/")[0], "dgx"))
+					if err != nil || e[0].Port != 65-((n-1)%32+1) {
+						t.Errorf("%s: not on the floor's port for its slot", cb.Label())
 					}
 				}
 			}
