@@ -27,10 +27,19 @@ type Fitted struct {
 	// leave it free, else the lowest free one.
 	Appliances []topogen.ApplianceLink
 
-	floor   *fabric.Spec
-	design  *topogen.Design
-	changes []change
+	floor      *fabric.Spec
+	design     *topogen.Design
+	changes    []change
+	builtNodes int
 }
+
+// BuiltNodes is the node count of a design that ends where the floor's nodes end: one past the
+// last design node slot a floor node took, when that slot is in the design's last block (the
+// floor reaches the design's last scalable unit, so the design does not grow past it); else 0.
+// On a partly built floor adopted at its size (40 slots of 2 SU built, one node absent) it is
+// the floor's 40, the node count the design defaults to (plan.Design), so the empty slots are
+// not filled and the absent node is the one addition.
+func (f *Fitted) BuiltNodes() int { return f.builtNodes }
 
 // Groups are the fitted items as the design's groups hold them (topogen.Design.GroupsOf), so a
 // fitted fabric is output as the design would be; the appliance links, which are not graph
@@ -181,6 +190,7 @@ func Fit(design *topogen.Design, floor *fabric.Spec, cat *catalog.Catalog) (*Fit
 	m := newMatcher(fl, de)
 	m.run()
 	f := &Fitted{floor: floor, design: design}
+	f.builtNodes = m.builtNodes()
 	m.classify(f, design, dspec)
 	return f, nil
 }

@@ -272,3 +272,31 @@ func (m *matcher) floorNames() (switches map[int32]string, nodes map[int32]strin
 	}
 	return switches, nodes
 }
+
+// builtNodes: see Fitted.BuiltNodes.
+func (m *matcher) builtNodes() int {
+	de := m.de
+	blockOf := func(n int) int32 {
+		for _, h := range de.nodes[n].hcas {
+			for _, x := range de.nbrs[h] {
+				if de.level[x.d] == 1 && m.ds != nil {
+					return m.ds.blockOf[x.d]
+				}
+			}
+		}
+		return -1
+	}
+	last := -1
+	for n := range de.nodes {
+		if m.nodeRev[n] >= 0 {
+			last = n
+		}
+	}
+	if last < 0 || len(de.nodes) == 0 {
+		return 0
+	}
+	if b := blockOf(last); b < 0 || b != blockOf(len(de.nodes)-1) {
+		return 0
+	}
+	return last + 1
+}
