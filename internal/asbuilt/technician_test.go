@@ -323,3 +323,99 @@ func TestTrialFloorGrowth(t *testing.T) {
 		})
 	}
 }
+
+// Floors of other conventions, partly built and damaged, adopted and grown past their plan:
+// every work order is one a technician can do (checkWorkOrder), the fit keeps its bound, and
+// every node cable and uplink on a leaf (the floor's, and the new ones, which are cabled as a
+// floor leaf of their rail is) is on the port the leaf's convention gives it: the floor's node
+// port for the node's slot, one of its uplink ports.
+func TestFloorConventionsGrow(t *testing.T) {
+	convs := map[string]func(int) leafConv{
+		"round-robin": nil,
+		"blocked":     func(int) leafConv { return convBlocked },
+		"interleaved": func(int) leafConv { return convInterleaved },
+		"mixed":       func(l int) leafConv { return leafConv(l % 3) },
+	}
+	for name, conv := range convs {
+		q := qlFloor{
+			conv: conv, sus: 2, built: []int{32, 12},
+			swap:   map[string]bool{"dgx007": true},
+			dead:   map[string]bool{"ql-08-b:9": true},
+			absent: map[string]bool{"dgx020": true},
+		}
+		floor := q.spec()
+		leafIdx := map[string]int{}
+		for su := 0; su < 4; su++ {
+			for rail := 0; rail < 8; rail++ {
+				leafIdx[q.leaf(su, rail)] = su*8 + rail
+			}
+		}
+		for _, c := range []struct{ sus, nodes int }{{2, 44}, {4, 0}} {
+			t.Run(fmt.Sprintf("%s/%dSU", name, c.sus), func(t *testing.T) {
+				des := generate(t, topogen.Params{Kind: topogen.KindRailOptimized, ScalableUnits: c.sus, PlannedScalableUnits: c.sus, Nodes: c.nodes}, nil)
+				f := mustFit(t, des, floor, nil)
+				wo, err := f.WorkOrder(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkWorkOrder(t, f, wo)
+				if r := f.Report; r.LinksKept != r.LinksKeptMax {
+					t.Errorf("kept %d, bound %d", r.LinksKept, r.LinksKeptMax)
+				}
+				// A leaf's convention: its own on the floor; a new leaf's, that of a floor
+				// leaf of its rail whose convention all its cables follow.
+				nk := kindsOf(f.Spec)
+				ends := map[string][][2]fabric.End{}
+				for _, cb := range f.Spec.Cables {
+					for _, e := range [][2]fabric.End{{cb.A, cb.B}, {cb.B, cb.A}} {
+						if nk[e[0].Device] == "leaf" {
+							ends[e[0].Device] = append(ends[e[0].Device], e)
+						}
+					}
+				}
+				follows := func(l int, es [][2]fabric.End) string {
+					cv := q.convOf(l)
+					ups := map[int]bool{}
+					for _, p := range q.upPorts(l) {
+						ups[p] = true
+					}
+					for _, e := range es {
+						if nk[e[1].Device] != "hca" {
+							if !ups[e[0].Port] {
+								return fmt.Sprintf("uplink %s <-> %s off the uplink ports", e[0], e[1])
+							}
+							continue
+						}
+						n, err := strconv.Atoi(strings.TrimPrefix(strings.Split(e[1].Device, "/")[0], "dgx"))
+						if err != nil || e[0].Port != cv.nodePort((n-1)%32+1) {
+							return fmt.Sprintf("node cable %s <-> %s off the port of its slot", e[0], e[1])
+						}
+					}
+					return ""
+				}
+				for leaf, es := range ends {
+					l, ok := leafIdx[leaf]
+					if !ok {
+						t.Errorf("leaf %s is not of the floor's naming", leaf)
+						continue
+					}
+					if l < 16 {
+						if why := follows(l, es); why != "" {
+							t.Errorf("floor leaf %s: %s", leaf, why)
+						}
+						continue
+					}
+					var why string
+					for fl := l % 8; fl < 16; fl += 8 {
+						if why = follows(fl, es); why == "" {
+							break
+						}
+					}
+					if why != "" {
+						t.Errorf("new leaf %s follows no floor leaf of its rail: %s", leaf, why)
+					}
+				}
+			})
+		}
+	}
+}
