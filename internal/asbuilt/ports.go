@@ -197,13 +197,17 @@ func (d *devPorts) next(r int8) int {
 		if sp != nil {
 			lo, hi = sp.lo, sp.hi
 		}
-		if down {
-			for q := hi; q >= lo; q-- {
-				ord = append(ord, q)
-			}
-		} else {
-			for q := lo; q <= hi; q++ {
-				ord = append(ord, q)
+		// The role's own floor ports first (freed by cables that move or go), then the
+		// span's others, each in the floor's direction.
+		for pass := 0; pass < 2; pass++ {
+			for k := 0; k <= hi-lo; k++ {
+				q := lo + k
+				if down {
+					q = hi - k
+				}
+				if q >= 1 && q < len(d.role) && (d.role[q] == r+1) == (pass == 0) {
+					ord = append(ord, q)
+				}
 			}
 		}
 		// Outside the span, nearest first, the floor's direction first on a tie.
@@ -238,7 +242,9 @@ func (d *devPorts) next(r int8) int {
 // devPorts.ok), first the one the floor's convention for that role on that device gives the
 // design's port (predict), then the role's next free port in the floor's order (next); only a
 // device with no such port left takes any free one, then one beyond its radix, which the
-// fabric then reports. An end on a new device takes the port that a floor device of its level
+// fabric then reports. That happens only where the design gives a device a role its floor
+// ports never had, more of it than it has free ports: a 2-tier spine grown into a 3-tier one
+// takes its core links on ports its moved leaf links free, as no assignment can avoid. An end on a new device takes the port that a floor device of its level
 // (of its rail, on a rail-optimized design) has for the same design port, so a new leaf or
 // spine is cabled as the floor's are; else the design's port.
 func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []int8) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
@@ -129,7 +130,7 @@ func splitEnd(e string) (string, int) {
 // as-built fabric"): no cable changes tier (a move's old and new end are on devices of the same
 // kind), no floor port changes role (a fitted cable on a port the floor cables takes a far end
 // of the kind the floor's cable there has), every move starts where a cable is (checkWorkOrder,
-// which calls this on every work order the tests produce),
+// which calls this on every work order the tests produce, and mustFit on every fit),
 // no port is targeted twice (the ends the work order plugs are distinct and none holds a cable
 // that stays), and the per-tier counts add up to the floor's cables of each tier.
 func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
@@ -158,8 +159,37 @@ func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
 		floorFar[c.A.String()] = fk[c.B.Device]
 		floorFar[c.B.String()] = fk[c.A.Device]
 	}
+	// The one exception: a device that takes a role its floor ports never had, more of it
+	// than the device has free ports (a 2-tier spine grown into a 3-tier one takes core links
+	// on a full switch), gives up ports of its other roles, which no rule can avoid.
+	floorRoles := map[string]map[string]bool{}
+	floorUsed := map[string]int{}
+	for _, c := range f.floor.Cables {
+		for _, e := range [][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+			if floorRoles[e[0].Device] == nil {
+				floorRoles[e[0].Device] = map[string]bool{}
+			}
+			floorRoles[e[0].Device][fk[e[1].Device]] = true
+			floorUsed[e[0].Device]++
+		}
+	}
+	newRole := map[[2]string]int{}
 	for _, c := range f.Spec.Cables {
 		for _, e := range [][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+			if r := floorRoles[e[0].Device]; r != nil && !r[nk[e[1].Device]] {
+				newRole[[2]string{e[0].Device, nk[e[1].Device]}]++
+			}
+		}
+	}
+	radix := map[string]int{}
+	for _, sw := range f.floor.Switches {
+		radix[sw.Name] = catalog.Default().Switches[sw.Model].Ports
+	}
+	for _, c := range f.Spec.Cables {
+		for _, e := range [][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+			if n := newRole[[2]string{e[0].Device, nk[e[1].Device]}]; n > 0 && radix[e[0].Device] > 0 && n > radix[e[0].Device]-floorUsed[e[0].Device] {
+				continue
+			}
 			if k, ok := floorFar[e[0].String()]; ok && k != nk[e[1].Device] {
 				fail("port %s holds a cable to a %s on the floor and to %s (a %s) in the fitted fabric", e[0], k, e[1], nk[e[1].Device])
 			}
