@@ -286,6 +286,25 @@ func TestTrialFloorGrowth(t *testing.T) {
 				t.Errorf("kept %d, bound %d", r.LinksKept, r.LinksKeptMax)
 			}
 			t.Logf("kept %d moved %d added %d removed %d; tiers %+v", r.LinksKept, r.LinksMoved, r.LinksAdded, r.LinksRemoved, r.Tiers)
+			if c.name == "adopted" {
+				// Exactly the three defects, each where the floor's rules put it: the swapped
+				// rail cables back on slot 5's port, the absent dgx032 on slot 32's port of
+				// each rail leaf, the missing uplink on the leaf port and spine port the
+				// floor's round-robin and interleaving give it.
+				q := trialFloor()
+				want := []string{
+					"move dgx005/mlx5_0:1 <-> ql-07-b:60: ql-07-b:60 -> ql-07-a:60",
+					"move dgx005/mlx5_3:1 <-> ql-07-a:60: ql-07-a:60 -> ql-07-b:60",
+				}
+				for r := 0; r < 8; r++ {
+					want = append(want, fmt.Sprintf("add dgx032/%s:1 <-> %s:%d", dgxDevices[r], q.leaf(0, r), 65-32))
+				}
+				s, sp := q.uplink(8+2, 6)
+				want = append(want, fmt.Sprintf("add ql-08-c:6 <-> %s:%d", q.spineName(s), sp))
+				if got := strings.Join(r.Deviations, "\n"); got != strings.Join(want, "\n") {
+					t.Errorf("deviations:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+				}
+			}
 			// The floor's names go on, and no rack or unit is invented on a floor without racks.
 			want := map[string]bool{}
 			for n := 1; n <= 32*c.sus; n++ {
