@@ -3,6 +3,7 @@ package asbuilt
 import (
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
@@ -294,6 +295,7 @@ func TestFitMovesBruteForce(t *testing.T) {
 		{p(1, 1, 0), p(2, 2, 0)}, // grown past the plan: the spine layer re-planned
 		{p(1, 2, 0), p(2, 2, 0)}, // grown within the plan
 		{p(2, 2, 7), p(2, 2, 0)}, // a partly built floor filled up
+		{p(2, 2, 6), p(2, 2, 0)}, // its last unit of two nodes, a rail swap there ties the leaves' rails
 		{p(2, 2, 0), p(2, 2, 0)}, // damaged, at its size
 	}
 	rng := rand.New(rand.NewSource(9))
@@ -318,6 +320,46 @@ func TestFitMovesBruteForce(t *testing.T) {
 				t.Errorf("case %d trial %d (%v): kept %d moved %d; the best assignment keeps %d and moves %d", ci, trial, did, r.LinksKept, r.LinksMoved, k, mv)
 			}
 		}
+	}
+}
+
+// A partly built unit of two nodes, one with its rails swapped: its two leaves each have one
+// cable of each device name, so their rails tie; every node's swap in turn, against brute force.
+func TestFitTiedRailsBruteForce(t *testing.T) {
+	cat := tinyCatalog(t)
+	p := topogen.Params{Kind: topogen.KindRailOptimized, SwitchModel: "T8", NodeModel: "N2", ScalableUnits: 2, PlannedScalableUnits: 2}
+	des := generate(t, p, cat)
+	p.Nodes = 6
+	base := relabel(generate(t, p, cat).FabricSpec(), cat, 77)
+	checked := 0
+	for _, n := range base.Nodes {
+		floor := relabel(generate(t, p, cat).FabricSpec(), cat, 77)
+		var mine []int
+		for i, c := range floor.Cables {
+			if strings.HasPrefix(hcaEnd(c), n.Name+"/") {
+				mine = append(mine, i)
+			}
+		}
+		perLeaf := 0 // HCA cables on the node's first leaf: 2 in the unit of two nodes
+		for _, c := range floor.Cables {
+			if strings.Contains(c.A.Device, "/") && c.B.Device == floor.Cables[mine[0]].B.Device ||
+				strings.Contains(c.B.Device, "/") && c.A.Device == floor.Cables[mine[0]].A.Device && !strings.Contains(c.A.Device, "/") {
+				perLeaf++
+			}
+		}
+		if perLeaf != 2 {
+			continue
+		}
+		checked++
+		swapSwitchEnds(&floor.Cables[mine[0]], &floor.Cables[mine[1]])
+		f := mustFit(t, des, floor, cat)
+		k, mv := bruteKeptMoves(t, des.FabricSpec(), floor)
+		if r := f.Report; r.LinksKept != k || r.LinksMoved != mv {
+			t.Errorf("%s swapped: kept %d moved %d; the best assignment keeps %d and moves %d", n.Name, r.LinksKept, r.LinksMoved, k, mv)
+		}
+	}
+	if checked != 2 {
+		t.Fatalf("%d nodes in the unit of two", checked)
 	}
 }
 
