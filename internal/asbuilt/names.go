@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
 // The floor's naming, continued for new devices (DESIGN.md, "The as-built fabric": new devices
@@ -189,9 +191,18 @@ func (r *nameRule) name(coords []int) (string, bool) {
 // level and for the nodes, the rule learnt from the matched floor devices of that kind, applied
 // to the new ones. It returns design device -> name for switches and design node -> name for
 // nodes, only where a rule gave one.
-func (m *matcher) floorNames() (switches map[int32]string, nodes map[int32]string) {
+//
+// A prefix the user set (one other than the generator's default) is the user's choice: that
+// kind keeps the generator's names under it.
+func (m *matcher) floorNames(p topogen.Params) (switches map[int32]string, nodes map[int32]string) {
 	de := m.de
 	switches, nodes = map[int32]string{}, map[int32]string{}
+	chosen := func(v, def string) bool { return v != "" && v != def }
+	userLevel := map[int8]bool{
+		1: chosen(p.LeafPrefix, "leaf") || p.Kind == topogen.KindTorus3D && chosen(p.TorusPrefix, "sw"),
+		2: chosen(p.SpinePrefix, "spine"),
+		3: chosen(p.CorePrefix, "core"),
+	}
 	// Switch coordinates: index within the level, block, place in the block.
 	coords := map[int32][]int{}
 	byLevel := map[int8][]int32{}
@@ -218,7 +229,10 @@ func (m *matcher) floorNames() (switches map[int32]string, nodes map[int32]strin
 			coords[D] = c
 		}
 	}
-	for _, ds := range byLevel {
+	for lv, ds := range byLevel {
+		if userLevel[lv] {
+			continue
+		}
 		var samples []nameSample
 		for _, D := range ds {
 			if f := m.rev[D]; f >= 0 {
@@ -261,7 +275,7 @@ func (m *matcher) floorNames() (switches map[int32]string, nodes map[int32]strin
 			samples = append(samples, nameSample{m.fl.nodes[f].name, ncoords[n]})
 		}
 	}
-	if rule, ok := learnNames(samples); ok {
+	if rule, ok := learnNames(samples); ok && !chosen(p.NodePrefix, "gpu") {
 		for n := range de.nodes {
 			if m.nodeRev[n] < 0 {
 				if s, ok := rule.name(ncoords[n]); ok {

@@ -99,7 +99,7 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 	if noRacks {
 		out.Racks = nil
 	}
-	swNames, ndNames := m.floorNames()
+	swNames, ndNames := m.floorNames(w.design.Params)
 	for _, r := range w.dspec.Racks {
 		if noRacks {
 			break
