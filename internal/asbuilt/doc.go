@@ -52,6 +52,12 @@
 //   - A work order's counts are the report's, and a move leaves from a port the floor has the
 //     cable on (so never from a dead port).
 //   - Ports play no part in the matching: any port convention of the floor fits.
+//   - What a technician can do: a move keeps one end on its floor port and takes the other to a
+//     device of the same kind (a cable never changes tier); a floor port holding a node cable
+//     takes only node cables, an uplink port only uplinks; new ends go on the ports the floor's
+//     convention gives their role on that device, new switches as a floor switch of their
+//     level is cabled; among the ways to keep LinksKeptMax cables, the most moves, which is
+//     the fewest cable ends handled (TestFitMovesBruteForce checks it against every assignment).
 //   - The same inputs give the same fit, in time near linear in links (BenchmarkFit).
 //
 // The package knows nothing of Terraform; the provider's gpucluster_discovered_fabric, its

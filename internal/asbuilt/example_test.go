@@ -88,7 +88,7 @@ func smallFloor() *fabric.Spec {
 
 // Fit lays a generated design over the floor by the links devices have: the design's one
 // switch and four nodes take the floor's names and GUIDs (the slots in the order of the floor's
-// ports), every floor cable stays on its ports (the floor numbers them down from 64, not the
+// names), every floor cable stays on its ports (the floor numbers them down from 64, not the
 // generator's way, and that is no deviation), and the missing cable is added on the port the
 // floor's own numbering gives it, next to its node's other cables.
 func ExampleFit() {
@@ -113,10 +113,10 @@ func ExampleFit() {
 	// matched 37, unmatched 0; kept 31 of at most 31, moved 0, added 1, removed 0
 	// [add h4/mlx5_7:1 <-> edge:33]
 	// edge 0xb83fd20300000001
-	// h4 takes gpu001's place
-	// h3 takes gpu002's place
-	// h2 takes gpu003's place
-	// h1 takes gpu004's place
+	// h1 takes gpu001's place
+	// h2 takes gpu002's place
+	// h3 takes gpu003's place
+	// h4 takes gpu004's place
 }
 
 // WorkOrder turns the fit into the technicians' rows (gpucluster_bom's cabling_changes_csv):

@@ -27,10 +27,19 @@ type Fitted struct {
 	// leave it free, else the lowest free one.
 	Appliances []topogen.ApplianceLink
 
-	floor   *fabric.Spec
-	design  *topogen.Design
-	changes []change
+	floor      *fabric.Spec
+	design     *topogen.Design
+	changes    []change
+	builtNodes int
 }
+
+// BuiltNodes is the node count of a design that ends where the floor's nodes end: one past the
+// last design node slot a floor node took, when that slot is in the design's last block (the
+// floor reaches the design's last scalable unit, so the design does not grow past it); else 0.
+// On a partly built floor adopted at its size (40 slots of 2 SU built, one node absent) it is
+// the floor's 40, the node count the design defaults to (plan.Design), so the empty slots are
+// not filled and the absent node is the one addition.
+func (f *Fitted) BuiltNodes() int { return f.builtNodes }
 
 // Groups are the fitted items as the design's groups hold them (topogen.Design.GroupsOf), so a
 // fitted fabric is output as the design would be; the appliance links, which are not graph
@@ -102,15 +111,24 @@ type change struct {
 //     by planes (3 tiers: the spines at one position of every pod and their cores), by
 //     propagation along same-level links (dragonfly+ global links, torus), else by name order.
 //
-// Ports play no part: any port convention of the floor fits and none is a deviation. A floor
-// cable is kept when the design joins the images of its two devices (as many as the design has
-// between them); of the others, one whose lower-tier end's device keeps a design link that no
-// floor cable has is moved (that end stays, the other goes where the design link goes), and the
-// rest are removed; design links left are added. A floor device that keeps nothing and reaches
-// nothing the design has is left unmatched and named; nothing is invented for it.
+// Ports play no part in the mapping: any port convention of the floor fits and none is a
+// deviation. A floor cable is kept when the design joins the images of its two devices (as many
+// as the design has between them). The rest follow what a technician can do (DESIGN.md, "The
+// as-built fabric"): a cable never changes tier, so a floor cable not kept is moved only onto a
+// design link of its own tier at the image of one of its ends (that end stays on its port, the
+// other goes to a device of the kind it leaves), as many as can be (matcher.moves: a largest
+// matching, which is the fewest cable ends handled); the others are removed, and design links
+// left are added. A port keeps the role the floor gives it, and new ends continue the floor's
+// convention for their role on each device (specWriter.ports). A floor device that keeps
+// nothing and reaches nothing the design has is left unmatched and named; nothing is invented
+// for it.
 //
 // LinksKeptMax is an upper bound, computed independently of the mapping (keptMax), of what any
-// level-preserving assignment (leaves to leaves, spines to spines, nodes to nodes) could keep:
+// level-preserving assignment (leaves to leaves, spines to spines, nodes to nodes) could keep.
+// It is the bound under the technician's rules too: a kept cable stays on both its ports, so it
+// changes neither tier nor port role, and the rules only ever constrain the cables that move
+// and the ports of new ends, never which cables can be kept; an assignment that keeps a cable
+// under the rules keeps it without them and the other way round. The bound is:
 // per tier, the least of relaxations that drop the other tiers (each floor leaf keeps at most
 // the HCAs of its most common device name on a rail-optimized design, up to its design leaf's
 // capacity; each switch at most sortedMin of its per-neighbour link counts against its image's;
@@ -172,6 +190,7 @@ func Fit(design *topogen.Design, floor *fabric.Spec, cat *catalog.Catalog) (*Fit
 	m := newMatcher(fl, de)
 	m.run()
 	f := &Fitted{floor: floor, design: design}
+	f.builtNodes = m.builtNodes()
 	m.classify(f, design, dspec)
 	return f, nil
 }
@@ -255,46 +274,9 @@ func (m *matcher) classify(f *Fitted, design *topogen.Design, dspec *fabric.Spec
 			}
 		}
 	}
-	// Moves: a floor cable not kept whose lower-tier end's device (else the other end's) keeps
-	// a design link that no floor cable has: that end stays.
-	cursor := make([]int32, len(dg.Devices))
-	freeLinkAt := func(d int32) int32 {
-		links := dg.LinksOf(d)
-		for int(cursor[d]) < len(links) {
-			li := links[cursor[d]]
-			if designFrom[li] < 0 {
-				return li
-			}
-			cursor[d]++
-		}
-		return -1
-	}
-	moveStay := make([]int8, len(fg.Links)) // 0 none, 1 A stays, 2 B stays
-	for i := range fg.Links {
-		if keptBy[i] >= 0 {
-			continue
-		}
-		l := &fg.Links[i]
-		ends := [2]int32{l.A, l.B}
-		sides := [2]int8{1, 2}
-		if !lowerIsA(fl, l) {
-			ends[0], ends[1] = ends[1], ends[0]
-			sides[0], sides[1] = sides[1], sides[0]
-		}
-		for k, e := range ends {
-			d := m.fwd[e]
-			if d < 0 {
-				continue
-			}
-			if li := freeLinkAt(d); li >= 0 {
-				keptBy[i] = li
-				designFrom[li] = int32(i)
-				designMoved[li] = true
-				moveStay[i] = sides[k]
-				break
-			}
-		}
-	}
+	// Moves: floor cables not kept that keep one end and take a design link of their own tier
+	// there (matcher.moves).
+	moveStay := m.moves(keptBy, designFrom, designMoved)
 
 	w := newSpecWriter(m, design, dspec, f)
 	w.ports(designFrom, designMoved, moveStay)

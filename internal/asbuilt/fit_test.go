@@ -91,6 +91,14 @@ func mustFit(t testing.TB, des *topogen.Design, floor *fabric.Spec, cat *catalog
 		t.Fatal(err)
 	}
 	checkFitted(t, des, floor, f, cat)
+	// Every fit's work order, whatever the test: one a technician can do.
+	if tt, ok := t.(*testing.T); ok {
+		wo, err := f.WorkOrder(cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWorkOrder(tt, f, wo)
+	}
 	return f
 }
 

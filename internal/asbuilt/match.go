@@ -2,6 +2,7 @@ package asbuilt
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -476,8 +477,36 @@ func (m *matcher) mapNodes() {
 		caps[c] = int32(len(classMembers[c]))
 	}
 	got := transport(cands, caps)
-	// Within each class: namesakes first, then floor nodes in the order of their first HCA's
-	// port on its leaf.
+	// A floor node that keeps nothing where it could go (its leaves are not the design's, or
+	// their classes are full) still takes a free slot if there is one: it keeps no cable, but
+	// its HCAs keep their cables' ends and only the leaf ends move (matcher.moves), where
+	// leaving it out would remove them all and add new ones.
+	free := make([]int32, len(classMembers))
+	for c := range free {
+		free[c] = caps[c]
+	}
+	for _, c := range got {
+		if c >= 0 {
+			free[c]--
+		}
+	}
+	var loose []int32
+	for n, c := range got {
+		if c < 0 && m.cabled(int32(n)) {
+			loose = append(loose, int32(n))
+		}
+	}
+	sort.SliceStable(loose, func(a, b int) bool { return naturalLess(fl.nodes[loose[a]].name, fl.nodes[loose[b]].name) })
+	for c := int32(0); int(c) < len(free) && len(loose) > 0; c++ {
+		for ; free[c] > 0 && len(loose) > 0; free[c]-- {
+			got[loose[0]] = c
+			loose = loose[1:]
+		}
+	}
+	// Within each class: namesakes first; then floor nodes whose names number them (dgx001)
+	// in the slot their number gives (numberedSlots), so an absent node's slot is left for
+	// it; then the rest in the floor's order (natural order of their names, then of their
+	// first HCA's port on its leaf), onto the free slots in the design's order.
 	byClass := make([][]int32, len(classMembers))
 	for n, c := range got {
 		if c >= 0 {
@@ -485,20 +514,30 @@ func (m *matcher) mapNodes() {
 		}
 	}
 	for c, fns := range byClass {
-		sort.SliceStable(fns, func(a, b int) bool {
-			pa, pb := m.firstPort(fns[a]), m.firstPort(fns[b])
-			if pa != pb {
-				return pa < pb
-			}
-			return naturalLess(fl.nodes[fns[a]].name, fl.nodes[fns[b]].name)
-		})
-		var rest []int32
 		for _, n := range fns {
 			if dn, ok := designNodeByName[fl.nodes[n].name]; ok && classOf[dn] == int32(c) && m.nodeRev[dn] < 0 {
 				m.pairNode(n, dn)
-				continue
 			}
-			rest = append(rest, n)
+		}
+	}
+	for n, dn := range m.numberedSlots(byClass, classMembers) {
+		if m.nodeFwd[n] < 0 && m.nodeRev[dn] < 0 {
+			m.pairNode(n, dn)
+		}
+	}
+	for c, fns := range byClass {
+		sort.SliceStable(fns, func(a, b int) bool {
+			na, nb := fl.nodes[fns[a]].name, fl.nodes[fns[b]].name
+			if na != nb {
+				return naturalLess(na, nb)
+			}
+			return m.firstPort(fns[a]) < m.firstPort(fns[b])
+		})
+		var rest []int32
+		for _, n := range fns {
+			if m.nodeFwd[n] < 0 {
+				rest = append(rest, n)
+			}
 		}
 		i := 0
 		for _, dn := range classMembers[c] {
@@ -511,6 +550,129 @@ func (m *matcher) mapNodes() {
 			}
 		}
 	}
+}
+
+// numberedSlots places floor nodes by the numbers their names end in: in each class, the
+// offset C for which the most of its floor nodes' numbers x have x - C among the class's design
+// node indexes (ties: the offset that places the most nodes over all classes, then the
+// smallest), and each such node in slot x - C. Names that end in no number, or a class where
+// no offset places two nodes, are left to the floor's order.
+func (m *matcher) numberedSlots(byClass [][]int32, members [][]int32) map[int32]int32 {
+	num := func(n int32) (int, bool) {
+		name := m.fl.nodes[n].name
+		i := len(name)
+		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+			i--
+		}
+		if i == len(name) || len(name)-i > 9 {
+			return 0, false
+		}
+		v, err := strconv.Atoi(name[i:])
+		return v, err == nil
+	}
+	perClass := make([]map[int]int, len(byClass))
+	total := map[int]int{}
+	for c, fns := range byClass {
+		perClass[c] = map[int]int{}
+		for _, n := range fns {
+			x, ok := num(n)
+			if !ok {
+				continue
+			}
+			for _, d := range members[c] {
+				perClass[c][x-int(d)]++
+				total[x-int(d)]++
+			}
+		}
+	}
+	// holes(off) counts, over all classes, the empty slots below the last node that offset
+	// places: a floor is built in slot order (the generator's), so the offset that leaves the
+	// fewest holes (an absent node's) reads its names right (dgx001 in the first slot, not
+	// the second, when dgx032 of 32 is the one absent).
+	holeMemo := map[int]int{}
+	holes := func(off int) int {
+		if h, ok := holeMemo[off]; ok {
+			return h
+		}
+		h := 0
+		for c, fns := range byClass {
+			in := map[int]bool{}
+			for _, d := range members[c] {
+				in[int(d)] = true
+			}
+			placed, last := 0, -1
+			for _, n := range fns {
+				if x, ok := num(n); ok && in[x-off] {
+					placed++
+					last = max(last, x-off)
+				}
+			}
+			for _, d := range members[c] {
+				if int(d) <= last {
+					h++
+				}
+			}
+			h -= placed
+		}
+		holeMemo[off] = h
+		return h
+	}
+	out := map[int32]int32{}
+	for c, fns := range byClass {
+		// A class where the best offset places fewer than half its nodes shows no numbering.
+		most := 0
+		for _, k := range perClass[c] {
+			most = max(most, k)
+		}
+		if 2*most < len(fns) {
+			continue
+		}
+		best, bestN := 0, 1
+		for off, k := range perClass[c] {
+			if k < most {
+				continue
+			}
+			better := k > bestN
+			if k == bestN && k > 1 {
+				switch {
+				case total[off] != total[best]:
+					better = total[off] > total[best]
+				case holes(off) != holes(best):
+					better = holes(off) < holes(best)
+				default:
+					better = off < best
+				}
+			}
+			if better {
+				best, bestN = off, k
+			}
+		}
+		if bestN < 2 {
+			continue
+		}
+		slot := map[int]int32{}
+		for _, d := range members[c] {
+			slot[int(d)] = d
+		}
+		for _, n := range fns {
+			if x, ok := num(n); ok {
+				if d, ok := slot[x-best]; ok {
+					out[n] = d
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cabled says whether a floor node has a cable on any of its HCAs.
+func (m *matcher) cabled(n int32) bool {
+	for _, h := range m.fl.nodes[n].hcas {
+		if len(m.fl.g.LinksOf(h)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // firstPort is the floor port of a node's first HCA cable on a leaf (its slot, as the floor

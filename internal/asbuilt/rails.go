@@ -43,9 +43,14 @@ func (m *matcher) rails() {
 	dn := sortedNatural(designNames)
 
 	// The floor's leaves: the most common device name on each (ties: the first in natural order).
+	// A leaf whose most common names tie (a partly built unit of two nodes, one with its rails
+	// swapped) takes, of the tied names, one that no leaf sharing a node with it has taken, so
+	// that the unit's leaves stay on different rails.
 	m.plural = make([]string, len(fl.level))
 	count := map[string]int{}
 	floorNames := map[string]bool{}
+	var tied []int32
+	tiedNames := map[int32][]string{}
 	for _, l := range fl.atLevel(1) {
 		c := map[string]int{}
 		for _, x := range fl.nbrs[l] {
@@ -60,8 +65,48 @@ func (m *matcher) rails() {
 			}
 		}
 		m.plural[l] = best
-		if best != "" {
-			count[best]++
+		var ties []string
+		for _, name := range sortedNatural(keysOf(c)) {
+			if c[name] == c[best] {
+				ties = append(ties, name)
+			}
+		}
+		if len(ties) > 1 {
+			tied = append(tied, l)
+			tiedNames[l] = ties
+		}
+	}
+	if len(tied) > 0 {
+		decided := make([]bool, len(fl.level))
+		for _, l := range fl.atLevel(1) {
+			decided[l] = len(tiedNames[l]) == 0
+		}
+		for _, l := range tied {
+			taken := map[string]bool{}
+			for _, x := range fl.nbrs[l] {
+				if fl.level[x.d] != 0 || fl.node[x.d] < 0 {
+					continue
+				}
+				for _, h := range fl.nodes[fl.node[x.d]].hcas {
+					for _, y := range fl.nbrs[h] {
+						if fl.level[y.d] == 1 && y.d != l && decided[y.d] {
+							taken[m.plural[y.d]] = true
+						}
+					}
+				}
+			}
+			for _, name := range tiedNames[l] {
+				if !taken[name] {
+					m.plural[l] = name
+					break
+				}
+			}
+			decided[l] = true
+		}
+	}
+	for _, l := range fl.atLevel(1) {
+		if m.plural[l] != "" {
+			count[m.plural[l]]++
 		}
 	}
 	for i := range fl.devName {

@@ -2,7 +2,6 @@ package asbuilt
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
@@ -27,186 +26,6 @@ type specWriter struct {
 func newSpecWriter(m *matcher, design *topogen.Design, dspec *fabric.Spec, f *Fitted) *specWriter {
 	n := len(m.de.g.Links)
 	return &specWriter{m: m, design: design, dspec: dspec, f: f, portA: make([]int, n), portB: make([]int, n)}
-}
-
-// ports fixes the fitted ports of every design link: a kept link's are the floor cable's; a
-// moved cable's staying end keeps its floor port; an end on a new device takes the design's
-// port; every other end, on a floor device, takes the first free one (free of the cables that
-// stay, and within the device's ports) of: the port the floor's own convention on that device
-// gives the design's port (read off the nearest ends that stay, see predict), the design's
-// port, the lowest free port.
-func (w *specWriter) ports(designFrom []int32, designMoved []bool, moveStay []int8) {
-	m := w.m
-	fg, dg := m.fl.g, m.de.g
-	used := map[int32][]bool{}
-	// The floor's convention, per floor device: the (design port, floor port) pairs of its
-	// ends that stay, by design port.
-	type pair struct{ p, q int }
-	conv := map[int32][]pair{}
-	use := func(d int32, p int) {
-		u := used[d]
-		if u == nil {
-			u = make([]bool, fg.Devices[m.rev[d]].Ports+1)
-			used[d] = u
-		}
-		if p >= 0 && p < len(u) {
-			u[p] = true
-		}
-	}
-	learn := func(d int32, designPort, floorPort int) {
-		conv[d] = append(conv[d], pair{designPort, floorPort})
-	}
-	sorted := map[int32]bool{}
-	// predict reads the floor ports for design port p off the ends that stay nearest to it by
-	// design port, two at a time (the two below it, the two above, one on each side), where
-	// they number ports one for one, up or down (q = p + c, q = c - p): a node's missing HCA
-	// goes next to its siblings, a swapped rail cable where the floor's slot for it is.
-	predict := func(d int32, p int) []int {
-		ps := conv[d]
-		if len(ps) < 2 {
-			return nil
-		}
-		if !sorted[d] {
-			sort.Slice(ps, func(a, b int) bool { return ps[a].p < ps[b].p })
-			sorted[d] = true
-		}
-		k := sort.Search(len(ps), func(i int) bool { return ps[i].p >= p })
-		var out []int
-		for _, ab := range [][2]int{{k - 2, k - 1}, {k, k + 1}, {k - 1, k}} {
-			if ab[0] < 0 || ab[1] >= len(ps) {
-				continue
-			}
-			a, b := ps[ab[0]], ps[ab[1]]
-			dp, dq := b.p-a.p, b.q-a.q
-			switch {
-			case dp != 0 && dq == dp:
-				out = append(out, p+a.q-a.p)
-			case dp != 0 && dq == -dp:
-				out = append(out, a.q+a.p-p)
-			}
-		}
-		return out
-	}
-	type pending struct {
-		link int32
-		b    bool // the B end of the design link
-	}
-	var todo []pending
-	for li := range dg.Links {
-		l := &dg.Links[li]
-		fli := designFrom[li]
-		switch {
-		case fli >= 0 && !designMoved[li]:
-			f := &fg.Links[fli]
-			// The floor cable's ends, on the design link's orientation.
-			if m.fwd[f.A] == l.A {
-				w.portA[li], w.portB[li] = f.PortA, f.PortB
-			} else {
-				w.portA[li], w.portB[li] = f.PortB, f.PortA
-			}
-			use(l.A, w.portA[li])
-			use(l.B, w.portB[li])
-			learn(l.A, l.PortA, w.portA[li])
-			learn(l.B, l.PortB, w.portB[li])
-		case fli >= 0:
-			f := &fg.Links[fli]
-			sd, sp := f.A, f.PortA
-			if moveStay[fli] == 2 {
-				sd, sp = f.B, f.PortB
-			}
-			if m.fwd[sd] == l.A {
-				w.portA[li] = sp
-				use(l.A, sp)
-				learn(l.A, l.PortA, sp)
-				todo = append(todo, pending{int32(li), true})
-			} else {
-				w.portB[li] = sp
-				use(l.B, sp)
-				learn(l.B, l.PortB, sp)
-				todo = append(todo, pending{int32(li), false})
-			}
-		default:
-			todo = append(todo, pending{int32(li), false}, pending{int32(li), true})
-		}
-	}
-	// Appliance links come before new cables: they are the design's, only not graph devices.
-	w.appliancePorts = make([]int, len(w.design.ApplianceList))
-	for i, a := range w.design.ApplianceList {
-		d, ok := dg.Lookup(a.Leaf)
-		switch {
-		case !ok:
-			w.appliancePorts[i] = a.LeafPort
-		case m.rev[d] < 0:
-			w.appliancePorts[i] = a.LeafPort
-			continue
-		default:
-			use(d, -1)
-			u := used[d]
-			q := a.LeafPort
-			if q >= len(u) || u[q] {
-				for q = 1; q < len(u) && u[q]; q++ {
-				}
-			}
-			if q >= len(u) {
-				used[d] = append(u, false)
-				u = used[d]
-			}
-			u[q] = true
-			w.appliancePorts[i] = q
-		}
-	}
-	endOf := func(p pending) (dev int32, port *int, design int) {
-		l := &dg.Links[p.link]
-		if p.b {
-			return l.B, &w.portB[p.link], l.PortB
-		}
-		return l.A, &w.portA[p.link], l.PortA
-	}
-	var second []pending
-	for _, p := range todo {
-		d, port, dp := endOf(p)
-		if m.rev[d] < 0 {
-			*port = dp
-			continue
-		}
-		use(d, -1)
-		u := used[d]
-		taken := false
-		for _, q := range predict(d, dp) {
-			if q > 0 && q < len(u) && !u[q] {
-				u[q] = true
-				*port = q
-				taken = true
-				break
-			}
-		}
-		if taken {
-			continue
-		}
-		if dp < len(u) && !u[dp] {
-			u[dp] = true
-			*port = dp
-			continue
-		}
-		second = append(second, p)
-	}
-	for _, p := range second {
-		d, port, _ := endOf(p)
-		u := used[d]
-		for q := 1; ; q++ {
-			if q >= len(u) {
-				// The floor device has no free port for it (a smaller model than the design's):
-				// the port beyond its radix makes the fabric say so.
-				u = append(u, false)
-				used[d] = u
-			}
-			if !u[q] {
-				u[q] = true
-				*port = q
-				break
-			}
-		}
-	}
 }
 
 // write builds the fitted spec and the change list.
@@ -264,7 +83,27 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 	f.changes = make([]change, 0, len(w.dspec.Cables)+len(floor.Cables)/8)
 	rackName := map[string]string{}
 	out.Racks = append(out.Racks, floor.Racks...)
+	// A floor with no rack data (what discovery reads) gets no racks or units invented for
+	// its new devices: the user gives them, or they stay unknown like the floor's.
+	noRacks := len(floor.Racks) == 0
+	for _, sw := range floor.Switches {
+		if sw.Rack != "" {
+			noRacks = false
+		}
+	}
+	for _, n := range floor.Nodes {
+		if n.Rack != "" {
+			noRacks = false
+		}
+	}
+	if noRacks {
+		out.Racks = nil
+	}
+	swNames, ndNames := m.floorNames(w.design.Params)
 	for _, r := range w.dspec.Racks {
+		if noRacks {
+			break
+		}
 		old := r.Name
 		r.Name = uniq(r.Name, "rack:")
 		r.Key = r.Name
@@ -277,6 +116,8 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 	for n := range de.nodes {
 		if fn := m.nodeRev[n]; fn >= 0 {
 			w.nodeNames[n] = fl.nodes[fn].name
+		} else if name, ok := ndNames[int32(n)]; ok {
+			w.nodeNames[n] = uniq(name, "")
 		} else {
 			w.nodeNames[n] = uniq(de.nodes[n].name, "")
 		}
@@ -291,9 +132,15 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 			out.Switches = append(out.Switches, fs)
 			continue
 		}
+		if name, ok := swNames[d]; ok {
+			s.Name = name
+		}
 		s.Name = uniq(s.Name, "")
 		w.names[d] = s.Name
 		s.Rack, s.GUID = rackName[s.Rack], guid(s.GUID)
+		if noRacks {
+			s.PositionU = 0
+		}
 		s.Key = s.Name
 		out.Switches = append(out.Switches, s)
 	}
@@ -306,6 +153,9 @@ func (w *specWriter) write(keptBy, designFrom []int32, designMoved []bool, moveS
 		}
 		n.Name = w.nodeNames[i]
 		n.Rack = rackName[n.Rack]
+		if noRacks {
+			n.PositionU = 0
+		}
 		n.Key = n.Name
 		out.Nodes = append(out.Nodes, n)
 	}

@@ -52,6 +52,7 @@ func checkWorkOrder(t *testing.T, f *Fitted, wo []bom.Change) map[string]int {
 			}
 		}
 	}
+	checkTechnician(t, f, wo)
 	r := f.Report
 	if counts[bom.ChangeRemove] != r.LinksRemoved || counts[bom.ChangeMove] != r.LinksMoved || counts[bom.ChangeAdd] != r.LinksAdded {
 		t.Fatalf("work order %v; the fit removes %d, moves %d, adds %d", counts, r.LinksRemoved, r.LinksMoved, r.LinksAdded)

@@ -11,7 +11,9 @@ import (
 // (asbuilt.Fit): the first step of Build, and all that gpucluster_topology computes. Problems
 // are located on the generator's arguments under holder, the attribute that holds them
 // ("design", "prior_design"), or at the root where they are the caller's own arguments
-// (holder ""). The Fitted is nil without a floor; nothing is returned with an error.
+// (holder ""). The Fitted is nil without a floor; nothing is returned with an error. A
+// rail-optimized design whose node count is left out, on a floor that reaches its last
+// scalable unit, has the floor's node count (asbuilt.Fitted.BuiltNodes).
 func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder string) (*topogen.Design, *asbuilt.Fitted, Problems) {
 	des, err := topogen.Generate(p, cat)
 	if err != nil {
@@ -21,6 +23,17 @@ func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder s
 		return des, nil, nil
 	}
 	fit, err := asbuilt.Fit(des, floor, cat)
+	if err == nil && p.Kind == topogen.KindRailOptimized && p.Nodes == 0 {
+		// node_count left out on a partly built floor: the floor's node count, not every
+		// slot of its last scalable unit (asbuilt.Fitted.BuiltNodes).
+		if n := fit.BuiltNodes(); n > 0 && n < len(des.NodeList) {
+			p.Nodes = n
+			if des, err = topogen.Generate(p, cat); err != nil {
+				return nil, nil, Problems{designProblem(err, holder)}
+			}
+			fit, err = asbuilt.Fit(des, floor, cat)
+		}
+	}
 	if err != nil {
 		at := Attr(AttrAsBuilt)
 		if holder != "" {
