@@ -4,7 +4,7 @@
 # offline parameter database the HCA code was generated from). Idempotent; needs root.
 set -euo pipefail
 
-packages=(opensm ibsim-utils infiniband-diags openssh-server openipmi ipmitool mstflint iproute2 sqlite3 slurmctld slurm-client graphviz chromium jq)
+packages=(opensm ibsim-utils infiniband-diags ibutils openssh-server openipmi ipmitool mstflint iproute2 sqlite3 slurmctld slurm-client graphviz chromium jq)
 
 missing=()
 for p in "${packages[@]}"; do
