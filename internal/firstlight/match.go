@@ -19,34 +19,30 @@ type Match map[string]string
 // the generator's design over the floor (rails, units, node slots, spines by the leaves they
 // serve; see Fit), and the fitted Spec holds, item for item in the generator's order, either the
 // floor device that took the design device's place (Ref.Origin asbuilt.OriginAsBuilt) or the
-// design's own. prior is the floor the design itself is fitted to (its `as_built`; nil for a
-// design built as generated): the design then names its devices as prior's fit does, and the
-// match is composed through it.
+// design's own. fitted is the design as the fabric builds it when the design is itself fitted to
+// an earlier floor (its `as_built`: plan.Fabric.Fit.Spec), nil for a design built as generated:
+// the design then names its devices as that fit does, and the match is composed through it.
 //
 // Fit is not edited here: its device correspondence is read from the fitted Spec's order, which
 // Fit writes one item per design item (asbuilt/spec.go); positional checks the counts so that a
 // change of that order is an error, not a wrong match.
-func FitMatch(gen *topogen.Design, prior, floor *fabric.Spec, cat *catalog.Catalog) (Match, error) {
+func FitMatch(gen *topogen.Design, fitted, floor *fabric.Spec, cat *catalog.Catalog) (Match, error) {
 	genSpec := gen.FabricSpec()
 	now, err := asbuilt.Fit(gen, floor, cat)
 	if err != nil {
 		return nil, err
 	}
 	designName := func(s string) string { return s }
-	if prior != nil {
-		pf, err := asbuilt.Fit(gen, prior, cat)
-		if err != nil {
-			return nil, fmt.Errorf("the design's as_built: %w", err)
-		}
+	if fitted != nil {
 		names := map[string]string{}
-		if err := positional(genSpec, pf.Spec, func(gen string, fitted fabric.Ref, name string) { names[gen] = name }); err != nil {
+		if err := positional(genSpec, fitted, func(gen string, _ fabric.Ref, name string) { names[gen] = name }); err != nil {
 			return nil, err
 		}
 		designName = func(s string) string { return names[s] }
 	}
 	m := Match{}
-	err = positional(genSpec, now.Spec, func(gen string, fitted fabric.Ref, name string) {
-		if fitted.Origin == asbuilt.OriginAsBuilt {
+	err = positional(genSpec, now.Spec, func(gen string, ref fabric.Ref, name string) {
+		if ref.Origin == asbuilt.OriginAsBuilt {
 			m[name] = designName(gen)
 		}
 	})

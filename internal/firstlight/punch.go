@@ -15,24 +15,32 @@ import (
 func sortWalk(rows []Row) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i].A, rows[j].A
-		switch {
-		case a.Row != b.Row:
-			return a.Row < b.Row
-		case a.Pos != b.Pos:
-			return a.Pos < b.Pos
-		case a.Rack != b.Rack:
-			return a.Rack < b.Rack
-		case a.U != b.U:
-			return a.U < b.U
-		case a.Cage != b.Cage:
-			return a.Cage < b.Cage
-		case a.Split != b.Split:
-			return a.Split < b.Split
-		case a.Box != b.Box:
-			return a.Box < b.Box
+		if a == b {
+			return rows[i].Label < rows[j].Label
 		}
-		return rows[i].Label < rows[j].Label
+		return walkLess(a, b)
 	})
+}
+
+// walkLess orders two places by the technician's walk: row of racks, rack, unit, cage, split.
+func walkLess(a, b Where) bool {
+	switch {
+	case a.Row != b.Row:
+		return a.Row < b.Row
+	case a.Pos != b.Pos:
+		return a.Pos < b.Pos
+	case a.Rack != b.Rack:
+		return a.Rack < b.Rack
+	case a.U != b.U:
+		return a.U < b.U
+	case a.Cage != b.Cage:
+		return a.Cage < b.Cage
+	case a.Split != b.Split:
+		return a.Split < b.Split
+	case a.Box != b.Box:
+		return a.Box < b.Box
+	}
+	return a.End < b.End
 }
 
 // PunchListHeader is the header of PunchListCSV.

@@ -256,6 +256,9 @@ func (v *validation) judge() {
 		if f.a.Device == ob.Device && f.b.Device != oa.Device || (v.isSwitch(f.a.Device) && v.isSwitch(ob.Device) && !(v.isSwitch(f.b.Device) && v.isSwitch(oa.Device))) {
 			x, y = f.a, ob
 		}
+		if walkLess(v.where.at(y), v.where.at(x)) {
+			x, y = y, x // the first plug is the first the technician reaches
+		}
 		v.claimed[la], v.claimed[lb], v.done[i], v.done[j] = true, true, true, true
 		v.verdict[la], v.verdict[lb] = Swapped, Swapped
 		v.rows = append(v.rows, Row{Action: ActSwap, Verdict: Swapped, Label: v.label(la) + " / " + v.label(lb),
