@@ -113,12 +113,13 @@ func NameMatch(design, floor *fabric.Spec) Match {
 
 // refiner settles the devices a structural match leaves to name order. Fit matches by which
 // devices are joined, never by port (asbuilt's doc), so among alike devices (the node slots of
-// one scalable unit, the spines of a 2-tier tree) its choice is arbitrary; a validation reads
-// ports, and the floor device in a slot is the one cabled to that slot's ports. Each round lets
-// every floor node (then switch) vote, per cable, for the design device that the design puts at
-// the far port of the cable's already matched end, assigns greedily by votes, and keeps the
-// round only if more floor cables then land exactly on design links (so it terminates, and never
-// makes the match worse than Fit's).
+// one scalable unit, the spines of a tree, the cores of a plane) its choice is arbitrary; a
+// validation reads ports, and the floor device in a slot is the one cabled to that slot's ports.
+// Each step lets the floor nodes, then the switches tier by tier (upwards, each voting from the
+// tier below; then downwards, from the tier above), vote per cable for the design device that the
+// design puts at the far port of the cable's already matched end, assigns greedily by votes, and
+// is kept only if more floor cables then land exactly on design links (so the rounds end, and
+// never make the match worse than Fit's).
 type refiner struct {
 	design   *fabric.Graph
 	floor    *fabric.Spec
@@ -129,6 +130,8 @@ type refiner struct {
 	dDev     map[string]string         // design HCA -> its device
 	dHCA     map[[2]string]string      // design node, device -> HCA
 	dRole    map[string]string         // design switch -> role
+	dLevel   map[string]int            // design device -> level (HCAs 0, leaves 1, ...)
+	maxLevel int
 	fSwitch  map[string]bool
 	dSwitch  map[string]bool
 	maxRound int
@@ -136,7 +139,7 @@ type refiner struct {
 
 func newRefiner(dg *fabric.Graph, floor *fabric.Spec, dEnd map[fabric.End]fabric.End) *refiner {
 	r := &refiner{design: dg, floor: floor, dEnd: dEnd, fNode: map[string]string{}, fDev: map[string]string{},
-		dNode: map[string]string{}, dDev: map[string]string{}, dHCA: map[[2]string]string{}, dRole: map[string]string{}, fSwitch: map[string]bool{},
+		dNode: map[string]string{}, dDev: map[string]string{}, dHCA: map[[2]string]string{}, dRole: map[string]string{}, dLevel: map[string]int{}, fSwitch: map[string]bool{},
 		dSwitch: map[string]bool{}, maxRound: 6}
 	for _, h := range floor.HCAs {
 		r.fNode[h.Name], r.fDev[h.Name] = h.Node, h.Device
@@ -149,6 +152,8 @@ func newRefiner(dg *fabric.Graph, floor *fabric.Spec, dEnd map[fabric.End]fabric
 		r.dHCA[[2]string{h.Node, h.Device}] = h.Name
 	}
 	for _, d := range dg.Devices {
+		r.dLevel[d.Name] = d.Level
+		r.maxLevel = max(r.maxLevel, d.Level)
 		if d.Kind == fabric.KindSwitch {
 			r.dRole[d.Name] = d.Role
 			r.dSwitch[d.Name] = true
@@ -179,15 +184,45 @@ func (r *refiner) score(m Match) int {
 
 func (r *refiner) run(m Match) Match {
 	best := r.score(m)
+	// up(l) re-seats tier l from the tier below and the tiers above it in turn; down(l) tier l
+	// from the tier above and the tiers below it in turn, the nodes last. A tier re-seated alone
+	// can lose the links it shares with the tiers it did not vote from (matched by the same name
+	// order), so a step is judged after the tiers it moves have followed it, and a step that
+	// keeps the score is taken too (the match of 2 units permuted against the spines' ports
+	// gains nothing until its leaves follow the spines). Each round must raise the score, so
+	// the rounds end.
+	up := func(from int) func(Match) Match {
+		return func(m Match) Match {
+			for l := from; l <= r.maxLevel; l++ {
+				m = r.switches(m, l, true)
+			}
+			return m
+		}
+	}
+	down := func(from int) func(Match) Match {
+		return func(m Match) Match {
+			for l := from; l >= 1; l-- {
+				m = r.switches(m, l, false)
+			}
+			return r.nodes(m)
+		}
+	}
+	steps := []func(Match) Match{r.nodes}
+	for l := 1; l <= r.maxLevel; l++ {
+		steps = append(steps, up(l))
+	}
+	for l := r.maxLevel; l >= 1; l-- {
+		steps = append(steps, down(l))
+	}
 	for round := 0; round < r.maxRound; round++ {
-		improved := false
-		for _, step := range []func(Match) Match{r.nodes, r.switches} {
+		start := best
+		for _, step := range steps {
 			next := step(m)
-			if s := r.score(next); s > best {
-				m, best, improved = next, s, true
+			if s := r.score(next); s >= best {
+				m, best = next, s
 			}
 		}
-		if !improved {
+		if best == start {
 			break
 		}
 	}
@@ -320,15 +355,21 @@ func (r *refiner) nodes(m Match) Match {
 	return out
 }
 
-// switches re-seats the floor switches by the design switch (of the role of their current
-// match) at the far port of each cable whose other end is matched.
-func (r *refiner) switches(m Match) Match {
+// switches re-seats the floor switches whose match is at design level `level` by the design
+// switch (of that role) at the far port of each cable whose other end is matched at a level
+// below (fromBelow) or above: one tier at a time, from the tier the votes trust. Alike switches
+// vote in both directions otherwise (a spine is cabled to leaves below and cores above), and
+// when both tiers were matched by name order their votes tie and nothing moves.
+func (r *refiner) switches(m Match, level int, fromBelow bool) Match {
 	votes := map[string]map[string]int{}
 	cur := map[string]string{}
 	for _, s := range r.floor.Switches {
-		if t, ok := m[s.Name]; ok && r.dSwitch[t] {
+		if t, ok := m[s.Name]; ok && r.dSwitch[t] && r.dLevel[t] == level {
 			cur[s.Name] = t
 		}
+	}
+	if len(cur) == 0 {
+		return m
 	}
 	for _, c := range r.floor.Cables {
 		for _, p := range [2][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
@@ -339,6 +380,9 @@ func (r *refiner) switches(m Match) Match {
 			}
 			f, ok := r.mapEnd(m, far)
 			if !ok {
+				continue
+			}
+			if fl := r.dLevel[f.Device]; fromBelow && fl >= level || !fromBelow && fl <= level {
 				continue
 			}
 			o, ok := r.dEnd[f]

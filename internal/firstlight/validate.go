@@ -440,7 +440,7 @@ func (v *validation) tryMove(i int, occupiedOK bool) bool {
 	v.at[c.to] = i
 	v.rows = append(v.rows, Row{Action: ActMove, Verdict: Miswired, Label: v.label(c.li),
 		A: v.where.atMapped(c.from, fromOK), B: v.where.at(c.to),
-		Detail: fmt.Sprintf("the cable from %s is in %s: move it to %s", c.stay, c.from, c.to),
+		Detail: fmt.Sprintf("the cable from %s is in %s: move it to %s (on the floor: %s)", c.stay, c.from, c.to, f.label),
 		Also:   v.where.mates([]fabric.End{c.from, c.to}, []int{c.li}), links: []int{c.li}, ends: []fabric.End{c.from, c.to, c.stay}})
 	return true
 }

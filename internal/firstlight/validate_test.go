@@ -2,6 +2,7 @@ package firstlight
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -30,29 +31,33 @@ func ownNames(design *fabric.Spec) (floor *fabric.Spec, rename map[string]string
 	for i, s := range design.Switches {
 		rename[s.Name] = fmt.Sprintf("ib-sw-%02d", len(design.Switches)-i)
 		s.Name, s.GUID, s.Rack, s.PositionU, s.Role, s.Group, s.Ref = rename[s.Name], fmt.Sprintf("0x9a00%012x", 7000+i), "", 0, "", "", fabric.Ref{}
-		floor.Switches = append([]fabric.Switch{s}, floor.Switches...)
+		floor.Switches = append(floor.Switches, s)
 	}
 	for i, n := range design.Nodes {
 		rename[n.Name] = fmt.Sprintf("hgx-b%03d", 100+len(design.Nodes)-i)
 		n.Name, n.Rack, n.PositionU, n.Ref = rename[n.Name], "", 0, fabric.Ref{}
-		floor.Nodes = append([]fabric.Node{n}, floor.Nodes...)
+		floor.Nodes = append(floor.Nodes, n)
 	}
 	for i, h := range design.HCAs {
 		h.Node = rename[h.Node]
 		nn := fabric.HCAName(h.Node, h.Device)
 		rename[h.Name] = nn
 		h.Name, h.PortGUID, h.Rail, h.Ref = nn, fmt.Sprintf("0x5b00%012x", 9000+i), -1, fabric.Ref{}
-		floor.HCAs = append([]fabric.HCA{h}, floor.HCAs...)
+		floor.HCAs = append(floor.HCAs, h)
 	}
 	for _, c := range design.Cables {
 		c.A.Device, c.B.Device, c.Kind, c.LengthM, c.Ref = rename[c.A.Device], rename[c.B.Device], "", 0, fabric.Ref{}
-		floor.Cables = append([]fabric.Cable{c}, floor.Cables...)
+		floor.Cables = append(floor.Cables, c)
 	}
+	slices.Reverse(floor.Switches)
+	slices.Reverse(floor.Nodes)
+	slices.Reverse(floor.HCAs)
+	slices.Reverse(floor.Cables)
 	return floor, rename
 }
 
 // cableAt is the index of the floor cable with an end at e.
-func cableAt(t *testing.T, floor *fabric.Spec, e fabric.End) int {
+func cableAt(t testing.TB, floor *fabric.Spec, e fabric.End) int {
 	t.Helper()
 	for i, c := range floor.Cables {
 		if c.A == e || c.B == e {
