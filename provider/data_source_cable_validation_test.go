@@ -3,11 +3,13 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
@@ -55,6 +57,12 @@ func siteFloor(t *testing.T, swap bool) string {
 	}
 	return fmt.Sprintf("{\n    summary = %q\n    sha256  = %q\n    record  = %q\n  }", asbuilt.Summary(floor), rec.SHA256, rec.Data)
 }
+
+// workOrder names two node links of leaf01 as gpucluster_bom's cabling_changes_csv writes them
+// (bom.ChangesHeader's columns).
+var workOrder = strings.Join(bom.ChangesHeader, ",") + "\n" +
+	"add,,gpu001/mlx5_0:1,gpu001,gpu001/mlx5_0,1,1,1,1/1,rack02,10,,leaf01,,1,1,1,1/1,rack06,42,,fiber-mm,5,X,,\n" +
+	"add,,gpu002/mlx5_0:1,gpu002,gpu002/mlx5_0,1,1,1,1/1,rack02,20,,leaf01,,2,1,2,1/2,rack06,42,,fiber-mm,5,X,,\n"
 
 func cableValidationConfig(floor, extra string) string {
 	return `
@@ -104,6 +112,28 @@ func TestAccCableValidation(t *testing.T) {
 					resource.TestCheckResourceAttr(cableValidationDS, "passed", "true"),
 					resource.TestCheckResourceAttr(cableValidationDS, "summary.ok", "288"),
 					resource.TestCheckResourceAttr(cableValidationDS, "punch_list.#", "0"),
+				),
+			},
+			{
+				// counters as gpucluster_port_counters' links give them (by the floor's label here);
+				// a work order naming two node links, one of them the noisy one
+				Config: cableValidationConfig(right, `
+  counters = {
+    "site-gpu002/mlx5_0:1 <-> site-leaf01:2" = { verdict = "suspect", reason = "SymbolErrorCounter 40 in 60 s", rate_gbps = 400 }
+    "site-gpu001/mlx5_0:1 <-> site-leaf01:1" = { verdict = "ok", reason = "", rate_gbps = 400 }
+  }
+  scope = <<-EOT
+`+workOrder+`EOT`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(cableValidationDS, "passed", "false"),
+					resource.TestCheckResourceAttr(cableValidationDS, "summary.expected", "2"),
+					resource.TestCheckResourceAttr(cableValidationDS, "summary.ok", "1"),
+					resource.TestCheckResourceAttr(cableValidationDS, "summary.noisy", "1"),
+					resource.TestCheckResourceAttr(cableValidationDS, "summary.outside_scope", "286"),
+					resource.TestCheckResourceAttr(cableValidationDS, "punch_list.#", "1"),
+					resource.TestCheckResourceAttr(cableValidationDS, "punch_list.0.action", "replace"),
+					resource.TestCheckResourceAttr(cableValidationDS, "punch_list.0.label", "gpu002/mlx5_0:1 <-> leaf01:2"),
+					resource.TestMatchResourceAttr(cableValidationDS, "punch_list.0.detail", regexp.MustCompile(`counters say suspect: SymbolErrorCounter 40 in 60 s`)),
 				),
 			},
 			{
