@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -145,5 +146,68 @@ func TestAccCableValidation(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)scope.*no "action" column`),
 			},
 		},
+	})
+}
+
+// TestAccCableValidationFittedDesign: a design fitted to the brownfield floor (its `as_built`),
+// judged against that floor within the work order from it: the node's swapped rails are one
+// swap, the dead uplink one plug, and the design's other links are outside the work order.
+func TestAccCableValidationFittedDesign(t *testing.T) {
+	requireAcc(t)
+	dir, err := filepath.Abs("../examples/clusters/brownfield/floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, names := filepath.Join(dir, "ibnetdiscover.out"), filepath.Join(dir, "node-name-map")
+	l, err := asbuilt.LoadFile(topo, names, asbuilt.ReadOptions{Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := asbuilt.EncodeRecord(l.Floor.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`
+data "gpucluster_discovered_fabric" "floor" {
+  topology_file = %q
+  node_name_map = %q
+  simulated     = true
+}
+
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = 2
+  planned_scalable_units = 2
+  reserved_node_slots    = 0
+  items                  = []
+  as_built               = data.gpucluster_discovered_fabric.floor.as_built
+}
+
+data "gpucluster_bom" "work" {
+  design = data.gpucluster_topology.pod.design
+}
+
+data "gpucluster_cable_validation" "wave" {
+  design = data.gpucluster_topology.pod.design
+  floor  = { summary = %q, sha256 = %q, record = %q }
+  scope  = data.gpucluster_bom.work.cabling_changes_csv
+}
+`, topo, names, asbuilt.Summary(l.Floor.Spec), rec.SHA256, rec.Data)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(cableValidationDS, "passed", "false"),
+				resource.TestCheckResourceAttr(cableValidationDS, "summary.expected", "3"),
+				resource.TestCheckResourceAttr(cableValidationDS, "summary.swapped", "2"),
+				resource.TestCheckResourceAttr(cableValidationDS, "summary.missing", "1"),
+				resource.TestCheckResourceAttr(cableValidationDS, "summary.unexpected", "0"),
+				resource.TestCheckResourceAttr(cableValidationDS, "punch_list.#", "2"),
+				resource.TestCheckTypeSetElemNestedAttrs(cableValidationDS, "punch_list.*", map[string]string{"action": "swap"}),
+				resource.TestCheckTypeSetElemNestedAttrs(cableValidationDS, "punch_list.*", map[string]string{"action": "plug"}),
+				resource.TestMatchResourceAttr(cableValidationDS, "report", regexp.MustCompile(`^first light failed: 0 of 3 link\(s\) ok;`)),
+			),
+		}},
 	})
 }
