@@ -214,12 +214,16 @@ func (r *refiner) run(m Match) Match {
 	for l := r.maxLevel; l >= 1; l-- {
 		steps = append(steps, down(l))
 	}
-	for round := 0; round < r.maxRound; round++ {
+	perfect := len(r.floor.Cables)
+	for round := 0; round < r.maxRound && best < perfect; round++ {
 		start := best
 		for _, step := range steps {
 			next := step(m)
 			if s := r.score(next); s >= best {
 				m, best = next, s
+			}
+			if best == perfect {
+				break // every floor cable is on a design link: nothing left to settle
 			}
 		}
 		if best == start {
