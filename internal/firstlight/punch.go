@@ -46,8 +46,8 @@ func walkLess(a, b Where) bool {
 // PunchListHeader is the header of PunchListCSV.
 var PunchListHeader = []string{
 	"action", "verdict", "label",
-	"a", "a_row", "a_rack", "a_u", "a_cage", "a_split",
-	"b", "b_row", "b_rack", "b_u", "b_cage", "b_split",
+	"a", "a_row", "a_rack", "a_u", "a_cage", "a_split", "a_floor_name",
+	"b", "b_row", "b_rack", "b_u", "b_cage", "b_split", "b_floor_name",
 	"also_takes_down", "detail",
 }
 
@@ -59,7 +59,7 @@ func num(n int) string {
 }
 
 func whereFields(w Where) []string {
-	return []string{w.End, num(w.Row), w.Rack, num(w.U), num(w.Cage), num(w.Split)}
+	return []string{w.End, num(w.Row), w.Rack, num(w.U), num(w.Cage), num(w.Split), w.Floor}
 }
 
 // PunchListCSV renders rows (already in walk order) as RFC 4180 text with PunchListHeader.

@@ -76,6 +76,7 @@ type Where struct {
 	U     int
 	Cage  int
 	Split int
+	Floor string // the box's own name on the floor, where it differs from the design's
 }
 
 // Row is one fix.
@@ -199,6 +200,17 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	v.claimed = make([]bool, len(dg.Links))
 	v.done = make([]bool, len(v.fc))
 	v.where = newLocator(dg, cat)
+	v.where.floorBox = map[string]string{}
+	for _, n := range in.Floor.Nodes {
+		if d, ok := v.m[n.Name]; ok {
+			v.where.floorBox[d] = n.Name
+		}
+	}
+	for _, s := range in.Floor.Switches {
+		if d, ok := v.m[s.Name]; ok {
+			v.where.floorBox[d] = s.Name
+		}
+	}
 	return v
 }
 

@@ -24,6 +24,9 @@ type locator struct {
 	racks  map[string]fabric.Rack
 	cage   map[[2]string][]int // box, cage -> design links with an end in that twin-port cage
 	bundle map[string][]int
+	// floorBox is the floor's own name of a design switch or node (Match reversed), so a row
+	// also names the box as the site labels it.
+	floorBox map[string]string
 }
 
 func newLocator(dg *fabric.Graph, cat *catalog.Catalog) *locator {
@@ -58,7 +61,16 @@ func newLocator(dg *fabric.Graph, cat *catalog.Catalog) *locator {
 
 func (l *locator) whereOf(e bom.CableEnd, end string) Where {
 	r := l.racks[e.Rack]
-	return Where{End: end, Box: e.Device, Rack: e.Rack, Row: r.Row, Pos: r.Position, U: e.U, Cage: e.Cage, Split: e.Split}
+	return Where{End: end, Box: e.Device, Rack: e.Rack, Row: r.Row, Pos: r.Position, U: e.U, Cage: e.Cage, Split: e.Split,
+		Floor: l.floorName(e.Device)}
+}
+
+// floorName is the floor's name of a design box when it differs from the design's.
+func (l *locator) floorName(box string) string {
+	if f := l.floorBox[box]; f != box {
+		return f
+	}
+	return ""
 }
 
 // at places a design-named end.
@@ -106,7 +118,7 @@ func (l *locator) box(name string) Where {
 		rack, u = n.Rack, n.PositionU
 	}
 	r := l.racks[rack]
-	w.Rack, w.Row, w.Pos, w.U = rack, r.Row, r.Position, u
+	w.Rack, w.Row, w.Pos, w.U, w.Floor = rack, r.Row, r.Position, u, l.floorName(name)
 	return w
 }
 
@@ -158,6 +170,9 @@ func (w Where) String() string {
 		b.WriteString(" ")
 	}
 	b.WriteString(w.Box)
+	if w.Floor != "" {
+		fmt.Fprintf(&b, " [%s on the floor]", w.Floor)
+	}
 	if w.Cage > 0 {
 		if w.Split > 0 {
 			fmt.Fprintf(&b, " cage %d split %d", w.Cage, w.Split)
