@@ -42,7 +42,7 @@ import (
 var (
 	bypassResources   = map[string]bool{"gpucluster_fabric": true}
 	bypassDataSources = map[string]bool{
-		"gpucluster_bom": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true,
+		"gpucluster_bom": true, "gpucluster_cable_validation": true, "gpucluster_discovered_fabric": true, "gpucluster_opensm_files": true,
 		"gpucluster_scheduler_topology": true, "gpucluster_diagram": true, "gpucluster_port_counters": true,
 		"gpucluster_topology": true, // its as_built floor
 	}

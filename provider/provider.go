@@ -186,6 +186,7 @@ func (p *gpuclusterProvider) Resources(_ context.Context) []func() resource.Reso
 func (p *gpuclusterProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newBOMDataSource,
+		newCableValidationDataSource,
 		newDiagramDataSource,
 		newDiscoveredFabricDataSource,
 		newMaintenanceWavesDataSource,

@@ -7,7 +7,7 @@
 # `make demo` starts at once on a fresh machine.
 set -euo pipefail
 
-packages=(opensm ibsim-utils infiniband-diags openssh-server openipmi ipmitool mstflint iproute2 sqlite3 slurmctld slurm-client graphviz chromium jq)
+packages=(opensm ibsim-utils infiniband-diags ibutils openssh-server openipmi ipmitool mstflint iproute2 sqlite3 slurmctld slurm-client graphviz chromium jq)
 
 missing=()
 for p in "${packages[@]}"; do
