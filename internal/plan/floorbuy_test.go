@@ -98,8 +98,10 @@ func TestAdoptionBuysWhatTheFloorLacks(t *testing.T) {
 		t.Errorf("to buy: %d nodes, %d switches, %d cables; want %d, %d, %d (%+v)", toBuy[bom.CategoryNode], toBuy[bom.CategorySwitch],
 			toBuy[bom.CategoryCable], wantNodes, wantSwitches, wantCables, beyond.Items)
 	}
-	if len(beyond.Absent) != 1 || strings.HasPrefix(beyond.Absent[0], "hgx-") || strings.HasPrefix(beyond.Absent[0], "ib-") {
-		t.Errorf("not on the floor: %v; want the one absent node, under a name no floor device has", beyond.Absent)
+	// The absent node keeps the floor's naming (prefix and its slot's number), under a name no
+	// floor device has.
+	if len(beyond.Absent) != 1 || beyond.Absent[0] != "hgx-gpu032" || floor.NodeNamed(beyond.Absent[0]) != nil {
+		t.Errorf("not on the floor: %v; want the one absent node, hgx-gpu032 as the floor's names go on", beyond.Absent)
 	}
 	s := Summarize(nil, out)
 	for _, want := range []string{
