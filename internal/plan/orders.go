@@ -24,6 +24,9 @@ type Orders struct {
 func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topogen.Params) (*Orders, Problems) {
 	opts := bom.Options{External: ext}
 	o := &Orders{BOM: bom.Build(f.Graph, cat, opts), Cabling: bom.Cabling(f.Graph, cat, opts)}
+	if w := bom.UncountedAppliances(f.Design, ext); w != "" {
+		o.BOM.Warnings = append(o.BOM.Warnings, w)
+	}
 	switch {
 	case f.Fit != nil:
 		changes, err := f.Fit.WorkOrder(cat)
