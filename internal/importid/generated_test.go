@@ -44,7 +44,7 @@ func TestNameGenerated(t *testing.T) {
 		"gpucluster_switch.floor_0": "ql-07-a", "gpucluster_switch.floor_1": "qs-01",
 		"gpucluster_switch.floor_2": "_7spine", "gpucluster_switch.floor_3": "floor_0",
 		"gpucluster_hca.floor_0": "gpu001_mlx5_0", "gpucluster_hca.floor_1": "gpu001_a_mlx5_0",
-		"gpucluster_hca.floor_2": "gpu001_a_mlx5_0_2",
+		"gpucluster_hca.floor_2":   "gpu001_a_mlx5_0_2",
 		"gpucluster_cable.floor_0": "gpu001_mlx5_0_1_ql-07-a_64",
 	}
 	if len(renames) != len(want) {
