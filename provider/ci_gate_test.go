@@ -9,8 +9,10 @@ import (
 )
 
 // TestAccCIPlanGate runs examples/ci/plan-gate.sh the way the workflow of examples/ci does, with
-// the real terraform and the provider built from this module, on examples/ci/infra: applied at 2
-// nodes, then a passing plan that grows it to 3 nodes and a failing one whose leaf is 1.5:1.
+// the real terraform and the provider built from this module, on examples/ci/infra: first as a
+// new fabric (no state), failing at 1.5:1 and passing, each with its whole purchase order; then
+// applied at 2 nodes, a passing plan that grows it to 3 nodes and a failing one whose leaf is
+// 1.5:1.
 func TestAccCIPlanGate(t *testing.T) {
 	requireAcc(t)
 	tf := newTerraformCLI(t)
@@ -26,15 +28,54 @@ func TestAccCIPlanGate(t *testing.T) {
 		}
 	}
 	script := filepath.Join(moduleRoot(), "examples", "ci", "plan-gate.sh")
+
+	// A new fabric (no state) that fails: the order is the whole fabric, from the summary's
+	// totals, and the violation names the limit that would pass (24/16 = 1.5 exactly) and the
+	// uplinks that would (24 at 1:1).
+	fresh := filepath.Join(dir, "fresh.md")
+	out, err := tf.script(dir, script, "-chdir="+dir, "-summary="+fresh, "--", "-var", "nodes=3", "-var", "uplinks=16")
+	if err == nil {
+		t.Fatalf("the gate passed a new fabric that violates the policy:\n%s", out)
+	}
+	md := read(t, fresh)
+	for _, want := range []string{
+		"## Fabric plan gate: FAIL: 1 policy violation\n",
+		"The plan failed, so there is no plan file; this order is the fabric's plan summary.",
+		"| `DGXH-G640F+P2EDI36` | node | 0 | 3 | +3 | unpriced |",
+		"| `920-9B210-00FN-0M0` | switch | 0 | 2 | +2 |",
+		"policy.tier_limits.leaf = 1.5 (tier leaf alone; the rest of training-large stays)",
+		"policy.max_oversubscription = 1.5 (every tier)",
+		"leaf01 needs 24 uplinks of 400 Gb/s (8 more",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary of a failing new fabric lacks %q:\n%s", want, md)
+		}
+	}
+	// A new fabric that passes: the order is bom.items after, against nothing before.
+	created := filepath.Join(dir, "created.md")
+	if out, err := tf.script(dir, script, "-chdir="+dir, "-summary="+created, "--", "-var", "nodes=2", "-var", "uplinks=16"); err != nil {
+		t.Fatalf("the gate failed a passing new fabric: %v\n%s", err, out)
+	}
+	md = read(t, created)
+	for _, want := range []string{
+		"## Fabric plan gate: PASS\n",
+		"| `DGXH-G640F+P2EDI36` | NVIDIA DGX H100 (8x H100 SXM5) | 0 | 2 | +2 | unpriced | unpriced |",
+		"| `920-9B210-00FN-0M0` |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary of a passing new fabric lacks %q:\n%s", want, md)
+		}
+	}
+
 	tf.run(dir, "apply", "-auto-approve", "-input=false", "-var", "nodes=2", "-var", "uplinks=16")
 
 	// Passing: one more node and its eight uplinks.
 	pass := filepath.Join(dir, "pass.md")
-	out, err := tf.script(dir, script, "-chdir="+dir, "-summary="+pass, "--", "-var", "nodes=3", "-var", "uplinks=24")
+	out, err = tf.script(dir, script, "-chdir="+dir, "-summary="+pass, "--", "-var", "nodes=3", "-var", "uplinks=24")
 	if err != nil {
 		t.Fatalf("the gate failed a passing plan: %v\n%s", err, out)
 	}
-	md := read(t, pass)
+	md = read(t, pass)
 	for _, want := range []string{
 		"## Fabric plan gate: PASS\n",
 		"### Purchase order\n",

@@ -63,7 +63,7 @@ type portSelector struct {
 	Port types.Int64  `tfsdk:"port"`
 }
 
-// defaultSampleSeconds is the gap between the two reads when sample_seconds is not set: long
+// defaultSampleSeconds is the gap between the starts of the two reads when sample_seconds is not set: long
 // enough for a climbing counter to show, short enough for every plan.
 const defaultSampleSeconds = 5
 
@@ -120,7 +120,8 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 	attrs["sample_seconds"] = schema.Int64Attribute{
 		Optional: true,
-		MarkdownDescription: fmt.Sprintf("Seconds between the two reads the rates come from (default %d). `0` reads once: rates then come "+
+		MarkdownDescription: fmt.Sprintf("Seconds from the start of the first read to the start of the second, the window the rates come "+
+			"from (default %d); the sample takes this and one more read (more when a read takes longer). `0` reads once: rates then come "+
 			"from `previous` only.", defaultSampleSeconds),
 		Validators: []validator.Int64{int64validator.Between(0, 600)},
 	}

@@ -126,8 +126,9 @@ func TestAccTopologySuperPOD(t *testing.T) {
 					out(at("notes"), knownvalue.ListSizeExact(2)),
 					// The spines are full at the planned size: the note says what the policy's spine-headroom rule says.
 					out(at("notes").AtSliceIndex(1), knownvalue.StringExact("spine headroom: top tier spine has 0% free ports at spine01 (0 of 64 free); "+
-						"the origin document's rule keeps 30% (20 of 64) free on every top-tier switch for growth, so the fabric's policy warns "+
-						"(spine-headroom, policy.spine_headroom); planned_scalable_units = 2 keeps 30% of the top tier free at this size")),
+						"the origin document's rule keeps 30% (20 of 64) free on every top-tier switch for growth, so a fabric of this design gets a "+
+						"spine-headroom warning under the default policy (policy.spine_headroom = 0.3), none where its policy sets spine_headroom = 0; "+
+						"planned_scalable_units = 2 keeps 30% of the top tier free at this size (8 spines, 4 now)")),
 					// 31 nodes under 32 uplinks per leaf: 31:32, full bisection proved (lower = upper).
 					analysis("endpoints", i(248)),
 					analysis("max_oversubscription", knownvalue.Float64Exact(0.96875)),

@@ -8,6 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 )
 
 // floorCounts counts a floor's devices and links straight from the ibnetdiscover text, apart
@@ -49,7 +54,8 @@ func floorCounts(t *testing.T, file string) (switches, nodes, hcas, cables int) 
 // 2 SU cabled by hand with its own names and a node name map) the way a user does: the real
 // `terraform query -generate-config-out` over the four list resources writes a resource block and
 // an import block with its identity for every switch, node, HCA and cable (counted from the
-// ibnetdiscover text itself), and `terraform plan` of what it wrote imports them all and changes
+// ibnetdiscover text itself), named after its item once cmd/gpucluster-names has renamed what
+// Terraform names by position, and `terraform plan` of that imports them all and changes
 // nothing: the imports fill each item from the provider's floor exactly as the list returned it.
 func TestAccQueryAdoptsFloor(t *testing.T) {
 	requireAcc(t)
@@ -96,6 +102,44 @@ func TestAccQueryAdoptsFloor(t *testing.T) {
 	}
 	if !strings.Contains(adopted, `identity = {`) {
 		t.Fatalf("adopted.tf imports without identity:\n%s", adopted[:min(len(adopted), 2000)])
+	}
+	// Terraform names them by position (floor_0, floor_1, ...); cmd/gpucluster-names names them
+	// after their items, and the plan imports the same items under those names.
+	named, renames, err := importid.NameGenerated("adopted.tf", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(renames) != switches+nodes+hcas+cables {
+		t.Errorf("%d resources renamed, %d imported", len(renames), switches+nodes+hcas+cables)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "adopted.tf"), named, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^resource "gpucluster_\w+" "floor_\d+"`).FindString(string(named)); m != "" {
+		t.Errorf("a resource still named by position: %s", m)
+	}
+	hf, diags := hclsyntax.ParseConfig(named, "adopted.tf", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	byName := 0
+	for _, blk := range hf.Body.(*hclsyntax.Body).Blocks {
+		if blk.Type != "resource" || (blk.Labels[0] != "gpucluster_switch" && blk.Labels[0] != "gpucluster_node") {
+			continue
+		}
+		a := blk.Body.Attributes["name"]
+		if a == nil {
+			t.Errorf("%s.%s has no name", blk.Labels[0], blk.Labels[1])
+			continue
+		}
+		v, _ := a.Expr.Value(nil)
+		if want := importid.Identifier(v.AsString()); blk.Labels[1] != want {
+			t.Errorf("%s.%s holds item %q, want the name %s", blk.Labels[0], blk.Labels[1], v.AsString(), want)
+		}
+		byName++
+	}
+	if byName != switches+nodes {
+		t.Errorf("%d switches and nodes checked by name, the floor has %d", byName, switches+nodes)
 	}
 	total := switches + nodes + hcas + cables
 	plan := c.run(dir, "plan", "-input=false", "-no-color")

@@ -504,6 +504,9 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 	}
 	defer sess.Close()
 	progress(ctx, "bmc %s: session open at %s", tgt.node, tgt.cfg.Endpoint)
+	if fb := sess.Fallback(); fb != "" {
+		progress(ctx, "bmc %s: %s", tgt.node, fb)
+	}
 
 	want := desiredBMC(ctx, plan, cfgUsers, &diags)
 	var was *bmc.Desired

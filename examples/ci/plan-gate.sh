@@ -7,9 +7,10 @@
 #   - the verdict (PASS, or FAIL with the number of policy violations or plan errors),
 #   - the violations and other errors, from the plan's own diagnostics (`terraform plan -json`),
 #     so they are reported even when the plan fails and there is no plan file,
-#   - the purchase order per SKU of each fabric, from `bom` before and after in `terraform show
-#     -json` (bom.items is keyed by SKU), or, when the plan failed and there is no plan file,
-#     from the Buy/Free lines of the fabric's plan summary (the same numbers),
+#   - the purchase order per SKU of each fabric, new (no prior state: everything is bought) or
+#     changed, from `bom` before and after in `terraform show -json` (bom.items is keyed by SKU),
+#     or, when the plan failed and there is no plan file, from the Buy/Free lines of the fabric's
+#     plan summary (the same numbers; a policy error also names the nearest settings that pass),
 #   - the links added, removed and rewired per tier, and the diff of each OpenSM file the plan
 #     changes, from the fabric's plan summary (a warning diagnostic titled "Fabric plan summary").
 # Amounts are written as the summary writes them: USD with thousands separators and cents.
@@ -122,14 +123,28 @@ fi
     if [ -n "$orders" ]; then echo "$orders"; else echo "No SKU changes quantity."; fi
     echo
   elif [ "$rc" -ne 0 ]; then
-    # No plan file: the summary's Buy/Free lines carry the same order (internal/plan/summary.go:
-    # "Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00").
+    # No plan file: the summary's Buy/Free lines carry the same order (internal/plan/summary.go),
+    # in two forms: a change, "Buy: +16 switch 920-9B210-00FN-0M0 (32 -> 48) USD 1,360,000.00",
+    # and a new fabric (no prior state), "Buy: 40 node DGXH-G640F+P2EDI36 unpriced", whose
+    # counts are the totals (before 0). The cost is the last field ("unpriced") or the last two
+    # ("USD 1,360,000.00", "-USD 170,000.00"); the SKU is what lies between the category and
+    # the counts or the cost.
     orders=$(summaries | awk -F'\t' '
-      $2 ~ /^(Buy|Free): [+-]?[0-9,]+ [^ ]+ [^ ]+ \([0-9,]+ -> [0-9,]+\) / {
+      $2 ~ /^(Buy|Free): [+-]?[0-9,]+ [^ ]+ / {
         if (!($1 in seen)) { seen[$1] = 1; printf "#### `%s`\n\n| SKU | Category | Before | After | Change | Cost |\n|---|---|---:|---:|---:|---:|\n", $1 }
-        n = split($2, f, " "); before = substr(f[5], 2); after = substr(f[7], 1, length(f[7]) - 1)
-        cost = f[8]; for (i = 9; i <= n; i++) cost = cost " " f[i]
-        printf "| `%s` | %s | %s | %s | %s | %s |\n", f[4], f[3], before, after, f[2], cost }
+        n = split($2, f, " ")
+        paren = 0
+        for (i = 5; i <= n; i++) if (f[i] ~ /^\([0-9,]+$/ && f[i + 1] == "->" && f[i + 2] ~ /^[0-9,]+\)$/) { paren = i; break }
+        if (paren) {
+          skuEnd = paren - 1; before = substr(f[paren], 2); after = substr(f[paren + 2], 1, length(f[paren + 2]) - 1); change = f[2]
+          costFrom = paren + 3
+        } else {
+          costFrom = (f[n] == "unpriced") ? n : n - 1
+          skuEnd = costFrom - 1; before = 0; after = f[2]; change = (f[2] ~ /^[+-]/) ? f[2] : "+" f[2]
+        }
+        sku = f[4]; for (i = 5; i <= skuEnd; i++) sku = sku " " f[i]
+        cost = f[costFrom]; for (i = costFrom + 1; i <= n; i++) cost = cost " " f[i]
+        printf "| `%s` | %s | %s | %s | %s | %s |\n", sku, f[3], before, after, change, cost }
       $2 ~ /^Order total/ && ($1 in seen) { printf "\n**%s**\n\n", $2 }')
     echo "### Purchase order"
     echo
@@ -138,7 +153,7 @@ fi
       echo
       echo "$orders"
     else
-      echo "The plan failed, so there is no plan to read the bill of materials from."
+      echo "The plan failed before any fabric could be priced (see the errors above), so there is no bill of materials to read."
     fi
     echo
   fi

@@ -81,19 +81,33 @@ func RunPower(ctx context.Context, cfg Config, op string, progress func(string))
 		return &StepError{Step: "open a session", Err: err}
 	}
 	defer func() { _ = s.Close() }()
+	// A fallback (Redfish failed, IPMI answered) is said first and stays with any failure
+	// after it: the operator must know that the preferred protocol did not answer.
+	if fb := s.Fallback(); fb != "" {
+		progress(fb)
+	}
+	step := func(what string, err error) error {
+		if fb := s.Fallback(); fb != "" {
+			err = &fallbackError{err: err, fallback: fb}
+		}
+		return &StepError{Step: what, Err: err}
+	}
 	st, err := s.Read(ctx)
 	if err != nil {
-		return &StepError{Step: "read the power state", Err: err}
+		return step("read the power state", err)
 	}
 	where := fmt.Sprintf("%s over %s", s.Endpoint(), s.Protocol())
-	step, refusal := DecidePower(st.PowerState, op, where)
-	switch step {
+	if s.Fallback() != "" {
+		where += ", after " + s.cfg.Protocols[0] + " failed"
+	}
+	decision, refusal := DecidePower(st.PowerState, op, where)
+	switch decision {
 	case PowerNothing:
 		progress(fmt.Sprintf("already %s (%s); nothing to do", op, where))
 	case PowerSet:
 		progress(fmt.Sprintf("powering %s (%s)", op, where))
 		if err := s.SetPower(ctx, op); err != nil {
-			return &StepError{Step: "power " + op, Err: err}
+			return step("power "+op, err)
 		}
 		progress(op)
 	case PowerRefused:
@@ -101,9 +115,19 @@ func RunPower(ctx context.Context, cfg Config, op string, progress func(string))
 	case PowerRestart:
 		progress(fmt.Sprintf("%s (%s)", op, where))
 		if err := s.Reset(ctx, restartKinds[op]); err != nil {
-			return &StepError{Step: op, Err: err}
+			return step(op, err)
 		}
 		progress("on again after " + op)
 	}
 	return nil
 }
+
+// fallbackError is an operation's error on a session that fell back to a later protocol: its
+// text ends with what was tried first, and errors.Is and errors.As still see the error itself.
+type fallbackError struct {
+	err      error
+	fallback string
+}
+
+func (e *fallbackError) Error() string { return e.err.Error() + " (" + e.fallback + ")" }
+func (e *fallbackError) Unwrap() error { return e.err }

@@ -70,6 +70,10 @@ type Session struct {
 	log      logr.Logger
 	release  func()
 
+	// fallback says which protocols were tried first and why they failed, when the session
+	// runs on a later one of cfg.Protocols ("" when the first answered): Fallback.
+	fallback string
+
 	mu       sync.Mutex
 	closed   bool
 	broken   *Error          // set when an operation was abandoned on timeout
@@ -132,6 +136,12 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		}
 		if err == nil {
 			s.protocol, s.b = proto, b
+			if len(errs) > 0 {
+				s.fallback = fallbackText(proto, c.endpointFor(proto), errs)
+				// At the default level: a BMC that should answer Redfish and does not is
+				// worth an operator's attention even when the operation succeeds.
+				log.Info("BMC session open on a fallback protocol", "protocol", proto, "tried", s.fallback)
+			}
 			log.V(1).Info("BMC session open", "protocol", proto, "took", time.Since(start).String())
 			if len(abandoned) > 0 {
 				// An earlier attempt still runs (it logs itself out, see openProtocol): the
@@ -329,6 +339,27 @@ func (s *Session) call(ctx context.Context, op string, fn func(ctx context.Conte
 
 // Protocol is the protocol this session speaks ("redfish" or "ipmi").
 func (s *Session) Protocol() string { return s.protocol }
+
+// Fallback says, when the session runs on a later protocol of Config.Protocols, which ones were
+// tried first and why each failed: "redfish at bmc01:443 was tried first and failed (BMC
+// bmc01:443 (redfish): open: unreachable: ...); this session uses ipmi at bmc01:623". It is ""
+// when the first protocol answered. Its text holds no secret (the errors are redacted).
+func (s *Session) Fallback() string { return s.fallback }
+
+// fallbackText is Fallback's sentence for a session on proto after the errors of the protocols
+// tried before it.
+func fallbackText(proto, endpoint string, errs []error) string {
+	var tried []string
+	for _, err := range errs {
+		var e *Error
+		if errors.As(err, &e) && e.Protocol != "" {
+			tried = append(tried, fmt.Sprintf("%s at %s was tried first and failed (%s)", e.Protocol, e.Endpoint, err))
+			continue
+		}
+		tried = append(tried, fmt.Sprintf("another protocol was tried first and failed (%s)", err))
+	}
+	return strings.Join(tried, "; ") + "; this session uses " + proto + " at " + endpoint
+}
 
 // Endpoint is host:port of the BMC as this session reaches it.
 func (s *Session) Endpoint() string { return s.cfg.endpointFor(s.protocol) }

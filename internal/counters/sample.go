@@ -35,8 +35,12 @@ type Sample struct {
 	At          time.Time // when the last read began
 }
 
-// Take runs every query on h, waits `wait` and runs them again, so that rates say what happens
-// now rather than since the last reset; wait 0 reads once (rates then come from a Snapshot).
+// Take runs every query on h and runs them again `wait` after the first read began, so that
+// rates say what happens now rather than since the last reset; wait 0 reads once (rates then
+// come from a Snapshot). The wait counts from the start of the first read, not its end: each
+// port is read at about the same offset into both reads, so its window is about `wait` either
+// way, and the sample takes max(wait, one read) plus one read instead of wait plus two reads
+// (on a floor of hundreds of HCA ports a read takes seconds: one perfquery run per port).
 // With tolerant, a run that fails leaves its ports out: a device behind a failed cable does not
 // answer, and its cable's verdict keeps that evidence (the end does not answer). Otherwise it
 // stops the sample. problems lists what was not understood and, last, what stopped the sample;
@@ -49,10 +53,12 @@ func Take(ctx context.Context, h opensm.Runner, perf string, queries []opensm.Pe
 	if wait <= 0 {
 		return Sample{Last: first, At: at}, problems, nil
 	}
-	select {
-	case <-ctx.Done():
-		return Sample{}, problems, fmt.Errorf("cancelled while waiting between the two reads: %w", ctx.Err())
-	case <-time.After(wait):
+	if rest := wait - time.Since(at); rest > 0 {
+		select {
+		case <-ctx.Done():
+			return Sample{}, problems, fmt.Errorf("cancelled while waiting between the two reads: %w", ctx.Err())
+		case <-time.After(rest):
+		}
 	}
 	last, at, more := readOnce(ctx, h, perf, queries, tolerant)
 	problems = append(problems, more...)

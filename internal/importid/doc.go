@@ -8,6 +8,8 @@
 // type's import uses; ParseRack, ParsePartition, ParseCable and CableIdentity also know which
 // attributes their type's ID takes, which it needs and how each value is read, so that the
 // import of those types only maps values. FloorCable is the same Cable for a cable read from
-// the floor, so an import by identity and a list result map one type too. It knows nothing of Terraform: each error is one
+// the floor, so an import by identity and a list result map one type too. NameGenerated
+// (generated.go) names the resources `terraform query -generate-config-out` writes after the
+// items their identities import, where Terraform names them by position. It knows nothing of Terraform: each error is one
 // problem of the ID, worded for the user, and the caller makes each error one diagnostic.
 package importid

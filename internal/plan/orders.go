@@ -27,6 +27,9 @@ func Order(cat *catalog.Catalog, f *Fabric, ext []bom.ExternalLink, prior *topog
 	opts := bom.Options{External: ext}
 	o := &Orders{BOM: bom.Build(f.Graph, cat, opts), Cabling: bom.Cabling(f.Graph, cat, opts)}
 	o.BOM.BeyondFloor = BeyondFloor(cat, f, o.BOM, ext)
+	if w := bom.UncountedAppliances(f.Design, ext); w != "" {
+		o.BOM.Warnings = append(o.BOM.Warnings, w)
+	}
 	switch {
 	case f.Fit != nil:
 		changes, err := f.Fit.WorkOrder(cat)

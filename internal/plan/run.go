@@ -182,11 +182,22 @@ func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) 
 			at = at.Index(i)
 		}
 		if v.Severity == policy.Error {
-			out.Problems.add(Error, at, "Degraded beyond policy: "+v.Rule, v.Message)
+			out.Problems.add(Error, at, "Degraded beyond policy: "+degradedWhat(v.Rule), v.Message)
 		} else {
-			out.Problems.add(Warning, at, "Fabric degraded: "+v.Rule, v.Message)
+			out.Problems.add(Warning, at, "Fabric degraded: "+degradedWhat(v.Rule), v.Message)
 		}
 	}
+}
+
+// degradedWhat is what a degraded-fabric diagnostic's title names after "Fabric degraded: " or
+// "Degraded beyond policy: ": the rule without the "degraded" its title already says
+// ("degraded-bisection" reads "bisection"), and for the per-cable rule (named "degraded") what it
+// is about, a failed cable. The message itself still starts with the rule's full name.
+func degradedWhat(rule string) string {
+	if rule == policy.RuleDegraded {
+		return "failed cable"
+	}
+	return strings.TrimPrefix(rule, policy.RuleDegraded+"-")
 }
 
 // effective fills r.Effective: the bandwidth of random bisection patterns under the routes

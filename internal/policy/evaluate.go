@@ -232,15 +232,16 @@ func (c *checker) oversubscription() {
 			witness = what(worst)
 		}
 		m, req := ratio(measured, lim.Value), ratio(lim.Value, lim.Value)
+		nearest := c.nearestOversubscription(t, lim, measured, worst) // nearest.go
 		switch {
 		case len(offenders) > 1:
 			witness = fmt.Sprintf("%s (%d of %d %s switches)", names(offenders), len(offenders), inTier, t)
 			c.add(RuleOversubscription, Error, m, "at most "+req, witness,
-				"tier %s is %s%s; %d of %d %s switches are above %s: %s; %s allows at most %s",
-				t, m, at, len(offenders), inTier, t, req, names(offenders), lim.Source, req)
+				"tier %s is %s%s; %d of %d %s switches are above %s: %s; %s allows at most %s%s",
+				t, m, at, len(offenders), inTier, t, req, names(offenders), lim.Source, req, nearest)
 		default:
 			c.add(RuleOversubscription, Error, m, "at most "+req, witness,
-				"tier %s is %s%s; %s allows at most %s", t, m, at, lim.Source, req)
+				"tier %s is %s%s; %s allows at most %s%s", t, m, at, lim.Source, req, nearest)
 		}
 	}
 	// A group limit with no group tier cannot be checked: say so rather than pass.
@@ -318,16 +319,17 @@ func (c *checker) bisection() {
 	req := "at least " + num(lim.Value, 3)
 	need := gbps(lim.Value * full)
 	upper := roundUp(c.r.BisectionUpperGbps/full, 6)
+	nearest := c.nearestBisection() // nearest.go
 	if below(upper, lim.Value) {
 		c.add(RuleBisection, Error, m, req, witness,
-			"ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s",
-			m, gbps(c.r.BisectionLowerGbps), gbps(full), lim.Source, num(lim.Value, 3), need, cutDesc)
+			"ratio is %s (%s of %s full bisection); %s requires at least %s (%s). Witness: a %s%s",
+			m, gbps(c.r.BisectionLowerGbps), gbps(full), lim.Source, num(lim.Value, 3), need, cutDesc, nearest)
 		return
 	}
 	c.add(RuleBisection, Error, m, req, witness,
-		"a ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s",
+		"a ratio of at least %s is not proved: the lower bound is %s (%s of %s full bisection) and the smallest balanced cut found is %s (%s); %s requires a proved %s (%s). Smallest cut found: a %s%s",
 		num(lim.Value, 3), m, gbps(c.r.BisectionLowerGbps), gbps(full), num(upper, 6), gbps(c.r.BisectionUpperGbps),
-		lim.Source, num(lim.Value, 3), need, cutDesc)
+		lim.Source, num(lim.Value, 3), need, cutDesc, nearest)
 }
 
 func (c *checker) switchHops() {

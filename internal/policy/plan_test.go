@@ -40,7 +40,7 @@ func TestSpineHeadroomGeneratedAsDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const advice = "planned_scalable_units = 5 keeps 30% of the top tier free at this size"
+	const advice = "planned_scalable_units = 5 keeps 30% of the top tier free at this size (32 spines, 16 now)"
 	headroom := func(vs []Violation) []Violation {
 		var out []Violation
 		for _, v := range vs {

@@ -19,7 +19,9 @@ func TestTrainingLarge(t *testing.T) {
 		r := twoTier(8, 8, 32, 32)
 		setLeaf(&r, "leaf03", 32, 24)
 		v := only(t, Evaluate(nil, r, p, nil), "oversubscription/error")[0]
-		want := "oversubscription: tier leaf is 1.33:1 at leaf03 (32 x 400 Gb/s down, 24 x 400 Gb/s up); training-large allows at most 1:1"
+		want := "oversubscription: tier leaf is 1.33:1 at leaf03 (32 x 400 Gb/s down, 24 x 400 Gb/s up); training-large allows at most 1:1. " +
+			"Nearest settings that pass: policy.tier_limits.leaf = 1.3334 (tier leaf alone; the rest of training-large stays; 4/3 rounded up), " +
+			"or policy.max_oversubscription = 1.3334 (every tier; 4/3 rounded up); or, at 1:1, leaf03 needs 32 uplinks of 400 Gb/s (8 more; it has 8 free ports)"
 		if v.Message != want {
 			t.Errorf("message\n got %s\nwant %s", v.Message, want)
 		}
@@ -31,7 +33,9 @@ func TestTrainingLarge(t *testing.T) {
 	t.Run("every leaf short: all listed, bisection refuted by the cut", func(t *testing.T) {
 		vs := only(t, Evaluate(nil, twoTier(8, 8, 32, 24), p, nil), "oversubscription/error", "bisection/error")
 		want := "oversubscription: tier leaf is 1.33:1 at leaf01 (32 x 400 Gb/s down, 24 x 400 Gb/s up); " +
-			"8 of 8 leaf switches are above 1:1: leaf01, leaf02, leaf03, leaf04, leaf05 and 3 more; training-large allows at most 1:1"
+			"8 of 8 leaf switches are above 1:1: leaf01, leaf02, leaf03, leaf04, leaf05 and 3 more; training-large allows at most 1:1. " +
+			"Nearest settings that pass: policy.tier_limits.leaf = 1.3334 (tier leaf alone; the rest of training-large stays; 4/3 rounded up), " +
+			"or policy.max_oversubscription = 1.3334 (every tier; 4/3 rounded up); or, at 1:1, leaf01 needs 32 uplinks of 400 Gb/s (8 more; it has 8 free ports)"
 		if vs[0].Message != want {
 			t.Errorf("message\n got %s\nwant %s", vs[0].Message, want)
 		}
@@ -40,7 +44,8 @@ func TestTrainingLarge(t *testing.T) {
 		}
 		want = "bisection: ratio is 0.75 (38400 Gb/s of 51200 Gb/s full bisection); training-large requires at least 1 (51200 Gb/s). " +
 			"Witness: a balanced cut (pod split) of 38400 Gb/s across 96 links, between 128 endpoints behind 4 switches " +
-			"(leaf01, leaf02, leaf03, leaf04) and 128 endpoints behind 4 switches (leaf05, leaf06, leaf07, leaf08)"
+			"(leaf01, leaf02, leaf03, leaf04) and 128 endpoints behind 4 switches (leaf05, leaf06, leaf07, leaf08). " +
+			"Nearest setting that passes: policy.min_bisection_ratio = 0.75 (the proved ratio)"
 		if vs[1].Message != want {
 			t.Errorf("message\n got %s\nwant %s", vs[1].Message, want)
 		}
@@ -125,7 +130,9 @@ func TestTrainingSmall(t *testing.T) {
 		only(t, Evaluate(nil, threeTier(16), p, nil))
 		v := only(t, Evaluate(nil, threeTier(8), p, nil), "oversubscription/error")[0]
 		want := "oversubscription: tier spine is 2:1 at spine01 (16 x 400 Gb/s down, 8 x 400 Gb/s up); " +
-			"8 of 8 spine switches are above 1:1: spine01, spine02, spine03, spine04, spine05 and 3 more; training-small allows at most 1:1"
+			"8 of 8 spine switches are above 1:1: spine01, spine02, spine03, spine04, spine05 and 3 more; training-small allows at most 1:1. " +
+			"Nearest settings that pass: policy.tier_limits.spine = 2 (tier spine alone; the rest of training-small stays), " +
+			"or policy.max_oversubscription = 2 (every tier: the highest of leaf, spine); or, at 1:1, spine01 needs 16 uplinks of 400 Gb/s (8 more; it has 40 free ports)"
 		if v.Message != want {
 			t.Errorf("message\n got %s\nwant %s", v.Message, want)
 		}
@@ -166,7 +173,9 @@ func TestDragonflyPlus(t *testing.T) {
 	})
 	t.Run("4:1 group fails with the group as witness", func(t *testing.T) {
 		v := only(t, Evaluate(nil, dragonfly(4, 3), p, nil), "oversubscription/error")[0]
-		want := "oversubscription: tier group is 4:1 at group a (128 x 400 Gb/s from endpoints, 32 x 400 Gb/s of global links); dragonfly-plus allows at most 2:1"
+		want := "oversubscription: tier group is 4:1 at group a (128 x 400 Gb/s from endpoints, 32 x 400 Gb/s of global links); dragonfly-plus allows at most 2:1. " +
+			"Nearest settings that pass: policy.tier_limits.group = 4 (tier group alone; the rest of dragonfly-plus stays), " +
+			"or policy.max_oversubscription = 4 (every tier: the highest of leaf, group)"
 		if v.Message != want {
 			t.Errorf("message\n got %s\nwant %s", v.Message, want)
 		}

@@ -57,8 +57,11 @@ func (g *gen) headroom(d *Design, advise func(share float64) string) {
 			top, free, r, percentText(float64(free)/float64(r)), percentText(share), need, r))
 		return
 	}
-	msg := fmt.Sprintf("spine headroom: top tier %s has %s free ports at %s (%d of %d free); the origin document's rule keeps %s (%d of %d) free on every top-tier switch for growth, so the fabric's policy warns (spine-headroom, policy.spine_headroom)",
-		top, percentText(float64(free)/float64(r)), worst, free, r, percentText(share), need, r)
+	// The generator does not see the fabric's policy, so the note says what the default
+	// judges and how a policy that asks less (spine_headroom = 0) turns it off, rather than
+	// claim what the fabric's own policy will say.
+	msg := fmt.Sprintf("spine headroom: top tier %s has %s free ports at %s (%d of %d free); the origin document's rule keeps %s (%d of %d) free on every top-tier switch for growth, so a fabric of this design gets a spine-headroom warning under the default policy (policy.spine_headroom = %s), none where its policy sets spine_headroom = 0",
+		top, percentText(float64(free)/float64(r)), worst, free, r, percentText(share), need, r, strconv.FormatFloat(share, 'f', -1, 64))
 	if advise != nil {
 		if a := advise(share); a != "" {
 			d.headroomAdvice = a

@@ -2,6 +2,8 @@ package topogen
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,5 +123,62 @@ func checkAdvice(t *testing.T, p Params, advice string) {
 	d := mustGen(t, p)
 	if w := headroomWarning(t, d.FabricSpec()); w != nil {
 		t.Errorf("with %s = %d the policy still warns: %s", attr, v, w.Message)
+	}
+}
+
+// The note does not claim what the fabric's own policy says (the generator does not see it):
+// it says what the default judges and that spine_headroom = 0 judges nothing, which holds on
+// the generated fabric; its advice says how many top-tier switches the advised plan builds and
+// how many there are now, counted on the design the advice gives and on this one (issue 27:
+// "the fabric's policy warns" with spine_headroom = 0, and planned_scalable_units = 17 at 16 SU
+// without its 64 more cores).
+func TestHeadroomNoteSaysWhatItCosts(t *testing.T) {
+	count := func(d *Design, role string) int {
+		n := 0
+		for _, s := range d.SwitchList {
+			if s.Role == role {
+				n++
+			}
+		}
+		return n
+	}
+	cost := regexp.MustCompile(`^(\w+) = (\d+) keeps 30% of the top tier free at this size \((?:(\d) tiers, )?(\d+) (spine|core)s(?:, (\d+) now)?\)$`)
+	for _, p := range []Params{superPOD(16, 0), superPOD(8, 0), superPOD(1, 0), {Kind: KindFatTree, Nodes: 256}} {
+		d := mustGen(t, p)
+		note := headroomNote(d)
+		if !strings.Contains(note, "under the default policy (policy.spine_headroom = 0.3), none where its policy sets spine_headroom = 0") ||
+			strings.Contains(note, "the fabric's policy warns") {
+			t.Errorf("%+v: the note claims the fabric's policy: %s", p, note)
+		}
+		g, probs := fabric.Build(d.FabricSpec(), cat)
+		if fabric.HasErrors(probs) {
+			t.Fatal(probs)
+		}
+		zero := 0.0
+		for _, v := range policy.Evaluate(g, analysis.Analyze(g, nil), policy.Policy{SpineHeadroom: &zero}, nil) {
+			if v.Rule == policy.RuleSpineHeadroom {
+				t.Errorf("%+v: spine_headroom = 0 still warns: %s", p, v.Message)
+			}
+		}
+		a := d.FabricSpec().Plan.Advice
+		m := cost.FindStringSubmatch(a)
+		if m == nil {
+			t.Errorf("%+v: advice without its cost: %q", p, a)
+			continue
+		}
+		role := m[5]
+		now := count(d, role)
+		if m[6] != "" && m[6] != strconv.Itoa(now) {
+			t.Errorf("%+v: advice says %s %ss now, the design has %d: %q", p, m[6], role, now, a)
+		}
+		if m[3] == "" && m[6] == "" {
+			t.Errorf("%+v: advice names neither the tiers nor the count now: %q", p, a)
+		}
+		v, _ := strconv.Atoi(m[2])
+		q := p
+		arg(m[1]).SetInt(&q, v)
+		if got := count(mustGen(t, q), role); strconv.Itoa(got) != m[4] {
+			t.Errorf("%+v: advice says %s %ss, %s = %d builds %d", p, m[4], role, m[1], v, got)
+		}
 	}
 }

@@ -345,13 +345,31 @@ func (g *gen) treeAdvice(unit treeUnit, planned, leavesNow, nodesNow int, allowO
 				return "" // past what the tiers asked hold
 			}
 			if t.tiers >= 2 && keepsFree(t.topFree(leavesNow), g.r, share) {
-				tiers := ""
-				if t.tiers != g.b.des.Tiers {
-					tiers = fmt.Sprintf(" (%d tiers)", t.tiers)
+				// What the plan costs: the top tier it builds against the one built now (a
+				// larger plan adds switches, and on a fabric already cabled to the present
+				// plan it moves uplinks, as the layer's note says).
+				role, top := fabric.RoleSpine, t.spines
+				if t.tiers == 3 {
+					role, top = fabric.RoleCore, t.cores
 				}
-				return fmt.Sprintf("%s = %d keeps %s of the top tier free at this size%s", unit.planAttr, n, percentText(share), tiers)
+				cost := fmt.Sprintf(" (%d tiers, %s)", t.tiers, plural(top, role))
+				if t.tiers == g.b.des.Tiers {
+					cost = fmt.Sprintf(" (%s, %d now)", plural(top, role), g.topNow(role))
+				}
+				return fmt.Sprintf("%s = %d keeps %s of the top tier free at this size%s", unit.planAttr, n, percentText(share), cost)
 			}
 		}
 		return ""
 	}
+}
+
+// topNow counts the switches of role in the design built now.
+func (g *gen) topNow(role string) int {
+	n := 0
+	for _, s := range g.b.des.SwitchList {
+		if s.Role == role {
+			n++
+		}
+	}
+	return n
 }
