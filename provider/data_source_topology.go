@@ -154,7 +154,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				"which stay empty (default `false`). Every object is in one place, never twice. For one module instance " +
 				"per block: several small `for_each` maps plan far faster in Terraform than one big one.",
 		},
-		plan.AttrAsBuilt: asBuiltInputAttribute("The fabric on the floor, `data.gpucluster_discovered_fabric.x.as_built` (an " +
+		plan.AttrAsBuilt: asBuiltInputAttribute("The fabric on the floor, `data.gpucluster_discovered_fabric.x.floor` (an " +
 			"`ibnetdiscover` snapshot, or a live read): the design is mapped onto it by the links devices have, not by their " +
 			"names (nodes to node slots by the leaves their HCAs reach, leaves to rails and units, spines and cores by the " +
 			"leaves they serve), so that the most floor cables stay on their ports, whatever the floor's port convention. " +

@@ -73,6 +73,25 @@ func floorValue(floor *fabric.Spec) (tftypes.Value, error) {
 	}), nil
 }
 
+// designRecord is the record a known `design` object carries as its as_built; has is false for
+// a design built as generated or a record not in the shape gpucluster_topology writes.
+func designRecord(design tftypes.Value) (rec asbuilt.Record, has bool) {
+	var attrs map[string]tftypes.Value
+	if !design.IsKnown() || design.IsNull() || design.As(&attrs) != nil {
+		return rec, false
+	}
+	v, ok := attrs[plan.AttrAsBuilt]
+	if !ok || v.IsNull() || !v.IsFullyKnown() {
+		return rec, false
+	}
+	var fields map[string]tftypes.Value
+	if v.As(&fields) != nil || fields[floorSHA256].IsNull() || fields[floorRecord].IsNull() ||
+		fields[floorSHA256].As(&rec.SHA256) != nil || fields[floorRecord].As(&rec.Data) != nil {
+		return rec, false
+	}
+	return rec, true
+}
+
 // decodeDesignAsBuilt reads the floor a `design` object (held by attribute) is fitted to; nil
 // for a design built as generated. A record that is not what gpucluster_topology wrote is an
 // error on the design's as_built.
@@ -90,10 +109,8 @@ func (r *specReader) decodeDesignAsBuilt(design tftypes.Value, attribute string)
 		return nil
 	}
 	at := path.Root(attribute).AtName(plan.AttrAsBuilt)
-	var fields map[string]tftypes.Value
-	var rec asbuilt.Record
-	if err := v.As(&fields); err != nil || fields[floorSHA256].IsNull() || fields[floorRecord].IsNull() ||
-		fields[floorSHA256].As(&rec.SHA256) != nil || fields[floorRecord].As(&rec.Data) != nil {
+	rec, has := designRecord(design)
+	if !has {
 		r.diags.AddAttributeError(at, "Cannot read the design's floor",
 			"as_built must be { summary, sha256, record } as gpucluster_topology writes it: hand the design on unchanged "+
 				"(design = data.gpucluster_topology.x.design).")

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -49,9 +51,16 @@ func Summary(floor *fabric.Spec) string {
 }
 
 // EncodeRecord records the floor's switches, nodes, HCAs and cables (a floor has no racks or
-// partitions). The same floor always gives the same Record.
+// partitions), each list in the order of its items' keys (their names; a cable's lower-tier
+// end), as Terraform's maps of them were ordered: the same floor always gives the same Record,
+// whether it was read from ibnetdiscover's text or from maps, and the fit sees it in one order.
 func EncodeRecord(floor *fabric.Spec) (Record, error) {
-	js, err := json.Marshal(recordBody{Version: recordVersion, Switches: floor.Switches, Nodes: floor.Nodes, HCAs: floor.HCAs, Cables: floor.Cables})
+	js, err := json.Marshal(recordBody{Version: recordVersion,
+		Switches: byKey(floor.Switches, func(x *fabric.Switch) string { return x.Key }),
+		Nodes:    byKey(floor.Nodes, func(x *fabric.Node) string { return x.Key }),
+		HCAs:     byKey(floor.HCAs, func(x *fabric.HCA) string { return x.Key }),
+		Cables:   byKey(floor.Cables, func(x *fabric.Cable) string { return x.Key }),
+	})
 	if err != nil {
 		return Record{}, fmt.Errorf("recording the floor: %w", err)
 	}
@@ -103,4 +112,12 @@ func DecodeRecord(r Record) (*fabric.Spec, error) {
 		return nil, fmt.Errorf("a floor record of version %d; this provider reads version %d: read the floor again with this provider's gpucluster_topology", b.Version, recordVersion)
 	}
 	return &fabric.Spec{Switches: b.Switches, Nodes: b.Nodes, HCAs: b.HCAs, Cables: b.Cables}, nil
+}
+
+// byKey is items in the order of their keys (a copy; items is left as it is). The sort is
+// stable, so items without keys keep their order.
+func byKey[T any](items []T, key func(*T) string) []T {
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(key(&a), key(&b)) })
+	return out
 }
