@@ -109,25 +109,31 @@ func (r *specReader) floorArg(v tftypes.Value, at path.Path) (rec asbuilt.Record
 	return rec, okSum && okRec && len(extra) == 0
 }
 
-// decodeAsBuilt reads an `as_built` value held at `at` into the floor's spec; nil when it is
-// null, unknown or refused (an attribute error under `at`: on its record when the record is not
-// what its sha256 says).
+// decodeAsBuilt reads an `as_built` value held at `at` into the floor's spec (shared: read it,
+// or change a Clone); nil when it is null, unknown or refused (an attribute error under `at`: on
+// its record when the record is not what its sha256 says).
 func (r *specReader) decodeAsBuilt(v tftypes.Value, at path.Path) *fabric.Spec {
+	floor, _ := r.decodeFloor(v, at)
+	return floor
+}
+
+// decodeFloor is decodeAsBuilt that also gives the record read.
+func (r *specReader) decodeFloor(v tftypes.Value, at path.Path) (*fabric.Spec, asbuilt.Record) {
 	rec, ok := r.floorArg(v, at)
 	if !ok {
-		return nil
+		return nil, rec
 	}
 	floor, err := asbuilt.DecodeRecord(rec)
 	if err != nil && !errors.Is(err, asbuilt.ErrRecordAltered) {
 		r.diags.AddAttributeError(at.AtName(floorRecord), "The floor record is refused", err.Error()+".")
-		return nil
+		return nil, rec
 	}
 	if err != nil {
 		r.diags.AddAttributeError(at.AtName(floorRecord), "The floor record is refused", err.Error()+
 			": the record was edited, truncated or taken from another floor than its sha256. Hand on "+
 			"gpucluster_discovered_fabric's `floor` unchanged (as_built = data.gpucluster_discovered_fabric.x.floor), "+
 			"and change the floor by reading it again (its topology_file, or a live read).")
-		return nil
+		return nil, rec
 	}
-	return floor
+	return floor, rec
 }

@@ -66,11 +66,18 @@ func floorValue(floor *fabric.Spec) (tftypes.Value, error) {
 	if err != nil {
 		return noFloor, err
 	}
+	return recordValue(floor, rec), nil
+}
+
+// recordValue is a design's as_built for the floor recorded as rec: the record as it came (the
+// floor's record is canonical, EncodeRecord, so encoding the decoded floor again would give the
+// same bytes), the summary counted from the floor.
+func recordValue(floor *fabric.Spec, rec asbuilt.Record) tftypes.Value {
 	return tftypes.NewValue(tfTypeOf(floorRecordType), map[string]tftypes.Value{
 		floorSummary: tfStr(asbuilt.Summary(floor)),
 		floorSHA256:  tfStr(rec.SHA256),
 		floorRecord:  tfStr(rec.Data),
-	}), nil
+	})
 }
 
 // designRecord is the record a known `design` object carries as its as_built; has is false for

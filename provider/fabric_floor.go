@@ -33,8 +33,9 @@ func (r *specReader) fabricFloor(v, dv tftypes.Value, in *plan.Inputs) {
 		if floor == nil {
 			return
 		}
-		floor.Merge(&in.Explicit)
-		in.Explicit = *floor
+		spec := floor.Clone() // the decoded floor is shared (asbuilt.DecodeRecord)
+		spec.Merge(&in.Explicit)
+		in.Explicit = *spec
 		return
 	}
 	rec, ok := r.floorArg(v, at)

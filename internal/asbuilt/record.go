@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -84,8 +85,56 @@ var ErrRecordAltered = errors.New("the floor record does not match its sha256")
 // planner's memory: far above any floor (TestRecordSize measures one).
 const maxRecordJSON = 1 << 30
 
-// DecodeRecord gives back the floor EncodeRecord recorded, after checking the digest.
+// DecodeRecord gives back the floor EncodeRecord recorded, after checking the digest. The floor
+// is shared: a plan reads one record several times (the topology's floor, then the design's in
+// the fabric and the BOM), and the record decoded last is given again without inflating or
+// parsing it (recent). Read the floor; to change it, change a Clone.
 func DecodeRecord(r Record) (*fabric.Spec, error) {
+	if f := recent.get(r); f != nil {
+		return f, nil
+	}
+	f, err := decodeRecord(r)
+	if err != nil {
+		return nil, err
+	}
+	recent.put(r, f)
+	return f, nil
+}
+
+// recent holds the floors decoded last, by their whole record (its data as well as its digest,
+// so an edited record is never taken for the one it was edited from). A provider process lives
+// for one Terraform command, which reads a floor or two.
+var recent = &recordCache{}
+
+type recordCache struct {
+	mu      sync.Mutex
+	records []Record
+	floors  []*fabric.Spec
+}
+
+const recentRecords = 2
+
+func (c *recordCache) get(r Record) *fabric.Spec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range c.records {
+		if k == r {
+			return c.floors[i]
+		}
+	}
+	return nil
+}
+
+func (c *recordCache) put(r Record, f *fabric.Spec) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.records) == recentRecords {
+		c.records, c.floors = c.records[1:], c.floors[1:]
+	}
+	c.records, c.floors = append(c.records, r), append(c.floors, f)
+}
+
+func decodeRecord(r Record) (*fabric.Spec, error) {
 	z, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its data is not base64 (%v)", ErrRecordAltered, err)
