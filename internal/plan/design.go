@@ -20,7 +20,7 @@ func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder s
 	if floor == nil {
 		return des, nil, nil
 	}
-	fit, err := fits.fit(cat, p, des, floor) // once per plan (fitmemo.go)
+	fit, err := fits.fit(cat, des, floor) // once per plan (fitmemo.go)
 	if err != nil {
 		at := Attr(AttrAsBuilt)
 		if holder != "" {

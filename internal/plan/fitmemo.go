@@ -19,7 +19,7 @@ import (
 
 type fitKey struct {
 	cat    *catalog.Catalog
-	params string // the design's arguments as fmt prints them (maps in key order)
+	params string // the design's arguments, normalized, as fmt prints them (maps in key order)
 	floor  *fabric.Spec
 }
 
@@ -35,9 +35,12 @@ type fitMemo struct {
 
 const recentFits = 4
 
-// fit is asbuilt.Fit of the generated design des of p onto floor, made once per key.
-func (m *fitMemo) fit(cat *catalog.Catalog, p topogen.Params, des *topogen.Design, floor *fabric.Spec) (*asbuilt.Fitted, error) {
-	k := fitKey{cat, fmt.Sprintf("%+v", p), floor}
+// fit is asbuilt.Fit of the generated design des onto floor, made once per key. The key is the
+// design's normalized arguments (topogen.Design.Normalized), not those it was generated from:
+// the topology generates from its own arguments, the fabric from the design object, which holds
+// them normalized, and both are the same design.
+func (m *fitMemo) fit(cat *catalog.Catalog, des *topogen.Design, floor *fabric.Spec) (*asbuilt.Fitted, error) {
+	k := fitKey{cat, fmt.Sprintf("%+v", des.Normalized()), floor}
 	m.mu.Lock()
 	for i, x := range m.keys {
 		if x == k {

@@ -39,6 +39,14 @@ func TestDesignFitsOnce(t *testing.T) {
 	if !reflect.DeepEqual(second.Report, kept) || !reflect.DeepEqual(second.Spec.Cables, firstCables) || second.Spec.Switches[0].Name == "changed" {
 		t.Error("the second caller saw what the first changed in its fit")
 	}
+	// The fabric generates the design from the design object, the topology's arguments normalized.
+	des, _, _ := Design(cat, grown, nil, "")
+	if _, _, ps := Design(cat, des.Normalized(), floor, ""); ps.HasErrors() {
+		t.Fatalf("fit of the normalized design: %v", ps)
+	}
+	if n := fits.count - before; n != 1 {
+		t.Errorf("the design from its normalized arguments was fitted again (%d fits)", n)
+	}
 	other := grown
 	other.ScalableUnits = 1
 	if _, _, ps := Design(cat, other, floor, ""); ps.HasErrors() {
