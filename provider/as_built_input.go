@@ -1,32 +1,32 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// An `as_built` argument (gpucluster_topology, gpucluster_bom): the fabric on the floor, in the
-// shape of gpucluster_discovered_fabric.as_built.
+// An `as_built` argument (gpucluster_topology, gpucluster_bom, gpucluster_fabric): the fabric
+// on the floor as one checked value, gpucluster_discovered_fabric's `floor` = { summary, sha256,
+// record }, the record a fitted design carries as its own as_built (design_floor.go).
 //
-// The argument is dynamic rather than the nested object it holds. Terraform converts a map of
-// objects to a nested attribute's type by unifying the types of all its elements (go-cty
-// convert: conversionCollectionToMap, then unify sorts the element types of every attribute),
-// and a topology fitted to an 8-SU floor spent 1.3 of Terraform's 4.4 CPU seconds there
-// (perf, Terraform 1.16.4). A dynamic argument takes the discovered object as it is; the
-// decoder below checks what Terraform would have: the maps there are, the attributes of each
-// element and their types (dynamic_values.go).
+// The floor used to travel as gpucluster_discovered_fabric's as_built maps: tens of thousands of
+// values that Terraform wrote to state, decoded for each expression and encoded for each request,
+// 1.2-1.7 s of Terraform's CPU for an 8-SU floor (issue 28), and a plan of 3.3-3.9x the design's
+// alone. As one record Terraform carries three strings; the provider reads the floor straight
+// from the record's bytes (asbuilt.DecodeRecord) and refuses a record that is not what its
+// sha256 says. The summary is never read: it is counted again from the record.
 //
-// Nor does the argument go back into the data source's state (bypass.go): the floor is in
-// gpucluster_discovered_fabric's state already, and a second copy cost Terraform as much again
-// in state encoding and every expression that read the data source.
+// The argument stays dynamic, so that the maps it used to take get an error that says how to
+// migrate rather than Terraform's type mismatch, and it is still not kept in the data sources'
+// state (bypass.go): the discovered fabric's state holds it.
 
 // asBuiltMaps are the inventory maps an as-built floor has: discovery sees no racks, and
 // partitions are configuration, not floor.
@@ -34,8 +34,7 @@ var asBuiltMaps = []string{fabric.MapSwitches, fabric.MapNodes, fabric.MapHCAs, 
 
 // floorOnly are the attributes gpucluster_discovered_fabric.as_built adds to a shape's objects,
 // by map, with their descriptions: what discovery sees that a declaration does not say. The
-// fabric's maps drop them (Terraform, converting the object to the map's type); an `as_built`
-// argument accepts and ignores them.
+// fabric's maps drop them (Terraform, converting the object to the map's type).
 var floorOnly = map[string]map[string]string{
 	fabric.MapCables: {
 		"width": "Link width as discovered, e.g. `4x`.",
@@ -43,71 +42,98 @@ var floorOnly = map[string]map[string]string{
 	},
 }
 
-// floorForeign is floorOnly as the decoder's allow list.
-var floorForeign = func() map[string]map[string]bool {
-	out := map[string]map[string]bool{}
-	for m, attrs := range floorOnly {
-		out[m] = map[string]bool{}
-		for a := range attrs {
-			out[m][a] = true
-		}
-	}
-	return out
-}()
-
 // asBuiltShapeDoc says what an `as_built` argument holds; the argument's description ends with it.
-const asBuiltShapeDoc = " The object is `{ switches, nodes, hcas, cables }`: maps keyed by name whose elements have the " +
-	"attributes of `gpucluster_fabric`'s maps of the same names (and a cable's discovered `width` and `speed`), as " +
-	"`gpucluster_discovered_fabric.as_built` gives it; checked at plan time, each attribute where it is. It is not kept " +
-	"in this data source's state (it reads back as `null`): the discovered fabric's state holds it."
+const asBuiltShapeDoc = " The value is `gpucluster_discovered_fabric`'s `floor`, `{ summary, sha256, record }`, handed on " +
+	"unchanged (`as_built = data.gpucluster_discovered_fabric.floor.floor`): the record is read from its bytes, a record " +
+	"that does not match its `sha256` is refused, and `summary` is counted again from the record."
 
 // asBuiltInputAttribute is the `as_built` argument: dynamic, so it carries no framework
-// behaviour, and bypass.go strips it like the fabric's maps.
+// behaviour and the old maps get an error that says how to migrate.
 func asBuiltInputAttribute(desc string) schema.DynamicAttribute {
 	return schema.DynamicAttribute{Optional: true, MarkdownDescription: desc + asBuiltShapeDoc}
 }
 
-// decodeAsBuilt reads an `as_built` value held at `at` into the floor's spec; nil when it is
-// null. Problems are attribute errors under `at`.
-func (r *specReader) decodeAsBuilt(v tftypes.Value, at path.Path) *fabric.Spec {
+// floorArg reads an `as_built` value held at `at`: the floor's record, checked by shape only
+// (asbuilt.DecodeRecord checks the digest); ok is false when it is null, unknown (r.unknown is
+// then set) or malformed (an attribute error under `at`).
+func (r *specReader) floorArg(v tftypes.Value, at path.Path) (rec asbuilt.Record, ok bool) {
 	if v.IsNull() {
-		return nil
+		return rec, false
 	}
-	if !v.IsKnown() {
+	if !v.IsFullyKnown() {
 		r.unknown = true
-		return nil
+		return rec, false
 	}
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {
 		r.diags.AddAttributeError(at, "Invalid as_built",
-			fmt.Sprintf("as_built must be an object { switches, nodes, hcas, cables } such as gpucluster_discovered_fabric's as_built, not %s.", tfKind(v)))
-		return nil
+			fmt.Sprintf("as_built must be the floor { summary, sha256, record } that gpucluster_discovered_fabric gives as `floor`, not %s: as_built = data.gpucluster_discovered_fabric.x.floor.", tfKind(v)))
+		return rec, false
+	}
+	for _, m := range asBuiltMaps {
+		if _, isMap := attrs[m]; isMap {
+			r.diags.AddAttributeError(at, "as_built takes the floor as one value",
+				"as_built is given gpucluster_discovered_fabric's as_built maps; it takes the floor as one checked value "+
+					"now, the data source's `floor`: write as_built = data.gpucluster_discovered_fabric.x.floor (the maps "+
+					"are filled only for the names in the data source's `items`, for per-item resources).")
+			return rec, false
+		}
 	}
 	var extra []string
 	for name := range attrs {
-		if !slices.Contains(asBuiltMaps, name) {
+		if _, known := floorFieldDocs[name]; !known {
 			extra = append(extra, name)
 		}
 	}
 	sort.Strings(extra)
 	for _, name := range extra {
 		r.diags.AddAttributeError(at.AtName(name), "Unsupported attribute",
-			fmt.Sprintf("as_built has no %q: a floor is %s (discovery sees no racks, and partitions are configuration, not floor).", name, strings.Join(asBuiltMaps, ", ")))
+			fmt.Sprintf("as_built has no %q: the floor is { summary, sha256, record }, as gpucluster_discovered_fabric's `floor` gives it.", name))
 	}
-	outer, outerForeign := r.under, r.foreign
-	r.under, r.foreign = at, floorForeign
-	defer func() { r.under, r.foreign = outer, outerForeign }()
-	null := tftypes.NewValue(tftypes.DynamicPseudoType, nil)
-	get := func(name string) tftypes.Value {
-		if v, ok := attrs[name]; ok {
-			return v
+	str := func(name string, dst *string) bool {
+		fv, has := attrs[name]
+		if !has || fv.IsNull() {
+			r.diags.AddAttributeError(at.AtName(name), "Missing "+name,
+				fmt.Sprintf("as_built has no %s: hand on gpucluster_discovered_fabric's `floor` unchanged (as_built = data.gpucluster_discovered_fabric.x.floor).", name))
+			return false
 		}
-		return null
+		s, isStr := tfAsString(fv)
+		if !isStr {
+			r.diags.AddAttributeError(at.AtName(name), "Invalid "+name, fmt.Sprintf("as_built's %s must be a string, not %s.", name, tfKind(fv)))
+			return false
+		}
+		*dst = s
+		return true
 	}
-	return &fabric.Spec{
-		Switches: switchShape.decodeMap(r, get(fabric.MapSwitches)),
-		Nodes:    nodeShape.decodeMap(r, get(fabric.MapNodes)),
-		HCAs:     hcaShape.decodeMap(r, get(fabric.MapHCAs)),
-		Cables:   cableShape.decodeMap(r, get(fabric.MapCables)),
+	okSum, okRec := str(floorSHA256, &rec.SHA256), str(floorRecord, &rec.Data)
+	return rec, okSum && okRec && len(extra) == 0
+}
+
+// decodeAsBuilt reads an `as_built` value held at `at` into the floor's spec (shared: read it,
+// or change a Clone); nil when it is null, unknown or refused (an attribute error under `at`: on
+// its record when the record is not what its sha256 says).
+func (r *specReader) decodeAsBuilt(v tftypes.Value, at path.Path) *fabric.Spec {
+	floor, _ := r.decodeFloor(v, at)
+	return floor
+}
+
+// decodeFloor is decodeAsBuilt that also gives the record read.
+func (r *specReader) decodeFloor(v tftypes.Value, at path.Path) (*fabric.Spec, asbuilt.Record) {
+	rec, ok := r.floorArg(v, at)
+	if !ok {
+		return nil, rec
 	}
+	floor, err := asbuilt.DecodeRecord(rec)
+	if err != nil && !errors.Is(err, asbuilt.ErrRecordAltered) {
+		r.diags.AddAttributeError(at.AtName(floorRecord), "The floor record is refused", err.Error()+".")
+		return nil, rec
+	}
+	if err != nil {
+		r.diags.AddAttributeError(at.AtName(floorRecord), "The floor record is refused", err.Error()+
+			": the record was edited, truncated or taken from another floor than its sha256. Hand on "+
+			"gpucluster_discovered_fabric's `floor` unchanged (as_built = data.gpucluster_discovered_fabric.x.floor), "+
+			"and change the floor by reading it again (its topology_file, or a live read).")
+		return nil, rec
+	}
+	return floor, rec
 }

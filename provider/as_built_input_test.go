@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
@@ -56,67 +58,76 @@ func errorsAt(r *specReader) []string {
 	return out
 }
 
-// An `as_built` argument is dynamic (as_built_input.go), so what Terraform checks of a typed
-// attribute the decoder checks: the maps, each element's attributes and their types, each
-// error on its own path. What Terraform's conversion accepts it accepts too (a number where a
-// string is wanted, a numeric string for a number), and discovery's own width and speed.
-func TestAsBuiltArgumentChecksWhatTerraformWould(t *testing.T) {
+// An `as_built` argument is the floor as one value, gpucluster_discovered_fabric's `floor`
+// (as_built_input.go): a record decodes to the floor it recorded; each malformed or edited value
+// is one error on its own path saying what to write, and the old maps get the migration line.
+func TestAsBuiltArgumentTakesTheFloor(t *testing.T) {
 	at := path.Root("as_built")
-	good := obj(map[string]any{
-		"switches": obj(map[string]any{"ib-leaf-07": obj(map[string]any{"guid": "0xb83fd203004a0700", "position_u": "12"})}),
-		"nodes":    obj(map[string]any{"hgx-a001": obj(map[string]any{"model": "DGX-H100"})}),
-		"hcas":     obj(map[string]any{"hgx-a001/mlx5_0": obj(map[string]any{"node": "hgx-a001", "device": "mlx5_0", "port_guid": 42})}),
-		"cables": obj(map[string]any{"hgx-a001/mlx5_0:1": obj(map[string]any{
-			"a": end("hgx-a001/mlx5_0", 1), "b": end("ib-leaf-07", "33"), "width": "4x", "speed": "NDR",
-		})}),
-	})
-	r := specReader{}
-	f := r.decodeAsBuilt(good, at)
-	if r.diags.HasError() || f == nil {
-		t.Fatalf("a well-formed floor: %v", errorsAt(&r))
+	floor := &fabric.Spec{
+		Switches: []fabric.Switch{{Ref: fabric.Ref{Key: "ib-leaf-07"}, Name: "ib-leaf-07", Model: "QM9700", GUID: "0xb83fd203004a0700"}},
+		Nodes:    []fabric.Node{{Ref: fabric.Ref{Key: "hgx-a001"}, Name: "hgx-a001", Model: "DGX-H100"}},
+		HCAs:     []fabric.HCA{{Ref: fabric.Ref{Key: "hgx-a001/mlx5_0"}, Name: "hgx-a001/mlx5_0", Node: "hgx-a001", Device: "mlx5_0", PortGUID: "0x42"}},
+		Cables: []fabric.Cable{{Ref: fabric.Ref{Key: "hgx-a001/mlx5_0:1"},
+			A: fabric.End{Device: "hgx-a001/mlx5_0", Port: 1}, B: fabric.End{Device: "ib-leaf-07", Port: 33}}},
 	}
-	if f.Switches[0].PositionU != 12 || f.Switches[0].Name != "ib-leaf-07" || f.HCAs[0].PortGUID != "42" ||
-		f.Cables[0].B != (fabric.End{Device: "ib-leaf-07", Port: 33}) || f.Nodes[0].Model != "DGX-H100" {
-		t.Fatalf("read %+v", f)
+	rec, err := asbuilt.EncodeRecord(floor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func(summary, sha, data string) tftypes.Value {
+		return obj(map[string]any{"summary": summary, "sha256": sha, "record": data})
+	}
+	r := specReader{}
+	got := r.decodeAsBuilt(value("a summary is never trusted", rec.SHA256, rec.Data), at)
+	if r.diags.HasError() || got == nil {
+		t.Fatalf("the floor's own record: %v", errorsAt(&r))
+	}
+	if !reflect.DeepEqual(got, floor) {
+		t.Fatalf("read\n  %+v\nwant\n  %+v", got, floor)
 	}
 
+	// An edited record: another floor's data under this floor's digest.
+	other := *floor
+	other.Cables = []fabric.Cable{{Ref: fabric.Ref{Key: "hgx-a001/mlx5_0:1"},
+		A: fabric.End{Device: "hgx-a001/mlx5_0", Port: 1}, B: fabric.End{Device: "ib-leaf-07", Port: 34}}}
+	edited, err := asbuilt.EncodeRecord(&other)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		v    tftypes.Value
-		want []string
+		want []string // "path: a line the detail has"
 	}{
 		{"not an object", tftypes.NewValue(tftypes.String, "floor.out"),
-			[]string{`as_built: as_built must be an object { switches, nodes, hcas, cables } such as gpucluster_discovered_fabric's as_built, not a string.`}},
-		{"a map that is not a floor's", obj(map[string]any{"racks": obj(nil), "partitions": obj(nil)}),
-			[]string{
-				`as_built.partitions: as_built has no "partitions": a floor is switches, nodes, hcas, cables (discovery sees no racks, and partitions are configuration, not floor).`,
-				`as_built.racks: as_built has no "racks": a floor is switches, nodes, hcas, cables (discovery sees no racks, and partitions are configuration, not floor).`,
-			}},
-		{"a map that is a list", obj(map[string]any{"switches": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{})}),
-			[]string{`as_built.switches: switches must be a map of objects keyed by name, not a list.`}},
-		{"an element that is a string", obj(map[string]any{"nodes": obj(map[string]any{"n1": "DGX-H100"})}),
-			[]string{`as_built.nodes["n1"]: every element of nodes must be an object, and n1 is a string`}},
-		{"wrong types and a foreign attribute", obj(map[string]any{
-			"switches": obj(map[string]any{"s1": obj(map[string]any{"position_u": 1.5, "colour": "blue", "guid": obj(nil)})}),
-			"cables": obj(map[string]any{"c1": obj(map[string]any{
-				"a": end("n1/mlx5_0", "one"), "b": obj(map[string]any{"device": "s1", "port": 1, "cage": 3}), "length_m": true,
-			})}),
-		}), []string{
-			`as_built.cables["c1"].a.port: port must be a whole number (1-based), not a string.`,
-			`as_built.cables["c1"].b.cage: a cable end has no attribute "cage"; it takes device and port.`,
-			`as_built.cables["c1"].length_m: length_m must be a number, and as_built.cables["c1"] has a bool.`,
-			`as_built.switches["s1"].colour: an element of switches has no attribute "colour"; it takes name, model, rack, position_u, role, guid, group.`,
-			`as_built.switches["s1"].guid: guid must be a string, and as_built.switches["s1"] has an object.`,
-			`as_built.switches["s1"].position_u: position_u must be a whole number, and as_built.switches["s1"] has a number.`,
-		}},
-		{"a required attribute missing", obj(map[string]any{"hcas": obj(map[string]any{"h1": obj(map[string]any{"device": "mlx5_0"})})}),
-			[]string{`as_built.hcas["h1"].node: node is required for every element of hcas, and as_built.hcas["h1"] has none.`}},
+			[]string{"as_built: as_built must be the floor { summary, sha256, record } that gpucluster_discovered_fabric gives as `floor`, not a string"}},
+		{"the old maps", obj(map[string]any{"switches": obj(nil), "nodes": obj(nil), "hcas": obj(nil), "cables": obj(nil)}),
+			[]string{"as_built: write as_built = data.gpucluster_discovered_fabric.x.floor"}},
+		{"a foreign attribute", obj(map[string]any{"sha256": rec.SHA256, "record": rec.Data, "switches_count": 1}),
+			[]string{`as_built.switches_count: as_built has no "switches_count"`}},
+		{"no digest", obj(map[string]any{"record": rec.Data}),
+			[]string{"as_built.sha256: as_built has no sha256"}},
+		{"a digest that is not a string", obj(map[string]any{"record": rec.Data, "sha256": obj(nil)}),
+			[]string{"as_built.sha256: as_built's sha256 must be a string, not an object"}},
+		{"an edited record", value("", rec.SHA256, edited.Data),
+			[]string{"as_built.record: the floor record does not match its sha256: the record was edited"}},
+		{"a truncated record", value("", rec.SHA256, rec.Data[:len(rec.Data)/2]),
+			[]string{"as_built.record: the floor record does not match its sha256"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := specReader{}
-			r.decodeAsBuilt(c.v, at)
-			if got := errorsAt(&r); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			if f := r.decodeAsBuilt(c.v, at); f != nil {
+				t.Errorf("a floor was read: %+v", f)
+			}
+			got := errorsAt(&r)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d errors, want %d:\n  %s", len(got), len(c.want), strings.Join(got, "\n  "))
+			}
+			for i, w := range c.want {
+				p, line, _ := strings.Cut(w, ": ")
+				if !strings.HasPrefix(got[i], p+": ") || !strings.Contains(got[i], line) {
+					t.Errorf("got\n  %s\nwant at %s a detail with\n  %s", got[i], p, line)
+				}
 			}
 		})
 	}

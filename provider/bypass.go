@@ -49,8 +49,9 @@ var (
 )
 
 // strippedInputNames are the inputs Wrap strips from the types it serves: the fabric's, and an
-// `as_built` floor (gpucluster_bom, gpucluster_topology), which holds every device and cable of
-// the floor.
+// `as_built` floor (gpucluster_bom, gpucluster_topology, gpucluster_fabric), a record of the
+// whole floor that the data sources do not echo into their state (the discovered fabric's state
+// holds it).
 var strippedInputNames = append(append([]string(nil), fabricInputNames...), "as_built")
 
 // bypassOutputs names the data sources whose big computed outputs Wrap puts into the response

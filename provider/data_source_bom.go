@@ -137,7 +137,7 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 		"scalable units built so far, when `design` is the one to build. With it, `cabling_changes_csv` says what the " +
 		"technicians must do to go from one to the other."
 	attrs["prior_design"] = prior
-	attrs["as_built"] = asBuiltInputAttribute("The fabric on the floor, as `gpucluster_discovered_fabric.as_built` reads it " +
+	attrs["as_built"] = asBuiltInputAttribute("The fabric on the floor, `gpucluster_discovered_fabric`'s `floor` read " +
 		"from an `ibnetdiscover` snapshot: the design is fitted to it (devices matched by their links, the floor's names, " +
 		"GUIDs and ports kept wherever the design has that link), and `cabling_changes_csv` is the work order from the " +
 		"floor: every cable to unplug, to move from the ports it is really on, and to add; its counts are the design's " +
@@ -176,7 +176,7 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if floor := rd.decodeAsBuilt(requestValue(ctx, fromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
 		if inputs.Design == nil {
 			rd.diags.AddAttributeError(path.Root(plan.AttrAsBuilt), "as_built without a design",
-				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design), or give the floor's maps as `switches`, `nodes`, `hcas` and `cables` for its bill of materials alone.")
+				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design). For the bill of materials of the floor alone, give it to a gpucluster_fabric without a design (as_built = data.gpucluster_discovered_fabric.x.floor) and read that fabric's `bom`.")
 		}
 		inputs.AsBuilt = floor
 	}

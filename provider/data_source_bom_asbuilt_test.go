@@ -39,7 +39,7 @@ data "gpucluster_topology" "pod" {
 
 data "gpucluster_bom" "work" {
   design   = data.gpucluster_topology.pod.design
-  as_built = data.gpucluster_discovered_fabric.floor.as_built
+  as_built = data.gpucluster_discovered_fabric.floor.floor
 }
 `, filepath.Join(dir, "ibnetdiscover.out"), filepath.Join(dir, "node-name-map"), sus, sus)
 	}

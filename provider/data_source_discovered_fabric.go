@@ -47,6 +47,8 @@ type discoveredFabricModel struct {
 	MissingDevices  types.List   `tfsdk:"missing_devices"`
 	Report          types.List   `tfsdk:"report"`
 	Counts          types.Map    `tfsdk:"counts"`
+	Items           types.List   `tfsdk:"items"`
+	Floor           types.Object `tfsdk:"floor"`
 	AsBuilt         types.Object `tfsdk:"as_built"`
 	AsBuiltNotes    types.List   `tfsdk:"as_built_notes"`
 }
@@ -96,6 +98,8 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 	strs := func(desc string) schema.ListAttribute {
 		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: desc}
 	}
+	attrs["floor"] = discoveredFloorAttribute()
+	attrs["items"] = asBuiltItemsAttribute()
 	attrs["as_built"] = asBuiltAttribute()
 	attrs["as_built_notes"] = strs("What `as_built` could not know and what it assumed, each said once: unknown locations (so cable " +
 		"reach and rack power are not checked), models taken by default or not in the catalog, simulated speeds, links below 4xNDR.")
@@ -165,6 +169,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	disc, floor := l.Discovered, l.Floor
+	var err error
 	m.Topology = types.StringValue(l.Text)
 	counts := disc.Counts()
 	// discovered_nodes and as_built are written by Wrap (below).
@@ -192,6 +197,16 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	m.Counts = types.MapValueMust(types.Int64Type, cv)
 	m.AsBuilt = types.ObjectNull(asBuiltType.AttrTypes)
 	m.AsBuiltNotes = textList(floor.Notes)
+	if m.Floor, err = discoveredFloorValue(floor.Spec); err != nil {
+		resp.Diagnostics.AddError("Internal error", "recording the floor: "+err.Error()+"; this is a bug in the provider")
+		return
+	}
+	items := map[string]bool{}
+	for _, e := range m.Items.Elements() {
+		if s, ok := e.(types.String); ok {
+			items[s.ValueString()] = true
+		}
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -201,7 +216,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	// floor: through the framework each value was built, checked and encoded one at a time, three
 	// quarters of the read (BenchmarkDiscoveredFabricAsBuilt).
 	state, err := withRawOutputs(ctx, resp.State.Raw, map[string][]byte{
-		"as_built":         appendAsBuilt(nil, floor),
+		"as_built":         appendAsBuilt(nil, floor, items),
 		"discovered_nodes": appendDiscoveredNodes(nil, disc.Nodes),
 	})
 	if err != nil {

@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
@@ -36,6 +39,57 @@ var (
 	}}
 )
 
+// discoveredFloorAttribute is `floor`: the floor as one checked value, the record a design
+// carries as its own as_built (design_floor.go), for gpucluster_topology, gpucluster_bom and
+// gpucluster_fabric to take. Terraform carries three strings instead of the floor's tens of
+// thousands of values in maps (issue 28: a 16-SU design fitted to an 8-SU floor planned in 3.9x
+// the CPU of the design alone, most of it Terraform carrying the maps).
+func discoveredFloorAttribute() schema.SingleNestedAttribute {
+	attrs := map[string]schema.Attribute{}
+	for name, doc := range floorFieldDocs {
+		attrs[name] = outStr(doc)
+	}
+	return schema.SingleNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "The fabric on the floor as one checked value, for `as_built` of `gpucluster_topology`, " +
+			"`gpucluster_bom` and `gpucluster_fabric`: `record` holds its switches, nodes, HCAs and cables (named, with " +
+			"GUIDs, models and ports, as `as_built` would give them) as gzipped JSON in base64, `sha256` the digest of that " +
+			"JSON and `summary` its counts, e.g. `96 switches, 256 nodes, 2,048 HCAs, 4,096 cables`. Hand it on unchanged " +
+			"(`as_built = data.gpucluster_discovered_fabric.floor.floor`): a record that does not match its digest is " +
+			"refused, and the summary is recounted from the record wherever it is read.",
+		Attributes: attrs,
+	}
+}
+
+// discoveredFloorValue is `floor` of a floor read.
+func discoveredFloorValue(s *fabric.Spec) (types.Object, error) {
+	rec, err := asbuilt.EncodeRecord(s)
+	if err != nil {
+		return types.ObjectNull(floorRecordType.AttrTypes), err
+	}
+	return types.ObjectValueMust(floorRecordType.AttrTypes, map[string]attr.Value{
+		floorSummary: types.StringValue(asbuilt.Summary(s)),
+		floorSHA256:  types.StringValue(rec.SHA256),
+		floorRecord:  types.StringValue(rec.Data),
+	}), nil
+}
+
+// asBuiltItemsAttribute is `items`: which maps of `as_built` to compute.
+func asBuiltItemsAttribute() schema.ListAttribute {
+	return schema.ListAttribute{
+		Optional: true, ElementType: types.StringType,
+		MarkdownDescription: "Which maps of `as_built` to fill: a list of `switches`, `nodes`, `hcas` and `cables` (default " +
+			"`[]`: none, `as_built` holds four nulls). `floor` is what `gpucluster_topology`, `gpucluster_bom` and " +
+			"`gpucluster_fabric` take; the maps are for per-item resources (`for_each = " +
+			"data.gpucluster_discovered_fabric.floor.as_built.nodes`), and Terraform stores and compares every object of " +
+			"a map named here.",
+		Validators: []validator.List{
+			listvalidator.UniqueValues(),
+			listvalidator.ValueStringsAre(stringvalidator.OneOf(asBuiltMaps...)),
+		},
+	}
+}
+
 func asBuiltAttribute() schema.SingleNestedAttribute {
 	cable := shapeOutputs(cableShape)
 	for k, desc := range floorOnly[fabric.MapCables] {
@@ -44,7 +98,7 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Computed: true,
 		MarkdownDescription: "The fabric as it is on the floor, in the shapes `gpucluster_fabric` takes: `switches`, `nodes`, " +
-			"`hcas` and `cables`, maps keyed by name (a cable by its lower-tier end, `hgx-a001/mlx5_0:1`, `ib-leaf-07:33`), " +
+			"`hcas` and `cables`, maps keyed by name, each filled only when `items` names it (null otherwise) (a cable by its lower-tier end, `hgx-a001/mlx5_0:1`, `ib-leaf-07:33`), " +
 			"so `switches = data.gpucluster_discovered_fabric.floor.as_built.switches` fits the fabric as it is. Names come " +
 			"from `node_name_map` where it names a GUID, else from the node descriptions (`\"hgx-a001 mlx5_0\"` is HCA " +
 			"`hgx-a001/mlx5_0` of node `hgx-a001`; a managed switch's `MF0;ib-leaf-07:MQM9700/U1` is `ib-leaf-07`); " +
@@ -61,28 +115,45 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 }
 
 // appendAsBuilt writes the floor as the as_built object, in MessagePack as Terraform reads it:
-// its maps in name order, each element by its shape (fabric_inventory_msgpack.go).
-func appendAsBuilt(b []byte, f *asbuilt.Floor) []byte {
+// its maps in name order, each element by its shape (fabric_inventory_msgpack.go); a map that
+// items does not name is null.
+func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 	s := f.Spec
 	b = appendMapLen(b, 4)
-	b = appendMapLen(appendString(b, fabric.MapCables), len(s.Cables))
-	for i := range s.Cables {
-		c := &s.Cables[i]
-		// floorOnly's attributes of a cable, by name.
-		b = cableShape.appendObject(appendString(b, cableKey(c)), c,
-			strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
+	if !items[fabric.MapCables] {
+		b = appendNil(appendString(b, fabric.MapCables))
+	} else {
+		b = appendMapLen(appendString(b, fabric.MapCables), len(s.Cables))
+		for i := range s.Cables {
+			c := &s.Cables[i]
+			// floorOnly's attributes of a cable, by name.
+			b = cableShape.appendObject(appendString(b, cableKey(c)), c,
+				strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
+		}
 	}
-	b = appendMapLen(appendString(b, fabric.MapHCAs), len(s.HCAs))
-	for i := range s.HCAs {
-		b = hcaShape.appendObject(appendString(b, s.HCAs[i].Name), &s.HCAs[i])
+	if !items[fabric.MapHCAs] {
+		b = appendNil(appendString(b, fabric.MapHCAs))
+	} else {
+		b = appendMapLen(appendString(b, fabric.MapHCAs), len(s.HCAs))
+		for i := range s.HCAs {
+			b = hcaShape.appendObject(appendString(b, s.HCAs[i].Name), &s.HCAs[i])
+		}
 	}
-	b = appendMapLen(appendString(b, fabric.MapNodes), len(s.Nodes))
-	for i := range s.Nodes {
-		b = nodeShape.appendObject(appendString(b, s.Nodes[i].Name), &s.Nodes[i])
+	if !items[fabric.MapNodes] {
+		b = appendNil(appendString(b, fabric.MapNodes))
+	} else {
+		b = appendMapLen(appendString(b, fabric.MapNodes), len(s.Nodes))
+		for i := range s.Nodes {
+			b = nodeShape.appendObject(appendString(b, s.Nodes[i].Name), &s.Nodes[i])
+		}
 	}
-	b = appendMapLen(appendString(b, fabric.MapSwitches), len(s.Switches))
-	for i := range s.Switches {
-		b = switchShape.appendObject(appendString(b, s.Switches[i].Name), &s.Switches[i])
+	if !items[fabric.MapSwitches] {
+		b = appendNil(appendString(b, fabric.MapSwitches))
+	} else {
+		b = appendMapLen(appendString(b, fabric.MapSwitches), len(s.Switches))
+		for i := range s.Switches {
+			b = switchShape.appendObject(appendString(b, s.Switches[i].Name), &s.Switches[i])
+		}
 	}
 	return b
 }

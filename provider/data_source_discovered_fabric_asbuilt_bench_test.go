@@ -12,7 +12,8 @@ import (
 
 // BenchmarkDiscoveredFabricAsBuilt reads gpucluster_discovered_fabric on the brownfield floor
 // (512 HCAs, 1,023 cables) through the whole protocol server, as Terraform does: what adopting
-// a floor costs the provider in a plan.
+// a floor costs the provider in a plan: with the floor alone (`items` unset), and with every
+// map of as_built as well.
 func BenchmarkDiscoveredFabricAsBuilt(b *testing.B) {
 	ctx := context.Background()
 	srv := Wrap(providerserver.NewProtocol6(New("test")())())
@@ -38,12 +39,26 @@ func BenchmarkDiscoveredFabricAsBuilt(b *testing.B) {
 	attrs["topology_file"] = tftypes.NewValue(tftypes.String, filepath.Join(dir, "ibnetdiscover.out"))
 	attrs["node_name_map"] = tftypes.NewValue(tftypes.String, filepath.Join(dir, "node-name-map"))
 	attrs["simulated"] = tftypes.NewValue(tftypes.Bool, true)
-	cfg, _ := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		resp, err := srv.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "gpucluster_discovered_fabric", Config: &cfg})
-		if err != nil || hasErrors(resp.Diagnostics) {
-			b.Fatal(err, diagText(resp.Diagnostics))
-		}
+	for _, items := range []struct {
+		name string
+		maps []string
+	}{{"floor", nil}, {"floor+maps", asBuiltMaps}} {
+		b.Run(items.name, func(b *testing.B) {
+			if items.maps != nil {
+				l := make([]tftypes.Value, len(items.maps))
+				for i, m := range items.maps {
+					l[i] = tftypes.NewValue(tftypes.String, m)
+				}
+				attrs["items"] = tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, l)
+			}
+			cfg, _ := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				resp, err := srv.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "gpucluster_discovered_fabric", Config: &cfg})
+				if err != nil || hasErrors(resp.Diagnostics) {
+					b.Fatal(err, diagText(resp.Diagnostics))
+				}
+			}
+		})
 	}
 }

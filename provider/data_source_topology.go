@@ -154,7 +154,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				"which stay empty (default `false`). Every object is in one place, never twice. For one module instance " +
 				"per block: several small `for_each` maps plan far faster in Terraform than one big one.",
 		},
-		plan.AttrAsBuilt: asBuiltInputAttribute("The fabric on the floor, `data.gpucluster_discovered_fabric.x.as_built` (an " +
+		plan.AttrAsBuilt: asBuiltInputAttribute("The fabric on the floor, `data.gpucluster_discovered_fabric.x.floor` (an " +
 			"`ibnetdiscover` snapshot, or a live read): the design is mapped onto it by the links devices have, not by their " +
 			"names (nodes to node slots by the leaves their HCAs reach, leaves to rails and units, spines and cores by the " +
 			"leaves they serve), so that the most floor cables stay on their ports, whatever the floor's port convention. " +
@@ -268,7 +268,7 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
 		asBuiltIn = v
 	}
-	floor := r.decodeAsBuilt(asBuiltIn, path.Root(plan.AttrAsBuilt))
+	floor, rec := r.decodeFloor(asBuiltIn, path.Root(plan.AttrAsBuilt))
 	resp.Diagnostics.Append(capDiagnostics(r.diags)...)
 	if resp.Diagnostics.HasError() {
 		floor = nil // the arguments are still checked, so each cause is said at once
@@ -278,10 +278,9 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	record, err := floorValue(floor)
-	if err != nil {
-		resp.Diagnostics.AddError("Internal error", err.Error()+"; this is a bug in the provider")
-		return
+	record := noFloor
+	if floor != nil {
+		record = recordValue(floor, rec) // the record as it came: the design carries the floor given
 	}
 	out := topologyOutputs(des, fit, record, sel)
 	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).

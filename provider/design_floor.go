@@ -66,11 +66,37 @@ func floorValue(floor *fabric.Spec) (tftypes.Value, error) {
 	if err != nil {
 		return noFloor, err
 	}
+	return recordValue(floor, rec), nil
+}
+
+// recordValue is a design's as_built for the floor recorded as rec: the record as it came (the
+// floor's record is canonical, EncodeRecord, so encoding the decoded floor again would give the
+// same bytes), the summary counted from the floor.
+func recordValue(floor *fabric.Spec, rec asbuilt.Record) tftypes.Value {
 	return tftypes.NewValue(tfTypeOf(floorRecordType), map[string]tftypes.Value{
 		floorSummary: tfStr(asbuilt.Summary(floor)),
 		floorSHA256:  tfStr(rec.SHA256),
 		floorRecord:  tfStr(rec.Data),
-	}), nil
+	})
+}
+
+// designRecord is the record a known `design` object carries as its as_built; has is false for
+// a design built as generated or a record not in the shape gpucluster_topology writes.
+func designRecord(design tftypes.Value) (rec asbuilt.Record, has bool) {
+	var attrs map[string]tftypes.Value
+	if !design.IsKnown() || design.IsNull() || design.As(&attrs) != nil {
+		return rec, false
+	}
+	v, ok := attrs[plan.AttrAsBuilt]
+	if !ok || v.IsNull() || !v.IsFullyKnown() {
+		return rec, false
+	}
+	var fields map[string]tftypes.Value
+	if v.As(&fields) != nil || fields[floorSHA256].IsNull() || fields[floorRecord].IsNull() ||
+		fields[floorSHA256].As(&rec.SHA256) != nil || fields[floorRecord].As(&rec.Data) != nil {
+		return rec, false
+	}
+	return rec, true
 }
 
 // decodeDesignAsBuilt reads the floor a `design` object (held by attribute) is fitted to; nil
@@ -90,10 +116,8 @@ func (r *specReader) decodeDesignAsBuilt(design tftypes.Value, attribute string)
 		return nil
 	}
 	at := path.Root(attribute).AtName(plan.AttrAsBuilt)
-	var fields map[string]tftypes.Value
-	var rec asbuilt.Record
-	if err := v.As(&fields); err != nil || fields[floorSHA256].IsNull() || fields[floorRecord].IsNull() ||
-		fields[floorSHA256].As(&rec.SHA256) != nil || fields[floorRecord].As(&rec.Data) != nil {
+	rec, has := designRecord(design)
+	if !has {
 		r.diags.AddAttributeError(at, "Cannot read the design's floor",
 			"as_built must be { summary, sha256, record } as gpucluster_topology writes it: hand the design on unchanged "+
 				"(design = data.gpucluster_topology.x.design).")

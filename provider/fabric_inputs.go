@@ -36,6 +36,11 @@ var fabricInputNames = []string{"design", "absent_cables", fabric.MapRacks, fabr
 type fabricInputsModel struct {
 	src    listSource
 	srcSet bool
+	// takesFloor is set for gpucluster_fabric, whose `as_built` (asBuilt, the model's value) is
+	// read with the inputs; the data sources that embed the model have no such argument, or
+	// one of their own (gpucluster_bom's work order).
+	takesFloor bool
+	asBuilt    attr.Value
 
 	Design       types.Object `tfsdk:"design"`
 	AbsentCables types.List   `tfsdk:"absent_cables"`
@@ -76,6 +81,7 @@ func (m *fabricInputsModel) value(name string) attr.Value {
 func withStashedLists(_ context.Context, src listSource, m *fabricModel, _ *diag.Diagnostics) *fabricModel {
 	c := *m
 	c.src, c.srcSet = src, true
+	c.takesFloor, c.asBuilt = true, m.AsBuilt
 	return &c
 }
 
@@ -152,10 +158,14 @@ func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool
 		Partitions: partitionShape.decodeMap(&r, inputValue(ctx, src, fabric.MapPartitions, in)),
 	}}
 	out.Absent = r.stringList(inputValue(ctx, src, "absent_cables", in))
-	if dv := inputValue(ctx, src, "design", in); !dv.IsNull() {
+	dv := inputValue(ctx, src, "design", in)
+	if !dv.IsNull() {
 		p := r.decodeDesign(dv)
 		out.Design = &p
 		out.AsBuilt = r.decodeDesignAsBuilt(dv, "design")
+	}
+	if in.takesFloor {
+		r.fabricFloor(requestValue(ctx, src, plan.AttrAsBuilt, in.asBuilt), dv, &out)
 	}
 	return out, r.unknown, r.diags
 }

@@ -200,6 +200,9 @@ func appendArrayLen(b []byte, n int) []byte {
 	return binary.BigEndian.AppendUint32(append(b, 0xdd), uint32(n))
 }
 
+// appendNil appends MessagePack's nil, a null value.
+func appendNil(b []byte) []byte { return append(b, 0xc0) }
+
 func appendMapLen(b []byte, n int) []byte {
 	switch {
 	case n < 16:

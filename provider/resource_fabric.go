@@ -37,7 +37,8 @@ type fabricModel struct {
 	ID   types.String `tfsdk:"id"`
 	Name types.String `tfsdk:"name"`
 
-	fabricInputsModel // design, absent_cables and the inventory maps (fabric_inputs.go)
+	fabricInputsModel               // design, absent_cables and the inventory maps (fabric_inputs.go)
+	AsBuilt           types.Dynamic `tfsdk:"as_built"`
 
 	FailedCables types.List `tfsdk:"failed_cables"`
 
@@ -73,6 +74,7 @@ func (r *fabricResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		Validators:    []validator.String{nameValidator()},
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
+	attrs[plan.AttrAsBuilt] = fabricAsBuiltAttribute()
 	attrs["failed_cables"] = failedCablesSchema()
 	attrs["transport"] = transportSchema()
 	attrs["pfc"] = schema.BoolAttribute{Optional: true, MarkdownDescription: "Priority flow control is configured end to end (RoCE only)."}

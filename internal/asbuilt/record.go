@@ -10,6 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -49,9 +52,16 @@ func Summary(floor *fabric.Spec) string {
 }
 
 // EncodeRecord records the floor's switches, nodes, HCAs and cables (a floor has no racks or
-// partitions). The same floor always gives the same Record.
+// partitions), each list in the order of its items' keys (their names; a cable's lower-tier
+// end), as Terraform's maps of them were ordered: the same floor always gives the same Record,
+// whether it was read from ibnetdiscover's text or from maps, and the fit sees it in one order.
 func EncodeRecord(floor *fabric.Spec) (Record, error) {
-	js, err := json.Marshal(recordBody{Version: recordVersion, Switches: floor.Switches, Nodes: floor.Nodes, HCAs: floor.HCAs, Cables: floor.Cables})
+	js, err := json.Marshal(recordBody{Version: recordVersion,
+		Switches: byKey(floor.Switches, func(x *fabric.Switch) string { return x.Key }),
+		Nodes:    byKey(floor.Nodes, func(x *fabric.Node) string { return x.Key }),
+		HCAs:     byKey(floor.HCAs, func(x *fabric.HCA) string { return x.Key }),
+		Cables:   byKey(floor.Cables, func(x *fabric.Cable) string { return x.Key }),
+	})
 	if err != nil {
 		return Record{}, fmt.Errorf("recording the floor: %w", err)
 	}
@@ -75,8 +85,56 @@ var ErrRecordAltered = errors.New("the floor record does not match its sha256")
 // planner's memory: far above any floor (TestRecordSize measures one).
 const maxRecordJSON = 1 << 30
 
-// DecodeRecord gives back the floor EncodeRecord recorded, after checking the digest.
+// DecodeRecord gives back the floor EncodeRecord recorded, after checking the digest. The floor
+// is shared: a plan reads one record several times (the topology's floor, then the design's in
+// the fabric and the BOM), and the record decoded last is given again without inflating or
+// parsing it (recent). Read the floor; to change it, change a Clone.
 func DecodeRecord(r Record) (*fabric.Spec, error) {
+	if f := recent.get(r); f != nil {
+		return f, nil
+	}
+	f, err := decodeRecord(r)
+	if err != nil {
+		return nil, err
+	}
+	recent.put(r, f)
+	return f, nil
+}
+
+// recent holds the floors decoded last, by their whole record (its data as well as its digest,
+// so an edited record is never taken for the one it was edited from). A provider process lives
+// for one Terraform command, which reads a floor or two.
+var recent = &recordCache{}
+
+type recordCache struct {
+	mu      sync.Mutex
+	records []Record
+	floors  []*fabric.Spec
+}
+
+const recentRecords = 2
+
+func (c *recordCache) get(r Record) *fabric.Spec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range c.records {
+		if k == r {
+			return c.floors[i]
+		}
+	}
+	return nil
+}
+
+func (c *recordCache) put(r Record, f *fabric.Spec) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.records) == recentRecords {
+		c.records, c.floors = c.records[1:], c.floors[1:]
+	}
+	c.records, c.floors = append(c.records, r), append(c.floors, f)
+}
+
+func decodeRecord(r Record) (*fabric.Spec, error) {
 	z, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its data is not base64 (%v)", ErrRecordAltered, err)
@@ -103,4 +161,12 @@ func DecodeRecord(r Record) (*fabric.Spec, error) {
 		return nil, fmt.Errorf("a floor record of version %d; this provider reads version %d: read the floor again with this provider's gpucluster_topology", b.Version, recordVersion)
 	}
 	return &fabric.Spec{Switches: b.Switches, Nodes: b.Nodes, HCAs: b.HCAs, Cables: b.Cables}, nil
+}
+
+// byKey is items in the order of their keys (a copy; items is left as it is). The sort is
+// stable, so items without keys keep their order.
+func byKey[T any](items []T, key func(*T) string) []T {
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(key(&a), key(&b)) })
+	return out
 }

@@ -3,12 +3,29 @@ package asbuilt
 import (
 	"errors"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
 
-// A floor recorded and read back is the same floor, field for field; the same floor records to
-// the same bytes; and a record that is not what EncodeRecord wrote is refused, not misread.
+// keyed sorts by key with sort.Sort (not the code under test's slices.SortStableFunc); keys are
+// unique in a floor, so stability does not matter.
+type keyed struct {
+	n    int
+	key  func(i int) string
+	swap func(i, j int)
+}
+
+func (k keyed) Len() int           { return k.n }
+func (k keyed) Less(i, j int) bool { return k.key(i) < k.key(j) }
+func (k keyed) Swap(i, j int)      { k.swap(i, j) }
+
+// A floor recorded and read back is the same floor, field for field, each list in the order of
+// its keys (as Terraform's maps ordered them); the same floor records to the same bytes, in any
+// order; and a record that is not what EncodeRecord wrote is refused, not misread.
 func TestRecordRoundTrip(t *testing.T) {
 	f := readFloor(t, issueFloor(), true).Spec
 	rec, err := EncodeRecord(f)
@@ -19,9 +36,17 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sorted := func(n int, key func(i int) string, swap func(i, j int)) {
+		sort.Sort(keyed{n, key, swap})
+	}
+	w := fabric.Spec{Switches: slices.Clone(f.Switches), Nodes: slices.Clone(f.Nodes), HCAs: slices.Clone(f.HCAs), Cables: slices.Clone(f.Cables)}
+	sorted(len(w.Switches), func(i int) string { return w.Switches[i].Key }, func(i, j int) { w.Switches[i], w.Switches[j] = w.Switches[j], w.Switches[i] })
+	sorted(len(w.Nodes), func(i int) string { return w.Nodes[i].Key }, func(i, j int) { w.Nodes[i], w.Nodes[j] = w.Nodes[j], w.Nodes[i] })
+	sorted(len(w.HCAs), func(i int) string { return w.HCAs[i].Key }, func(i, j int) { w.HCAs[i], w.HCAs[j] = w.HCAs[j], w.HCAs[i] })
+	sorted(len(w.Cables), func(i int) string { return w.Cables[i].Key }, func(i, j int) { w.Cables[i], w.Cables[j] = w.Cables[j], w.Cables[i] })
 	for name, pair := range map[string][2]any{
-		"switches": {f.Switches, got.Switches}, "nodes": {f.Nodes, got.Nodes},
-		"hcas": {f.HCAs, got.HCAs}, "cables": {f.Cables, got.Cables},
+		"switches": {w.Switches, got.Switches}, "nodes": {w.Nodes, got.Nodes},
+		"hcas": {w.HCAs, got.HCAs}, "cables": {w.Cables, got.Cables},
 	} {
 		if !reflect.DeepEqual(pair[0], pair[1]) {
 			t.Errorf("%s differ after the round trip", name)
@@ -36,6 +61,14 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	if again != rec {
 		t.Error("the same floor recorded twice gave two records")
+	}
+	rev := fabric.Spec{Switches: slices.Clone(f.Switches), Nodes: slices.Clone(f.Nodes), HCAs: slices.Clone(f.HCAs), Cables: slices.Clone(f.Cables)}
+	slices.Reverse(rev.Switches)
+	slices.Reverse(rev.Nodes)
+	slices.Reverse(rev.HCAs)
+	slices.Reverse(rev.Cables)
+	if reversed, err := EncodeRecord(&rev); err != nil || reversed != rec {
+		t.Errorf("the floor in reverse order gave another record (%v)", err)
 	}
 
 	other := readFloor(t, handFloor{sus: 2}, true).Spec

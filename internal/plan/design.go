@@ -8,7 +8,7 @@ import (
 )
 
 // Design generates the design p describes and, given a floor, fits it to the floor
-// (asbuilt.Fit): the first step of Build, and all that gpucluster_topology computes. Problems
+// (asbuilt.Fit, made once for a design and a floor: fitmemo.go): the first step of Build, and all that gpucluster_topology computes. Problems
 // are located on the generator's arguments under holder, the attribute that holds them
 // ("design", "prior_design"), or at the root where they are the caller's own arguments
 // (holder ""). The Fitted is nil without a floor; nothing is returned with an error. A
@@ -22,7 +22,7 @@ func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder s
 	if floor == nil {
 		return des, nil, nil
 	}
-	fit, err := asbuilt.Fit(des, floor, cat)
+	fit, err := fits.fit(cat, des, floor) // once per plan (fitmemo.go)
 	if err == nil && p.Kind == topogen.KindRailOptimized && p.Nodes == 0 {
 		// node_count left out on a partly built floor: the floor's node count, not every
 		// slot of its last scalable unit (asbuilt.Fitted.BuiltNodes).
@@ -31,7 +31,7 @@ func Design(cat *catalog.Catalog, p topogen.Params, floor *fabric.Spec, holder s
 			if des, err = topogen.Generate(p, cat); err != nil {
 				return nil, nil, Problems{designProblem(err, holder)}
 			}
-			fit, err = asbuilt.Fit(des, floor, cat)
+			fit, err = fits.fit(cat, des, floor)
 		}
 	}
 	if err != nil {

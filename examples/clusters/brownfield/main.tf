@@ -42,7 +42,7 @@ data "gpucluster_topology" "pod" {
   planned_scalable_units = var.scalable_units
   reserved_node_slots    = 0
   items                  = []
-  as_built               = data.gpucluster_discovered_fabric.floor.as_built
+  as_built               = data.gpucluster_discovered_fabric.floor.floor
 }
 
 resource "gpucluster_fabric" "pod" {
@@ -55,7 +55,7 @@ resource "gpucluster_fabric" "pod" {
 # and to add.
 data "gpucluster_bom" "work" {
   design   = data.gpucluster_topology.pod.design
-  as_built = data.gpucluster_discovered_fabric.floor.as_built
+  as_built = data.gpucluster_discovered_fabric.floor.floor
 }
 
 output "fit" {
