@@ -244,5 +244,5 @@ func BenchmarkHCARefresh64x8(b *testing.B) {
 	b.ReportMetric(float64(after.conns-before.conns)/n, "conns/op")
 	b.ReportMetric(float64(after.toolCalls-before.toolCalls)/n, "toolcalls/op")
 	b.ReportMetric(cpu.Seconds()/n, "local-cpu-s/op")
-	b.ReportMetric((after.remoteCPU - before.remoteCPU).Seconds()/n, "node-cpu-s/op")
+	b.ReportMetric((after.remoteCPU-before.remoteCPU).Seconds()/n, "node-cpu-s/op")
 }
