@@ -36,8 +36,13 @@ const (
 // nodeConnections holds the provider process's SSH connections to GPU nodes: every HCA read and
 // apply of one node shares one connection (remote.Pool), so that a refresh of a fleet opens one
 // connection per node, not one per HCA. CloseConnections ends them when the provider's server
-// stops; idle ones close on their own (remote.DefaultIdleTimeout).
-var nodeConnections = remote.NewPool(remote.PoolOptions{})
+// stops. Terraform does not visit the HCAs of a node together, so a connection must outlive the
+// gaps between them for the refresh to open one per node: idle ones close after
+// nodeIdleTimeout, the default read timeout of an HCA (an open connection costs a socket here
+// and one sshd process on the node).
+var nodeConnections = remote.NewPool(remote.PoolOptions{IdleTimeout: nodeIdleTimeout})
+
+const nodeIdleTimeout = defaultHCAReadTimeout
 
 // CloseConnections closes the provider's pooled SSH connections. main calls it once the plugin
 // server has stopped (Terraform is done with the provider).

@@ -6,5 +6,5 @@ import "github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 // a new pool for what follows (the fleet measurements count connections per refresh).
 func resetConnections() {
 	_ = nodeConnections.Close()
-	nodeConnections = remote.NewPool(remote.PoolOptions{})
+	nodeConnections = remote.NewPool(remote.PoolOptions{IdleTimeout: nodeIdleTimeout})
 }
