@@ -35,6 +35,8 @@ func main() {
 	err := tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer {
 		return provider.Wrap(providerserver.NewProtocol6(provider.New(version)())())
 	}, opts...)
+	// Serve returns once Terraform has stopped the provider: end the SSH connections it kept.
+	_ = provider.CloseConnections()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -33,6 +33,21 @@ const (
 	hcaSSHTimeout = 30 * time.Second
 )
 
+// nodeConnections holds the provider process's SSH connections to GPU nodes: every HCA read and
+// apply of one node shares one connection (remote.Pool), so that a refresh of a fleet opens one
+// connection per node, not one per HCA. CloseConnections ends them when the provider's server
+// stops. Terraform does not visit the HCAs of a node together, so a connection must outlive the
+// gaps between them for the refresh to open one per node: idle ones close after
+// nodeIdleTimeout, the default read timeout of an HCA (an open connection costs a socket here
+// and one sshd process on the node).
+var nodeConnections = remote.NewPool(remote.PoolOptions{IdleTimeout: nodeIdleTimeout})
+
+const nodeIdleTimeout = defaultHCAReadTimeout
+
+// CloseConnections closes the provider's pooled SSH connections. main calls it once the plugin
+// server has stopped (Terraform is done with the provider).
+func CloseConnections() error { return nodeConnections.Close() }
+
 type hcaSSHModel struct {
 	User           types.String `tfsdk:"user"`
 	PrivateKey     types.String `tfsdk:"private_key"`
@@ -232,8 +247,10 @@ func settingsOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[s
 
 // firmwareApply makes the card's Next Boot values match firmware_settings (hca.Apply: query,
 // set only what differs, confirm), resets the firmware if asked, and fills the computed
-// attributes the plan left unknown. The node's host lock is held throughout, so that two HCAs
-// of one node are configured one after the other.
+// attributes the plan left unknown (the firmware version is read with the first query, in one
+// command). The node's host lock is held throughout, so that two HCAs of one node are
+// configured one after the other; reads do not take it. The node's connection is the pool's,
+// shared with every other HCA of the node.
 func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeout time.Duration) diag.Diagnostics {
 	t, diags := r.firmwareTarget(ctx, plan, opTimeout)
 	if diags.HasError() {
@@ -249,15 +266,16 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 		return diags
 	}
 	defer release()
-	client, err := remote.Dial(ctx, t.ssh)
+	client, err := nodeConnections.Client(ctx, t.ssh)
 	if err != nil {
 		t.fail(&diags, "connect to its node", err, nil)
 		return diags
 	}
-	defer client.Close()
 
 	// The validator allows none, 0, 3, 4 and 5 only.
-	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, hca.ResetOptions(plan.Reset.ValueString()))
+	opts := hca.ResetOptions(plan.Reset.ValueString())
+	opts.Firmware = plan.FirmwareVersion.IsUnknown()
+	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, opts)
 	if err != nil {
 		var cmds []string
 		if res != nil {
@@ -275,7 +293,10 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 		plan.PendingReboot = types.BoolValue(res.PendingReboot)
 	}
 	if plan.FirmwareVersion.IsUnknown() {
-		fi, err := hca.QueryFirmware(ctx, client, t.tool, t.device)
+		fi, err := res.Firmware, res.FirmwareErr
+		if fi == nil && err == nil { // nothing ran: no settings to query beside it
+			fi, err = hca.QueryFirmware(ctx, client, t.tool, t.device)
+		}
 		if err != nil {
 			t.fail(&diags, "read the firmware version", err, nil)
 			return diags
@@ -285,9 +306,11 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	return diags
 }
 
-// firmwareRead queries the card's firmware_settings and version. A node that does not answer
-// over SSH (or has no SSH settings any more) leaves the state as it is, with a warning, as a dead
-// BMC does for a node; a refused host key, refused credentials or a tool failure are errors.
+// firmwareRead queries the card's firmware_settings and version, in one command on the node
+// (hca.Read), over the node's pooled connection. It does not wait for the node's host lock: a
+// refresh only reads. A node that does not answer over SSH (or has no SSH settings any more)
+// leaves the state as it is, with a warning, as a dead BMC does for a node; a refused host key,
+// refused credentials or a tool failure are errors.
 func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout time.Duration) diag.Diagnostics {
 	t, diags := r.firmwareTarget(ctx, m, opTimeout)
 	if diags.HasError() {
@@ -301,7 +324,7 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 	if diags.HasError() {
 		return diags
 	}
-	client, err := remote.Dial(ctx, t.ssh)
+	client, err := nodeConnections.Client(ctx, t.ssh)
 	if err != nil {
 		if remote.Unreachable(err) {
 			diags.AddWarning(fmt.Sprintf("HCA %s: node not reachable, firmware settings not refreshed", t.name),
@@ -311,24 +334,25 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 		t.fail(&diags, "connect to its node", err, nil)
 		return diags
 	}
-	defer client.Close()
 
-	out, pending, pendingKnown, err := hca.ReadSettings(ctx, client, t.tool, t.device, have)
+	rd, err := hca.Read(ctx, client, t.tool, t.device, have)
+	if err == nil {
+		err = rd.SettingsErr
+	}
 	if err != nil {
 		t.fail(&diags, "query firmware_settings", err, nil)
 		return diags
 	}
-	v, d := types.MapValueFrom(ctx, types.StringType, out)
+	v, d := types.MapValueFrom(ctx, types.StringType, rd.Settings)
 	diags.Append(d...)
 	m.FirmwareSettings = v
-	if pendingKnown {
-		m.PendingReboot = types.BoolValue(pending)
+	if rd.PendingKnown {
+		m.PendingReboot = types.BoolValue(rd.Pending)
 	}
-	fi, err := hca.QueryFirmware(ctx, client, t.tool, t.device)
-	if err != nil {
-		t.fail(&diags, "read the firmware version", err, nil)
+	if rd.FirmwareErr != nil {
+		t.fail(&diags, "read the firmware version", rd.FirmwareErr, nil)
 		return diags
 	}
-	m.FirmwareVersion = types.StringValue(fi.FWVersion)
+	m.FirmwareVersion = types.StringValue(rd.Firmware.FWVersion)
 	return diags
 }

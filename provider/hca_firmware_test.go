@@ -19,7 +19,7 @@ import (
 // buildMlxconfigDouble builds internal/hca/testdata/mlxconfig-double into a directory of the
 // test, under every name it answers to (see its README). Go's build cache makes every build
 // after the first a link.
-func buildMlxconfigDouble(t *testing.T) string {
+func buildMlxconfigDouble(t testing.TB) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 // ToolError is a tool that ran and failed, or printed an error. It names the
@@ -96,12 +98,20 @@ func Query(ctx context.Context, r Runner, tool, device string, names ...string) 
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"-d", device, "-e", "query"}, names...)
-	cmd := command(ts.config, args...)
+	cmd := queryCommand(ts, device, names)
 	stdout, stderr, exit, err := r.Run(ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, cmd, err)
 	}
+	return queryResult(ts, device, cmd, names, stdout, stderr, exit)
+}
+
+func queryCommand(ts toolset, device string, names []string) string {
+	return command(ts.config, append([]string{"-d", device, "-e", "query"}, names...)...)
+}
+
+// queryResult reads what the query cmd printed, and fails as Query does.
+func queryResult(ts toolset, device, cmd string, names []string, stdout, stderr string, exit int) (*Config, error) {
 	cfg, perr := ParseQuery(stdout)
 	var errs []string
 	if cfg != nil {
@@ -188,6 +198,11 @@ type ApplyOptions struct {
 	// reboot. 0 means 3 unless ResetLevelSet.
 	ResetLevel    int
 	ResetLevelSet bool
+	// Firmware also reads the firmware version (QueryFirmware), in the same command on the node
+	// as the first query (remote.RunBatch), into ApplyResult.Firmware. flint reads the image on
+	// the flash, which neither a set nor a firmware reset changes, so reading it first is reading
+	// it last.
+	Firmware bool
 }
 
 // ApplyResult reports what Apply did and found.
@@ -200,6 +215,10 @@ type ApplyResult struct {
 	Pending       []string // those parameters
 	Reset         bool     // a firmware reset ran
 	Commands      []string // every command run, in order
+	// Firmware is the firmware version read with ApplyOptions.Firmware; FirmwareErr is why it
+	// could not be (nil without the option, and when the settings were empty: nothing ran).
+	Firmware    *FirmwareInfo
+	FirmwareErr error
 }
 
 // Apply makes the Next Boot values of device match desired: it queries the
@@ -230,7 +249,12 @@ func Apply(ctx context.Context, r Runner, tool, device string, desired map[strin
 		return res, nil
 	}
 
-	before, err := Query(ctx, rec, tool, device, names...)
+	var before *Config
+	if opts.Firmware {
+		before, err = queryWithFirmware(ctx, r, ts, device, names, res)
+	} else {
+		before, err = Query(ctx, rec, tool, device, names...)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -296,6 +320,22 @@ func Apply(ctx context.Context, r Runner, tool, device string, desired map[strin
 	return res, nil
 }
 
+// queryWithFirmware is Apply's first query with flint's beside it, in one command on the node.
+func queryWithFirmware(ctx context.Context, r Runner, ts toolset, device string, names []string, res *ApplyResult) (*Config, error) {
+	qcmd, fcmd := queryCommand(ts, device, names), firmwareCommand(ts, device)
+	res.Commands = append(res.Commands, qcmd, fcmd)
+	out, err := remote.RunBatch(ctx, r, qcmd, fcmd)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, qcmd, err)
+	}
+	if len(out) > 1 {
+		res.Firmware, res.FirmwareErr = firmwareResult(ts, device, fcmd, out[1].Stdout, out[1].Stderr, out[1].Exit)
+	} else {
+		res.FirmwareErr = fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, fcmd, err)
+	}
+	return queryResult(ts, device, qcmd, names, out[0].Stdout, out[0].Stderr, out[0].Exit)
+}
+
 // pending lists the names whose Next Boot value differs from Current. When
 // the tool could not show Current (firmware without that support), a change
 // just made is assumed pending.
@@ -340,11 +380,20 @@ func QueryFirmware(ctx context.Context, r Runner, tool, device string) (*Firmwar
 	if err != nil {
 		return nil, err
 	}
-	cmd := command(ts.flint, "-d", device, "query")
+	cmd := firmwareCommand(ts, device)
 	stdout, stderr, exit, err := r.Run(ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, cmd, err)
 	}
+	return firmwareResult(ts, device, cmd, stdout, stderr, exit)
+}
+
+func firmwareCommand(ts toolset, device string) string {
+	return command(ts.flint, "-d", device, "query")
+}
+
+// firmwareResult reads what flint's query cmd printed, and fails as QueryFirmware does.
+func firmwareResult(ts toolset, device, cmd, stdout, stderr string, exit int) (*FirmwareInfo, error) {
 	if errs := errorLines(stdout + "\n" + stderr); exit != 0 || len(errs) > 0 {
 		return nil, newToolError(ts.flint, device, cmd, nil, exit, stdout, stderr, errs)
 	}

@@ -37,6 +37,11 @@
 //   - What is recorded after a read is the card's Next Boot value, in the user's spelling when
 //     it means the same (ReadBack), so that drift shows and spelling does not.
 //
+//   - A refresh is one command on the node (Read: the query and flint's query as one
+//     remote.RunBatch), and so is an apply's first query with the firmware version beside it
+//     (ApplyOptions.Firmware): on a fleet, each command is a session and a start of the node's
+//     login shell, which cost more than the tools.
+//
 // It also owns what is said to people about an HCA: the forms of a tool path and a parameter
 // name (ToolRE, ParamNameRE), the plan-time check of a set of settings (CheckSettings), the
 // wording of what was set (ApplyResult.SetText) and of a firmware reset's outcome

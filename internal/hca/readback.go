@@ -61,6 +61,48 @@ func ReadSettings(ctx context.Context, r Runner, tool, device string, have map[s
 	return out, pending, pendingKnown, nil
 }
 
+// Reading is what a refresh learns of one HCA (Read). Each half fails on its own, as it would
+// alone.
+type Reading struct {
+	// Settings is ReadBack of the recorded settings; Pending and PendingKnown are ReadBack's.
+	// Settings is nil when SettingsErr is set (ReadSettings's error).
+	Settings              map[string]string
+	Pending, PendingKnown bool
+	SettingsErr           error
+	// Firmware is what QueryFirmware reads; nil when FirmwareErr is set (its error).
+	Firmware    *FirmwareInfo
+	FirmwareErr error
+}
+
+// Read is ReadSettings and QueryFirmware in ONE command on the node (remote.RunBatch): a refresh
+// of an HCA costs one session and one start of the node's login shell, not two. The commands
+// and their parsing are those of Query and QueryFirmware. err is for what stopped both: an
+// unknown tool, or a batch that could not run (a lost connection, ctx ending).
+func Read(ctx context.Context, r Runner, tool, device string, have map[string]string) (*Reading, error) {
+	ts, err := toolsFor(tool)
+	if err != nil {
+		return nil, err
+	}
+	names := sortedKeys(have) // in order, so that the command is the same every time
+	qcmd, fcmd := queryCommand(ts, device, names), firmwareCommand(ts, device)
+	out, err := remote.RunBatch(ctx, r, qcmd, fcmd)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, qcmd, err)
+	}
+	rd := &Reading{}
+	if q, qerr := queryResult(ts, device, qcmd, names, out[0].Stdout, out[0].Stderr, out[0].Exit); qerr != nil {
+		rd.SettingsErr = qerr
+	} else {
+		rd.Settings, rd.Pending, rd.PendingKnown = ReadBack(have, q)
+	}
+	if len(out) > 1 {
+		rd.Firmware, rd.FirmwareErr = firmwareResult(ts, device, fcmd, out[1].Stdout, out[1].Stderr, out[1].Exit)
+	} else {
+		rd.FirmwareErr = fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, fcmd, err)
+	}
+	return rd, nil
+}
+
 // ResetOptions is how Apply treats a reset setting: "" or "none", no reset; otherwise the
 // mlxfwreset level as text ("0", "3", "4", "5"), which the caller has checked.
 func ResetOptions(reset string) *ApplyOptions {

@@ -16,10 +16,11 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// Client is one authenticated SSH connection to one host. It is safe for concurrent use: each
-// Run opens its own session on the shared connection.
+// Client is one authenticated SSH connection to one host, Dial's own or one a Pool shares. It is
+// safe for concurrent use: each Run opens its own session on the connection.
 type Client struct {
-	conn    *ssh.Client
+	conn    *ssh.Client // Dial's connection; nil for a Pool's client
+	pooled  *pooled     // the Pool's shared connection; nil for Dial's client
 	addr    string
 	lockKey string
 }
@@ -119,8 +120,27 @@ func (c *countingConn) Read(p []byte) (int, error) {
 // Addr is the host:port this client is connected to.
 func (c *Client) Addr() string { return c.addr }
 
-// Close ends the connection and every session on it.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close ends the connection and every session on it. For a Pool's client it does nothing: the
+// connection is the Pool's, shared with other callers, and the Pool closes it.
+func (c *Client) Close() error {
+	if c.pooled != nil {
+		return nil
+	}
+	return c.conn.Close()
+}
+
+// session opens a session for one command, and says on which connection (for kill) and how to
+// give its slot back (the Pool bounds the sessions on a connection).
+func (c *Client) session(ctx context.Context) (*ssh.Session, *ssh.Client, func(), error) {
+	if c.pooled != nil {
+		return c.pooled.session(ctx)
+	}
+	sess, err := c.conn.NewSession()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("remote: opening a session on %s: %w", c.addr, err)
+	}
+	return sess, c.conn, func() {}, nil
+}
 
 // Run runs cmd with /bin/sh (POSIX sh), started from the remote user's login shell, which must
 // be a POSIX-like shell (sh, bash, dash, zsh, ksh). A command that ran and exited non-zero is
@@ -137,10 +157,11 @@ func (c *Client) RunWithInput(ctx context.Context, cmd string, in io.Reader) (st
 	if err := ctx.Err(); err != nil {
 		return "", "", -1, fmt.Errorf("remote: %s on %s: %w", summary(cmd), c.addr, err)
 	}
-	sess, err := c.conn.NewSession()
+	sess, conn, release, err := c.session(ctx)
 	if err != nil {
-		return "", "", -1, fmt.Errorf("remote: opening a session on %s: %w", c.addr, err)
+		return "", "", -1, err
 	}
+	defer release()
 	defer sess.Close()
 	var out bytes.Buffer
 	errOut := newPIDFilter()
@@ -156,7 +177,7 @@ func (c *Client) RunWithInput(ctx context.Context, cmd string, in io.Reader) (st
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		c.kill(errOut)
+		c.kill(conn, errOut)
 		_ = sess.Close()
 		// The buffers are abandoned, not read: the session's copy goroutines may still be
 		// writing to them.
@@ -186,9 +207,11 @@ func wrap(cmd string) string {
 	return `exec /bin/sh -c 'echo "` + pidTag + `$$" >&2; exec /bin/sh -c "$1"' gpc-run ` + Quote(cmd)
 }
 
-// kill ends the remote process group of a cancelled command, over a new session, within a few
-// seconds at most (the connection may be the thing that hangs).
-func (c *Client) kill(f *pidFilter) {
+// kill ends the remote process group of a cancelled command, over a new session on the
+// command's connection, within a few seconds at most (the connection may be the thing that
+// hangs). On a Pool's connection it takes the slot kept for kills, so that the sessions on the
+// connection stay within sshd's MaxSessions.
+func (c *Client) kill(conn *ssh.Client, f *pidFilter) {
 	var pid int
 	select {
 	case <-f.known:
@@ -196,7 +219,15 @@ func (c *Client) kill(f *pidFilter) {
 	case <-time.After(time.Second):
 		return // never started: closing the session is all there is to do
 	}
-	sess, err := c.conn.NewSession()
+	if c.pooled != nil {
+		select {
+		case c.pooled.kills <- struct{}{}:
+			defer func() { <-c.pooled.kills }()
+		case <-time.After(5 * time.Second):
+			return
+		}
+	}
+	sess, err := conn.NewSession()
 	if err != nil {
 		return
 	}

@@ -35,6 +35,17 @@
 // classification of Dial's errors (Unreachable, KeyRefused), so that callers decide what to
 // tell people without reading error text.
 //
-// Dial makes one connection per host; each caller dials its own (a provider run reaches a few
-// hosts, and each operation holds its connection for its whole run).
+// Dial makes one connection for its caller, who closes it: right for an operation that reaches a
+// few hosts and holds its connection for its whole run (an OpenSM push). A Pool shares one
+// connection per host, port, user and identity (key, passphrase, known_hosts file) among the
+// callers of a process, for operations that are many per host and short (the HCAs of a node read
+// in parallel at every refresh): the host key is checked when the connection is made, exactly as
+// Dial checks it; the sessions on a connection stay within sshd's MaxSessions; a connection found
+// dead is dialled again once before a command runs; idle connections close after a while, and
+// Close ends them all when the provider stops. The per-host lock is the writers' alone: reads on
+// a shared connection do not wait for it.
+//
+// RunBatch runs several commands as one command line, with each command's output and status
+// given back apart, so that what one operation needs of a host costs one session and one start
+// of the remote login shell, not one per command.
 package remote
