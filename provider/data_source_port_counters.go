@@ -278,7 +278,14 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 			return
 		}
 		disc, err := opensm.ParseTopology(text)
-		warnUnparsed(err, &resp.Diagnostics)
+		unparsed, refusal := opensm.TopologyProblems(err)
+		warnUnparsed(unparsed, &resp.Diagnostics)
+		if refusal != nil {
+			// No verdict on cables of a fabric that cannot be: a port on two cables would be
+			// judged as one of them.
+			resp.Diagnostics.AddAttributeError(path.Root("ibnetdiscover_command"), "The topology is not one fabric", refusal.Error())
+			return
+		}
 		if fc.graph != nil {
 			fc.cables = opensm.LocateCables(fc.graph, disc)
 		} else {
