@@ -53,6 +53,7 @@ type portCountersModel struct {
 	Totals        types.Map    `tfsdk:"totals"`
 	Links         types.Map    `tfsdk:"links"`
 	SuspectCables types.List   `tfsdk:"suspect_cables"`
+	UnreadCables  types.List   `tfsdk:"unread_cables"`
 	Snapshot      types.String `tfsdk:"snapshot"`
 }
 
@@ -180,6 +181,12 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		Computed: true, ElementType: types.StringType,
 		MarkdownDescription: "Labels of the cables judged `suspect` or `down`, sorted: ready to paste into `gpucluster_fabric.failed_cables`.",
 	}
+	attrs["unread_cables"] = schema.ListAttribute{
+		Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "Labels of the cables judged `unread`, sorted: no verdict could be given (an end did not answer, was read " +
+			"once without `previous`, or no subnet manager gave the ports LIDs). Not failed cables, but not healthy ones either: " +
+			"a `check` asserts this list is empty beside `suspect_cables`.",
+	}
 	attrs["snapshot"] = schema.StringAttribute{
 		Computed:            true,
 		MarkdownDescription: "What this read saw (every end's counters, every cable's verdict and last rates), for `previous` of the next one.",
@@ -187,7 +194,7 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "InfiniBand port counters read with `perfquery` over SSH on a host of the fabric, read twice " +
 			"`sample_seconds` apart: every counter per port with its rate per second, and, per cable (`links`), both ends " +
-			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`) with the " +
+			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`, `unread`) with the " +
 			"reason and, for the bad ones, where a technician finds both ends. Given the fabric's inputs, every designed cable " +
 			"is judged, down ones included, and `suspect_cables` lists what to record in `failed_cables`. Reading never " +
 			"resets a counter.",
@@ -211,6 +218,11 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	prev, err := counters.DecodeSnapshot(m.Previous.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("previous"), "Not a snapshot", err.Error())
+		return
+	}
+	// A snapshot with a wrong clock would give rates over a window that did not happen.
+	if err := prev.CheckClock(time.Now()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("previous"), "The snapshot's clock is wrong", err.Error())
 		return
 	}
 	declared := hasFabricInputs(ctx, fromConfig, &m.fabricInputsModel)
@@ -248,7 +260,9 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	defer func() { _ = c.Close() }()
 	keep := m.SnapshotFile.ValueString()
+	prevPath := path.Root("previous")
 	if keep != "" && prev == nil {
+		prevPath = path.Root("snapshot_file")
 		var notSnapshot string
 		if prev, notSnapshot, err = counters.ReadSnapshotFile(ctx, c, keep); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("snapshot_file"), "Cannot read the snapshot file", err.Error())
@@ -265,7 +279,14 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 			return
 		}
 		disc, err := opensm.ParseTopology(text)
-		warnUnparsed(err, &resp.Diagnostics)
+		unparsed, refusal := opensm.TopologyProblems(err)
+		warnUnparsed(unparsed, &resp.Diagnostics)
+		if refusal != nil {
+			// No verdict on cables of a fabric that cannot be: a port on two cables would be
+			// judged as one of them.
+			resp.Diagnostics.AddAttributeError(path.Root("ibnetdiscover_command"), "The topology is not one fabric", refusal.Error())
+			return
+		}
 		if fc.graph != nil {
 			fc.cables = opensm.LocateCables(fc.graph, disc)
 		} else {
@@ -273,7 +294,13 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		}
 		queries = append(queries, opensm.CableQueries(fc.cables, extended)...)
 		if len(queries) == 0 {
-			resp.Diagnostics.AddWarning("No port to read", "ibnetdiscover shows no cable with a LID: is a subnet manager running on the fabric?")
+			resp.Diagnostics.AddWarning("No port to read", "ibnetdiscover shows no cable with a LID: is a subnet manager running on the fabric? Every cable is `unread`.")
+		}
+		if prev.Foreign(fc.cables) {
+			resp.Diagnostics.AddAttributeWarning(prevPath, "The previous snapshot is another fabric's",
+				fmt.Sprintf("Not one of its %d ports and %d cables is a cable or a cable end of this fabric (%d cables): it was read on another fabric, or under other names. This read goes without it.",
+					len(prev.Ports), len(prev.Links), len(fc.cables)))
+			prev = nil
 		}
 	}
 
@@ -313,6 +340,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	reports := counters.JudgeCables(fc.cables, first, last, lastAt, prev, lim)
 	links, suspect := fc.values(ctx, inventoryCatalog(d.data), reports, &resp.Diagnostics)
 	m.Links, m.SuspectCables = links, suspect
+	m.UnreadCables = textList(counters.Unreads(reports))
 	snap, err := counters.NewSnapshot(lastAt, reports).Encode()
 	if err != nil {
 		resp.Diagnostics.AddError("Port counters", "encoding the snapshot: "+err.Error())

@@ -70,9 +70,10 @@ func portCounterLinksSchema() schema.MapNestedAttribute {
 				MarkdownDescription: "Seconds the rates cover: `sample_seconds`, or the time since `previous`; 0 without rates."},
 			"symbol_ber": schema.Float64Attribute{Computed: true, MarkdownDescription: "The worse end's symbol error rate per bit; null without a window."},
 			"verdict": schema.StringAttribute{Computed: true,
-				MarkdownDescription: "`ok`; `suspect` (symbol BER above `max_symbol_ber` with at least `min_symbol_errors` errors at " +
-					"an end, a saturated SymbolErrorCounter, or the link went down at both ends); `down` (designed, but the " +
-					"fabric does not show it)."},
+				MarkdownDescription: "`ok` (a symbol error rate measured at both ends, within the limits); `suspect` (symbol BER above " +
+					"`max_symbol_ber` with at least `min_symbol_errors` errors at an end, a saturated SymbolErrorCounter, or the link went " +
+					"down at both ends); `down` (designed, but the fabric does not show it); `unread` (up, nothing wrong seen, but not " +
+					"measured at both ends: no data is never `ok`)."},
 			"reason": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Why, with the numbers: errors, window, rate per second and BER for a suspect end; for a down cable " +
 					"the LinkDownedCounter of each end that still answers and the rates last read while it was up (with `previous`)."},
@@ -94,7 +95,7 @@ func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports [
 	links := make(map[string]attr.Value, len(reports))
 	for _, r := range reports {
 		where, shares := types.StringNull(), types.ListNull(types.StringType)
-		if r.Verdict != counters.OK {
+		if r.Verdict == counters.Suspect || r.Verdict == counters.Down {
 			if f.graph != nil {
 				if mates == nil {
 					mates = bom.NewCageMates(bom.Cabling(f.graph, cat, bom.Options{}))

@@ -88,8 +88,11 @@ data "gpucluster_port_counters" "c" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(c, "counters.#", "256"),
 					resource.TestCheckResourceAttr(c, "links.%", "128"),
-					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.verdict", "ok"),
-					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.reason", "ok: leaf01:17 read once (no rate: set sample_seconds or previous); spine01:1 read once (no rate: set sample_seconds or previous)"),
+					// One read and no previous: no rate, so no verdict (issue 32: no data is not "ok").
+					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.verdict", "unread"),
+					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.reason", "unread: leaf01:17 read once (no rate: set sample_seconds or previous); spine01:1 read once (no rate: set sample_seconds or previous)"),
+					resource.TestCheckResourceAttr(c, "unread_cables.#", "128"),
+					resource.TestCheckResourceAttr(c, "suspect_cables.#", "0"),
 					resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.rate_gbps", "200"),
 					resource.TestCheckNoResourceAttr(c, "links.leaf01:17 <-> spine01:1.where"),
 					resource.TestCheckTypeSetElemNestedAttrs(c, "counters.*", map[string]string{
@@ -295,7 +298,57 @@ data "gpucluster_port_counters" "c" {
 				Config:      config(`previous = "{"`),
 				ExpectError: re("Not a snapshot"),
 			},
+			{
+				// A snapshot from a host with no clock: refused, not a 56-year window that hides
+				// every error.
+				Config:      config(`previous = jsonencode({ version = 1, at = "1970-01-01T00:00:00Z", ports = {}, links = {} })`),
+				ExpectError: regexp.MustCompile(`(?s)The snapshot's clock is wrong.*before InfiniBand existed`),
+			},
+			{
+				Config:      config(`previous = jsonencode({ version = 1, at = "2099-01-01T00:00:00Z", ports = {}, links = {} })`),
+				ExpectError: regexp.MustCompile(`(?s)The snapshot's clock is wrong.*after\s+this\s+read\s+began`),
+			},
 		},
+	})
+}
+
+// TestAccPortCountersNoSM reads the simulated fabric before any subnet manager ran: the cables
+// are there (ibnetdiscover walks them by directed route) but no port has a LID, so nothing is
+// read. Every cable is unread, none ok, and the snapshot records no verdict it did not measure
+// (issue 32: all 128 links were "ok").
+func TestAccPortCountersNoSM(t *testing.T) {
+	requireAcc(t)
+	testrig.RequirePeers(t)
+	r := startSMRig(t)
+	const c = "data.gpucluster_port_counters.c"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: r.providerHCL() + fmt.Sprintf(`
+data "gpucluster_port_counters" "c" {
+  host                  = "127.0.0.1"
+  port                  = %d
+  ssh_private_key       = file(%q)
+  perfquery_command     = "%s perfquery"
+  ibnetdiscover_command = "%s ibnetdiscover"
+  sample_seconds        = 1
+}
+`, r.sshd.Port, r.keyFile, r.simrun, r.simrun),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(c, "links.%", "128"),
+				resource.TestCheckResourceAttr(c, "unread_cables.#", "128"),
+				resource.TestCheckResourceAttr(c, "suspect_cables.#", "0"),
+				resource.TestCheckResourceAttr(c, "counters.#", "0"),
+				resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.verdict", "unread"),
+				resource.TestCheckResourceAttr(c, "links.leaf01:17 <-> spine01:1.reason", "unread: leaf01:17 does not answer; spine01:1 does not answer"),
+				resource.TestCheckResourceAttrWith(c, "snapshot", func(v string) error {
+					if strings.Contains(v, `"verdict":"ok"`) {
+						return fmt.Errorf("the snapshot records ok without a reading: %.300s", v)
+					}
+					return nil
+				}),
+			),
+		}},
 	})
 }
 

@@ -122,6 +122,13 @@ func (s floorSource) load(ctx context.Context, data *Data, simulated bool, at pa
 			p, summary = at.AtName("topology_file"), "Cannot read the topology file"
 		case asbuilt.InputNodeNameMap:
 			p, summary = at.AtName("node_name_map"), "Cannot read the node name map"
+		case asbuilt.InputTopologyText:
+			// The data source, the list resources and the drift report all read the text here:
+			// a text that is no one fabric is refused alike, where it came from.
+			p, summary = at.AtName("topology_file"), "The topology is not one fabric"
+			if !fromFile {
+				p = at.AtName("ibnetdiscover_command")
+			}
 		}
 	}
 	diags.AddAttributeError(p, summary, err.Error())

@@ -4,7 +4,13 @@
 // `gpucluster-sim up`, which keeps the cluster running for exploration until `make demo-down`
 // (SIGTERM) or Ctrl-C.
 //
-//	gpucluster-sim demo|up [-dir bin/demo] [-provider-dir bin] [-example examples/clusters/simulated]
+// The peers die with it however it ends: each is in its own process group with a parent-death
+// signal (internal/testrig's Start), and `demo` itself is ended when the process that started it
+// (make) dies, stopping every peer first. Each peer leaves a pid file under DIR/pids while it
+// runs: `gpucluster-sim down` (what `make demo-down` runs) stops whatever a crash left running,
+// and every start does so before it empties DIR.
+//
+//	gpucluster-sim demo|up|down [-dir bin/demo] [-provider-dir bin] [-example examples/clusters/simulated]
 package main
 
 import (
@@ -15,15 +21,18 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/demo"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 func main() {
-	if len(os.Args) < 2 || (os.Args[1] != "demo" && os.Args[1] != "up") {
-		fmt.Fprintln(os.Stderr, "usage: gpucluster-sim demo|up [-dir DIR] [-provider-dir DIR] [-example DIR]")
+	if len(os.Args) < 2 || (os.Args[1] != "demo" && os.Args[1] != "up" && os.Args[1] != "down") {
+		fmt.Fprintln(os.Stderr, "usage: gpucluster-sim demo|up|down [-dir DIR] [-provider-dir DIR] [-example DIR]")
 		os.Exit(2)
 	}
 	verb := os.Args[1]
@@ -32,14 +41,15 @@ func main() {
 	providerDir := fs.String("provider-dir", "bin", "directory with the built terraform-provider-gpucluster")
 	example := fs.String("example", demo.DefaultExample, "the example to apply, relative to the repository")
 	_ = fs.Parse(os.Args[2:])
+	if verb == "demo" {
+		// make's child: when make is killed (timeout, a closed terminal), so is the demo, which
+		// then stops its peers (the signal handler below).
+		dieWithParent(syscall.SIGTERM)
+	}
 
 	repo, err := os.Getwd()
 	if err != nil {
 		fail(err)
-	}
-	tf, err := exec.LookPath("terraform")
-	if err != nil {
-		fail(errors.New("terraform (>= 1.11) must be on PATH"))
 	}
 	abs := func(p string) string {
 		a, err := filepath.Abs(p)
@@ -49,7 +59,21 @@ func main() {
 		return a
 	}
 	work := abs(*dir)
+	// What an earlier run that crashed left running is stopped before its directory goes.
+	if err := stopLeftovers(work); err != nil {
+		fail(err)
+	}
+	if verb == "down" {
+		return
+	}
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		fail(errors.New("terraform (>= 1.11) must be on PATH"))
+	}
 	if err := os.RemoveAll(work); err != nil {
+		fail(err)
+	}
+	if err := os.Setenv(testrig.PeerPIDsEnv, filepath.Join(work, "pids")); err != nil {
 		fail(err)
 	}
 	r := newRunner(work)
@@ -78,6 +102,52 @@ func main() {
 		select {} // until a signal
 	})
 	os.Exit(code)
+}
+
+// stopLeftovers stops the peers a run in work left running (their pid files under work/pids),
+// and the OpenSMs its service scripts started (setsid: out of every process group; their
+// opensm.pid files), saying what it did.
+func stopLeftovers(work string) error {
+	said, err := testrig.StopLeftovers(filepath.Join(work, "pids"))
+	for _, s := range said {
+		fmt.Println("gpucluster-sim: " + s)
+	}
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(work, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "opensm.pid" {
+			return nil //nolint:nilerr // a directory that went away while walking holds nothing to stop
+		}
+		if s := stopOpenSM(p, work); s != "" {
+			fmt.Println("gpucluster-sim: " + s)
+		}
+		return nil
+	})
+}
+
+// stopOpenSM stops the OpenSM an opensm.pid file names if that PID is still an opensm started on
+// a configuration under work (a PID alone may be another process's by now).
+func stopOpenSM(pidFile, work string) string {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return ""
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil || pid <= 1 {
+		return ""
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args := strings.Split(string(cmdline), "\x00")
+	if err != nil || filepath.Base(args[0]) != "opensm" || !strings.Contains(string(cmdline), work+"/") {
+		return ""
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	if !testrig.WaitFor(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	_ = os.Remove(pidFile)
+	return fmt.Sprintf("opensm (pid %d, %s): stopped", pid, pidFile)
 }
 
 func fail(err error) {

@@ -12,8 +12,8 @@ import (
 type Loaded struct {
 	Text       string
 	Discovered *opensm.Discovered
-	// Unparsed lists the lines of Text that ParseTopology could not read; the rest was used, so
-	// it is a warning, not an error.
+	// Unparsed lists the lines of Text that ParseTopology could not read and left out, so it is
+	// a warning, not an error; what makes the text no one fabric is LoadText's error instead.
 	Unparsed error
 	Floor    *Floor
 }
@@ -28,6 +28,10 @@ const (
 	InputNodeNameMap
 	// InputFloor: the discovered fabric cannot be adopted (Read's error).
 	InputFloor
+	// InputTopologyText: the text is not one fabric (opensm.TopologyError's Refusal: a port on
+	// two cables, a port beyond its node's count, a number that does not fit...), refused on
+	// where the text came from.
+	InputTopologyText
 )
 
 // LoadError is an error of LoadFile or LoadText and the input it is about.
@@ -56,7 +60,11 @@ func LoadFile(topologyFile, nodeNameMap string, opts ReadOptions) (*Loaded, erro
 // both.
 func LoadText(text, nodeNameMap string, opts ReadOptions) (*Loaded, error) {
 	l := &Loaded{Text: text}
-	l.Discovered, l.Unparsed = opensm.ParseTopology(text)
+	var perr, refusal error
+	l.Discovered, perr = opensm.ParseTopology(text)
+	if l.Unparsed, refusal = opensm.TopologyProblems(perr); refusal != nil {
+		return l, &LoadError{InputTopologyText, refusal}
+	}
 	if nodeNameMap != "" {
 		b, err := inputfile.Read(nodeNameMap, inputfile.MaxNodeNameMapFile)
 		if err == nil {

@@ -84,7 +84,32 @@ func Read(d *opensm.Discovered, opts ReadOptions) (*Floor, error) {
 		return nil, fmt.Errorf("the discovered fabric has names this provider cannot use:\n- %s", strings.Join(r.errs, "\n- "))
 	}
 	f := r.build()
+	if len(r.errs) > 0 {
+		return nil, fmt.Errorf("the discovered fabric is not one this provider can adopt as it is (nothing is dropped or clamped to make it one):\n- %s", strings.Join(r.errs, "\n- "))
+	}
 	return f, nil
+}
+
+// checkRadix refuses a cable on a port a switch's model does not have (port 80 of a 64-port
+// QM9700): the header's port count is what the device says of itself, the model's is what the
+// fabric will be checked against, and a cable beyond it would be dropped or moved by the fit.
+func (r *reader) checkRadix(i int, sw fabric.Switch) {
+	m, ok := r.cat.Switches[sw.Model]
+	if !ok {
+		return // not in the catalog: the fabric refuses the model itself, with a note
+	}
+	var over []int
+	for p := range r.ports[i] {
+		if p > m.Ports {
+			over = append(over, p)
+		}
+	}
+	if len(over) == 0 {
+		return
+	}
+	sort.Ints(over)
+	r.errs = append(r.errs, fmt.Sprintf("switch %s (%s) is a %s, which has %d ports, but cables are on its port(s) %s: correct the model (the node description's part, or the catalog) or the topology",
+		sw.Name, sw.GUID, sw.Model, m.Ports, strings.Trim(fmt.Sprint(over), "[]")))
 }
 
 type reader struct {
@@ -246,9 +271,11 @@ func (r *reader) build() *Floor {
 		switch n.Kind {
 		case opensm.NodeSwitch:
 			nm := r.names[i]
-			spec.Switches = append(spec.Switches, fabric.Switch{
+			sw := fabric.Switch{
 				Ref: fabric.Ref{Key: nm.name}, Name: nm.name, Model: switchModel(cat, n, nm.part, &r.notes), GUID: n.GUID.String(),
-			})
+			}
+			r.checkRadix(i, sw)
+			spec.Switches = append(spec.Switches, sw)
 		case opensm.NodeCA:
 			nm := r.names[i]
 			h := hosts[nm.host]

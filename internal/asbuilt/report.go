@@ -8,9 +8,17 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// tierName names the tier of a link between levels a and b as topogen does.
+// TierUnreached names the tier of the links between switches that no node reaches through the
+// fabric: no level counts them from the nodes.
+const TierUnreached = "unreached"
+
+// tierName names the tier of a link between levels a and b as topogen does. A switch no node
+// reaches has no level (-1): its links are TierUnreached, not "level--1-1" (issue 32).
 func tierName(a, b int8) string {
 	p := levelPair(a, b)
+	if p[0] < 0 {
+		return TierUnreached
+	}
 	switch p {
 	case [2]int8{0, 1}:
 		return topogen.TierNodeLeaf

@@ -111,10 +111,19 @@ func TestJudgeUp(t *testing.T) {
 		{"flapped at both ends", End{Name: "leaf01:40", First: read(0, LinkDownedCounter, 4), Last: read(2*time.Second, LinkDownedCounter, 6)},
 			End{Name: "spine01:8", First: read(0, LinkDownedCounter, 1), Last: read(2*time.Second, LinkDownedCounter, 3)},
 			Suspect, "suspect: the link went down 2 times (LinkDownedCounter +2 at leaf01:40, +2 at spine01:8 since 2026-03-14T09:00:00Z)"},
-		{"one end went down: a reboot seen from the switch", End{Name: "leaf01:40", First: read(0, LinkDownedCounter, 4), Last: read(2*time.Second, LinkDownedCounter, 5)},
+		{"one end went down: a reboot seen from the switch", End{Name: "leaf01:40", First: read(0, SymbolErrorCounter, 0, LinkDownedCounter, 4), Last: read(2*time.Second, SymbolErrorCounter, 0, LinkDownedCounter, 5)},
 			quiet, OK, "ok:"},
+		// No data is not ok (issue 32): a verdict needs a rate at both ends.
 		{"single read", End{Name: "leaf01:40", Last: read(0, SymbolErrorCounter, 1500)}, End{Name: "spine01:8", Last: read(0)},
-			OK, "ok: leaf01:40 read once (no rate: set sample_seconds or previous)"},
+			Unread, "unread: leaf01:40 read once (no rate: set sample_seconds or previous)"},
+		{"one end does not answer", End{Name: "leaf01:40", First: read(0, SymbolErrorCounter, 1500), Last: read(2*time.Second, SymbolErrorCounter, 1500)},
+			End{Name: "spine01:8"}, Unread, "unread: leaf01:40 no symbol error in 2 s; spine01:8 does not answer"},
+		{"neither end answers (no LID: no SM)", End{Name: "leaf01:40"}, End{Name: "spine01:8"},
+			Unread, "unread: leaf01:40 does not answer; spine01:8 does not answer"},
+		{"no SymbolErrorCounter (extended)", End{Name: "leaf01:40", First: read(0, "PortXmitData", 1), Last: read(2*time.Second, "PortXmitData", 9)}, quiet,
+			Unread, "unread: leaf01:40 has no SymbolErrorCounter"},
+		{"one end climbing, the other silent: suspect on the evidence there is", End{Name: "leaf01:40", First: read(0, SymbolErrorCounter, 100), Last: read(2*time.Second, SymbolErrorCounter, 1500)},
+			End{Name: "spine01:8"}, Suspect, "suspect: leaf01:40: 1400 symbol errors"},
 	} {
 		r := Judge(link(c.a, c.b), nil, Limits{})
 		if r.Verdict != c.verdict || !strings.HasPrefix(r.Reason, c.reason) {
@@ -144,8 +153,8 @@ func TestDownKeepsEvidence(t *testing.T) {
 	}
 	// 1. A first single read: no rates yet.
 	r, s := step(0, true, read(0, SymbolErrorCounter, 100, LinkDownedCounter, 0), read(0, SymbolErrorCounter, 0, LinkDownedCounter, 0), nil)
-	if r.Verdict != OK || !strings.Contains(r.Reason, "read once") {
-		t.Fatalf("1: %s %s", r.Verdict, r.Reason)
+	if r.Verdict != Unread || !strings.Contains(r.Reason, "read once") || s.Links[label].Verdict != Unread {
+		t.Fatalf("1: %s %s, recorded %q", r.Verdict, r.Reason, s.Links[label].Verdict)
 	}
 	// 2. Ten minutes later, from the snapshot: 1,100 errors in 600 s.
 	r, s = step(10*time.Minute, true, read(10*time.Minute, SymbolErrorCounter, 1200, LinkDownedCounter, 0), read(10*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), s)
@@ -166,10 +175,17 @@ func TestDownKeepsEvidence(t *testing.T) {
 		!strings.Contains(r.Reason, "last read up at 2026-03-14T09:10:00Z: leaf01:40 1.833 symbol errors/s") || !r.DownSince.Equal(t0.Add(20*time.Minute)) {
 		t.Fatalf("4: %s %s", r.Verdict, r.Reason)
 	}
-	// 5. Replaced: counters cleared, link up. The cleared counters count from zero: none.
-	r, _ = step(90*time.Minute, true, read(90*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), read(90*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), s)
-	if r.Verdict != OK || !strings.Contains(r.Reason, "leaf01:40 no symbol error in 600 s") {
+	// 5. Replaced: counters cleared, link up. The cleared counters count from zero: none at
+	// leaf01:40; but spine01:8 did not answer the last read, so it has nothing to compare with:
+	// no verdict without its reading.
+	r, s = step(90*time.Minute, true, read(90*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), read(90*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), s)
+	if r.Verdict != Unread || !strings.Contains(r.Reason, "leaf01:40 no symbol error in 600 s") || !strings.Contains(r.Reason, "spine01:8 read once") {
 		t.Fatalf("5: %s %s", r.Verdict, r.Reason)
+	}
+	// 6. The next read has both ends' history: ok.
+	r, _ = step(95*time.Minute, true, read(95*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), read(95*time.Minute, SymbolErrorCounter, 0, LinkDownedCounter, 0), s)
+	if r.Verdict != OK || r.Reason != "ok: leaf01:40 no symbol error in 300 s; spine01:8 no symbol error in 300 s" {
+		t.Fatalf("6: %s %s", r.Verdict, r.Reason)
 	}
 }
 

@@ -16,6 +16,10 @@ const (
 	OK      Verdict = "ok"
 	Suspect Verdict = "suspect"
 	Down    Verdict = "down"
+	// Unread: up, nothing wrong seen, but not measured at both ends (an end that did not answer,
+	// was read once with no earlier read to compare, or has no SymbolErrorCounter): no data is
+	// not "ok" (issue 32).
+	Unread Verdict = "unread"
 )
 
 // Limits say when a cable end is suspect.
@@ -147,8 +151,21 @@ func Judge(l Link, prev *Snapshot, lim Limits) Report {
 		r.Verdict, r.Reason = Suspect, "suspect: "+strings.Join(why, "; ")
 		return r
 	}
+	// ok is a measurement: a symbol error rate over a window at both ends (each end's receiver
+	// counts one direction's errors, so one end read says nothing of the other direction).
+	if !measured(r.A) || !measured(r.B) {
+		r.Verdict, r.Reason = Unread, "unread: "+okPhrase(r, lim)
+		return r
+	}
 	r.Verdict, r.Reason = OK, "ok: "+okPhrase(r, lim)
 	return r
+}
+
+// measured says an end has what a verdict rests on: it answered, and its SymbolErrorCounter has
+// a rate over a window (two reads, or a read and the previous snapshot's).
+func measured(e EndReport) bool {
+	_, has := e.Rates[SymbolErrorCounter]
+	return e.Answered && e.Window > 0 && has
 }
 
 func endReport(e End, prev *Snapshot, rateGbps float64) EndReport {

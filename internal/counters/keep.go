@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
@@ -26,8 +27,9 @@ var _ FileHost = (*remote.Client)(nil)
 const snapshotFileMode = 0o600
 
 // ReadSnapshotFile reads the snapshot kept in file (an absolute path) on h: nil, without a word,
-// when there is none yet. A file that holds no snapshot does not stop the read, which goes on
-// without one and replaces it; notSnapshot then says so, for a warning. err is only h failing to
+// when there is none yet. A file that holds no snapshot, or one whose clock cannot be right
+// (Snapshot.CheckClock against now), does not stop the read, which goes on without one and
+// replaces it; notSnapshot then says so, for a warning. err is only h failing to
 // read the file.
 func ReadSnapshotFile(ctx context.Context, h FileHost, file string) (prev *Snapshot, notSnapshot string, err error) {
 	text, exists, err := h.ReadFile(ctx, file)
@@ -35,6 +37,9 @@ func ReadSnapshotFile(ctx context.Context, h FileHost, file string) (prev *Snaps
 		return nil, "", err
 	}
 	prev, err = DecodeSnapshot(strings.TrimSpace(text))
+	if err == nil {
+		err = prev.CheckClock(time.Now())
+	}
 	if err != nil {
 		return nil, fmt.Sprintf("%s on %s: %v. This read goes without a previous one and replaces the file.", file, h.Addr(), err), nil
 	}
@@ -50,11 +55,22 @@ func WriteSnapshotFile(ctx context.Context, h FileHost, file, snapshot string) e
 
 // Suspects are the labels of the cables judged suspect or down, sorted, never nil: what to
 // record in gpucluster_fabric.failed_cables, and the same list from the same reads whatever order
-// the cables came in.
+// the cables came in. An unread cable is not among them (nothing says it failed): Unreads lists
+// those.
 func Suspects(reports []Report) []string {
+	return labelsOf(reports, func(v Verdict) bool { return v == Suspect || v == Down })
+}
+
+// Unreads are the labels of the cables judged unread, sorted, never nil: the cables no verdict
+// could be given for, which a check must not pass as healthy.
+func Unreads(reports []Report) []string {
+	return labelsOf(reports, func(v Verdict) bool { return v == Unread })
+}
+
+func labelsOf(reports []Report, want func(Verdict) bool) []string {
 	out := []string{}
 	for _, r := range reports {
-		if r.Verdict != OK {
+		if want(r.Verdict) {
 			out = append(out, r.Label)
 		}
 	}

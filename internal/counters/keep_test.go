@@ -87,9 +87,18 @@ func TestSuspects(t *testing.T) {
 		{Label: "leaf02:1 <-> spine01:2", Verdict: Down},
 		{Label: "leaf01:1 <-> spine01:1", Verdict: OK},
 		{Label: "leaf01:40 <-> spine01:8", Verdict: Suspect},
+		{Label: "leaf03:1 <-> spine01:3", Verdict: Unread},
+		{Label: "leaf00:1 <-> spine01:4", Verdict: Unread},
 	}
 	if got, want := Suspects(rs), []string{"leaf01:40 <-> spine01:8", "leaf02:1 <-> spine01:2"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Suspects = %q, want %q", got, want)
+	}
+	// Unread cables are not failed ones (not for failed_cables) but have their own list.
+	if got, want := Unreads(rs), []string{"leaf00:1 <-> spine01:4", "leaf03:1 <-> spine01:3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Unreads = %q, want %q", got, want)
+	}
+	if got := Unreads(rs[:3]); got == nil || len(got) != 0 {
+		t.Errorf("none unread: %#v", got)
 	}
 	if got := Suspects(rs[1:2]); got == nil || len(got) != 0 {
 		t.Errorf("none suspect: %#v", got)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 )
 
 // snapshotVersion is the version of the Snapshot text; a snapshot of another version is refused
@@ -78,4 +80,76 @@ func DecodeSnapshot(text string) (*Snapshot, error) {
 		return nil, fmt.Errorf("a snapshot of version %d, this provider reads version %d: drop it once, the next read writes a new one", s.Version, snapshotVersion)
 	}
 	return &s, nil
+}
+
+// epoch is the earliest time a snapshot can hold: no InfiniBand port counted anything before the
+// InfiniBand Architecture Specification Release 1.0 (InfiniBand Trade Association, 24 October
+// 2000). A time before it is a clock that was never set (a host booted at 1970-01-01).
+var epoch = time.Date(2000, time.October, 24, 0, 0, 0, 0, time.UTC)
+
+// CheckClock refuses a snapshot whose times cannot be right for a read beginning at now: taken
+// after now (its clock, or this one, is ahead), before InfiniBand existed (a host with no
+// clock), or holding a port read, a rate or a down time after the snapshot itself. Rates against
+// such a snapshot would be over a window that did not happen: a cable's 5,000 new symbol errors
+// spread over 56 years read as none (issue 32).
+func (s *Snapshot) CheckClock(now time.Time) error {
+	if s == nil {
+		return nil
+	}
+	at := s.At
+	if at.Before(epoch) {
+		return fmt.Errorf("it was taken at %s, before InfiniBand existed (%s): the clock of the machine that read it was not set. Drop it once; the next read writes a new one",
+			stamp(at), epoch.Format(time.DateOnly))
+	}
+	if at.After(now) {
+		return fmt.Errorf("it was taken at %s, after this read began (%s): a clock is ahead. Set the clocks right and drop it once; the next read writes a new one",
+			stamp(at), stamp(now))
+	}
+	late := func(what string, t time.Time) error {
+		if t.Before(epoch) || t.After(at) {
+			return fmt.Errorf("%s at %s, outside the snapshot's own time (%s to %s): it was not written by a read of gpucluster_port_counters as it is. Drop it once; the next read writes a new one",
+				what, stamp(t), epoch.Format(time.DateOnly), stamp(at))
+		}
+		return nil
+	}
+	for _, name := range sortedKeys(s.Ports) {
+		if err := late("port "+name+" read", s.Ports[name].At); err != nil {
+			return err
+		}
+	}
+	for _, label := range sortedKeys(s.Links) {
+		l := s.Links[label]
+		if l.RatesAt != nil {
+			if err := late("cable "+label+" rates read", *l.RatesAt); err != nil {
+				return err
+			}
+		}
+		if l.DownSince != nil {
+			if err := late("cable "+label+" down", *l.DownSince); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Foreign says a snapshot belongs to another fabric: it records ports or cables, and not one of
+// them is a cable or a cable end of this one. Judged against it, every cable would go without its
+// history and no one would know (issue 32); a snapshot that shares some labels with this fabric is
+// this fabric's, changed.
+func (s *Snapshot) Foreign(cables []opensm.FabricCable) bool {
+	if s == nil || len(cables) == 0 || len(s.Ports)+len(s.Links) == 0 {
+		return false
+	}
+	for _, c := range cables {
+		if _, ok := s.Links[c.Label]; ok {
+			return false
+		}
+		for _, e := range []opensm.CablePort{c.A, c.B} {
+			if _, ok := s.Ports[e.Name]; ok {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -5,11 +5,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Parse splits an import ID into the leading name and the key=value settings, and rejects keys
 // the type does not know, listing the ones it does.
 func Parse(id string, known ...string) (name string, kv map[string]string, err error) {
+	// A control character (a NUL, a line break) is in no name, port or value an ID can hold, and
+	// would pass into the state and the generated files as it is.
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return "", nil, fmt.Errorf("import ID %q holds a control character (%U) at byte %d; an import ID is printable text, NAME[,ATTR=VALUE...]", id, []rune(id[i:])[0], i)
+	}
 	parts := strings.Split(id, ",")
 	name = strings.TrimSpace(parts[0])
 	if name == "" {

@@ -164,3 +164,22 @@ func TestFloorCable(t *testing.T) {
 		t.Errorf("a bare floor cable %+v is not the bare ID's %+v (%v)", bare, id, err)
 	}
 }
+
+// Issue 32: a NUL in a rack and a cable from a port to itself were imported as they were.
+func TestImportIDRefusesControlAndSelfLoop(t *testing.T) {
+	if _, kv, err := Parse("gpu001,rack=r\x0001", "rack"); err == nil || !strings.Contains(err.Error(), "control character (U+0000) at byte 13") {
+		t.Errorf("a NUL in rack: %v %v", kv, err)
+	}
+	if _, err := ParseRack("r01\n,row=1,position=2"); err == nil || !strings.Contains(err.Error(), "control character (U+000A)") {
+		t.Errorf("a line break in a rack's name: %v", err)
+	}
+	if _, err := ParseCable("leaf01:1 <-> leaf01:1"); err == nil || !strings.HasPrefix(err.Error(), "both ends are leaf01 port 1") {
+		t.Errorf("a self-looped cable: %v", err)
+	}
+	if _, err := ParseCable("leaf01:1 <-> leaf01:2,kind=dac"); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("a loopback: %v", err)
+	}
+	if _, err := ParseCable("gpu001/mlx5_0:1 <-> leaf01:1,kind=dac"); err != nil {
+		t.Errorf("a good cable: %v", err)
+	}
+}

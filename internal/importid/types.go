@@ -116,6 +116,12 @@ func ParseCable(id string) (Cable, error) {
 	if err == nil {
 		c.A, c.B, err = fabric.ParseCableLabel(label)
 	}
+	if err == nil {
+		// The same ends as an identity's: a port cabled to itself is no cable.
+		if msg := fabric.CheckCableEnds(c.A, c.B); msg != "" {
+			err = errors.New(msg)
+		}
+	}
 	if err != nil {
 		return Cable{}, fmt.Errorf("%s; write it as %s", err, cableSyntax)
 	}

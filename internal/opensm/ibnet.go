@@ -1,6 +1,7 @@
 package opensm
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -210,18 +211,140 @@ var (
 	reLID      = regexp.MustCompile(`\blid (\d+)`)
 )
 
+// The bounds of the numbers an ibnetdiscover text holds (InfiniBand Architecture Specification,
+// Volume 1, Release 1.3, section 14.2.5.3 NodeInfo and 4.1.3 LIDs): NumPorts is an 8-bit field,
+// so a node has 1 to 255 ports (ibsim's net files say the same, "ports(1-255)"); a cable is on
+// a physical port 1 to NumPorts (port 0 is a switch's management port, which no cable reaches);
+// a LID is 16 bits.
+const (
+	maxNodePorts = 255
+	maxLID       = 0xffff
+)
+
+// maxListed is how many problems of one kind a TopologyError spells out; the rest are counted,
+// so that a text of millions of bad lines makes a message of a few kilobytes.
+const maxListed = 20
+
+// TopologyError is what ParseTopology found wrong with a text. Unread are lines it could not
+// read and left out, which an ibnetdiscover run may print (a warning, the rest was used);
+// Conflicts are what makes the text no one fabric: a port on two cables or on itself, a port
+// beyond its node's port count, a number out of its field's range, a description that does not
+// parse, a cable line that cannot be read. Any floor read from such a text would drop, clamp or
+// rename something, so a reader refuses it (Refusal), naming each line.
+type TopologyError struct {
+	Unread, Conflicts         []string
+	moreUnread, moreConflicts int
+}
+
+func (e *TopologyError) unread(format string, args ...any) {
+	if len(e.Unread) < maxListed {
+		e.Unread = append(e.Unread, fmt.Sprintf(format, args...))
+		return
+	}
+	e.moreUnread++
+}
+
+func (e *TopologyError) conflict(format string, args ...any) {
+	if len(e.Conflicts) < maxListed {
+		e.Conflicts = append(e.Conflicts, fmt.Sprintf(format, args...))
+		return
+	}
+	e.moreConflicts++
+}
+
+func (e *TopologyError) Error() string {
+	var parts []string
+	if r := e.Refusal(); r != nil {
+		parts = append(parts, r.Error())
+	}
+	if u := e.Unparsed(); u != nil {
+		parts = append(parts, u.Error())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unparsed is the lines left out, as an error for a warning; nil when every line was read.
+func (e *TopologyError) Unparsed() error {
+	if e == nil || len(e.Unread) == 0 {
+		return nil
+	}
+	return fmt.Errorf("ibnetdiscover text: %s%s", strings.Join(e.Unread, "; "), more(e.moreUnread, "line", "lines"))
+}
+
+// Refusal is why the text is no one fabric, as an error; nil when it is one.
+func (e *TopologyError) Refusal() error {
+	if e == nil || len(e.Conflicts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the ibnetdiscover text is not one fabric (nothing is dropped, clamped or renamed to make it one):\n- %s%s",
+		strings.Join(e.Conflicts, "\n- "), more(e.moreConflicts, "problem", "problems"))
+}
+
+func more(n int, one, many string) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "; and 1 more " + one
+	}
+	return fmt.Sprintf("; and %d more %s", n, many)
+}
+
+// TopologyProblems splits an error of ParseTopology into what a reader warns of (lines left out)
+// and what it refuses the text for; both nil for nil.
+func TopologyProblems(err error) (unparsed, refusal error) {
+	var te *TopologyError
+	if errors.As(err, &te) {
+		return te.Unparsed(), te.Refusal()
+	}
+	return err, nil
+}
+
+// number reads a decimal field of a line: ok false when it does not fit in [lo, hi].
+func number(s string, lo, hi int) (int, bool) {
+	v, err := strconv.Atoi(s)
+	return v, err == nil && v >= lo && v <= hi
+}
+
+// descAfter checks the text that follows a quoted id: nothing, or blanks (then a comment). Text
+// glued to the closing quote, as in "spi"ne01", is a quote inside the id: the id does not parse.
+func descAfter(rest string) bool {
+	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+}
+
+// commentDesc reads the quoted description that opens a comment (`# "leaf01" lid 2 4xNDR`):
+// the description, the comment without it, and ok false when a quote is left over (a quote in
+// the description: it does not parse).
+func commentDesc(c string) (desc, rest string, found, ok bool) {
+	q := reQuoted.FindStringSubmatchIndex(c)
+	if q == nil {
+		return "", c, false, !strings.Contains(c, `"`)
+	}
+	desc, rest = c[q[2]:q[3]], c[:q[0]]+" "+c[q[1]:]
+	return desc, rest, true, descAfter(c[q[1]:]) && !strings.Contains(rest, `"`)
+}
+
 // ParseTopology reads ibnetdiscover output (infiniband-diags) or an ibsim net file such as
 // ExpectedTopology writes. Node GUIDs come from the switchguid=/caguid= lines, or from the
 // "S-<guid>"/"H-<guid>" ids; descriptions from the quoted text after '#', or the id. Each link
-// appears from both ends in ibnetdiscover output and is kept once. Lines it cannot read are
-// reported, with their numbers, in the error; what could be read is returned all the same.
+// appears from both ends in ibnetdiscover output and is kept once.
+//
+// The error is a *TopologyError (TopologyProblems splits it). Lines it cannot read outside a
+// node's cable lines are reported, with their numbers, as Unread, and what could be read is
+// returned all the same. What makes the text no one fabric is a Conflict, with its line number:
+// a port on two cables (leaf01[33] to spine01[1] and to spine01[2]; an HCA port to two leaves),
+// a port cabled to itself, a port above its node's port count or 0, a port count or LID out of
+// its field's range (TopologyProblems' bounds), a number or GUID that does not fit, a
+// description with a quote in it, a cable line that cannot be read. The fabric returned then is
+// what the text says, conflicts included, for the caller to show, not to adopt.
 func ParseTopology(text string) (*Discovered, error) {
 	t := &Discovered{}
-	var errs []string
+	te := &TopologyError{}
 	var pending GUID
 	var vendID, devID uint32 // from the vendid=/devid= lines of the node that follows
 	cur := -1
 	type half struct {
+		line   int
 		from   PortRef
 		peerID string
 		peerP  int
@@ -230,6 +353,7 @@ func ParseTopology(text string) (*Discovered, error) {
 	}
 	var halves []half
 	byID := map[string]int{}
+	headerLine := map[int]int{}
 	for n, raw := range strings.Split(text, "\n") {
 		line := strings.TrimSpace(raw)
 		switch {
@@ -246,7 +370,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			}
 			g, err := ParseGUID(strings.TrimSpace(v))
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("line %d: %v", n+1, err))
+				te.conflict("line %d: %v", n+1, err)
 			}
 			pending = g
 			continue
@@ -254,7 +378,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			k, v, _ := strings.Cut(line, "=")
 			id, err := strconv.ParseUint(strings.TrimSpace(v), 0, 32)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("line %d: %s=%q is not a number", n+1, k, v))
+				te.conflict("line %d: %s=%q is not a 32-bit number", n+1, k, Truncate(v, 40))
 			}
 			if k == "vendid" {
 				vendID = uint32(id)
@@ -270,16 +394,30 @@ func ParseTopology(text string) (*Discovered, error) {
 			if kind == "Hca" {
 				kind = NodeCA
 			}
-			ports, _ := strconv.Atoi(m[2])
+			ports, fits := number(m[2], 1, maxNodePorts)
+			if !fits {
+				te.conflict("line %d: %s %q has %s ports: a node has 1 to %d (NodeInfo NumPorts is 8 bits)", n+1, m[1], Truncate(m[3], 80), Truncate(m[2], 40), maxNodePorts)
+				ports = maxNodePorts // one problem, said once: not again for each of its ports
+			}
+			if !descAfter(m[4]) {
+				te.conflict("line %d: the node id in %q does not parse: a quote inside the quoted id", n+1, Truncate(line, 120))
+			}
 			node := DiscoveredNode{Kind: kind, ID: m[3], Ports: ports, Desc: m[3], PortGUIDs: map[int]GUID{}}
 			if rest := m[4]; strings.Contains(rest, "#") {
 				_, c, _ := strings.Cut(rest, "#")
-				if q := reQuoted.FindStringSubmatch(c); q != nil {
-					node.Desc = q[1]
-					c = strings.Replace(c, q[0], "", 1)
+				desc, c, found, ok := commentDesc(c)
+				if !ok {
+					te.conflict("line %d: the description in %q does not parse: a quote inside the quoted description", n+1, Truncate(line, 120))
+				}
+				if found {
+					node.Desc = desc
 				}
 				if l := reLID.FindStringSubmatch(c); l != nil {
-					node.LID, _ = strconv.Atoi(l[1])
+					lid, fits := number(l[1], 0, maxLID)
+					if !fits {
+						te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l[1], 40))
+					}
+					node.LID = lid
 				}
 			}
 			node.GUID = pending
@@ -289,31 +427,54 @@ func ParseTopology(text string) (*Discovered, error) {
 				node.GUID = guidFromID(node.ID)
 			}
 			if node.GUID == 0 {
-				errs = append(errs, fmt.Sprintf("line %d: node %q has no GUID (no switchguid=/caguid= line before it)", n+1, node.ID))
+				te.unread("line %d: node %q has no GUID (no switchguid=/caguid= line before it)", n+1, node.ID)
 			}
 			pending = 0
 			if _, dup := byID[node.ID]; dup {
-				errs = append(errs, fmt.Sprintf("line %d: node id %q appears twice", n+1, node.ID))
+				te.unread("line %d: node id %q appears twice", n+1, node.ID)
 			}
 			byID[node.ID] = len(t.Nodes)
+			headerLine[len(t.Nodes)] = n + 1
 			t.Nodes = append(t.Nodes, node)
 			cur = len(t.Nodes) - 1
 			continue
 		}
-		if m := rePortLine.FindStringSubmatch(line); m != nil && cur >= 0 {
-			port, _ := strconv.Atoi(m[1])
-			peerP, _ := strconv.Atoi(m[4])
-			node := &t.Nodes[cur]
-			if m[2] != "" {
-				if g, err := ParseGUID(hex0x(m[2])); err == nil {
-					node.PortGUIDs[port] = g
-				}
+		if cur >= 0 && strings.HasPrefix(line, "[") {
+			m := rePortLine.FindStringSubmatch(line)
+			if m == nil {
+				// A cable line of a node that cannot be read would drop a cable.
+				te.conflict("line %d: cannot read the cable line %q (a quote inside a quoted id does not parse)", n+1, Truncate(line, 120))
+				continue
 			}
-			h := half{from: PortRef{cur, port}, peerID: m[3], peerP: peerP}
+			node := &t.Nodes[cur]
+			port, fits := number(m[1], 1, max(node.Ports, 1))
+			peerP, peerFits := number(m[4], 1, maxNodePorts)
+			switch {
+			case !fits:
+				te.conflict("line %d: port [%s] of %q, which has %d ports", n+1, Truncate(m[1], 40), Truncate(node.ID, 80), node.Ports)
+				continue
+			case !peerFits:
+				te.conflict("line %d: peer port [%s] of %q: a port is 1 to %d", n+1, Truncate(m[4], 40), Truncate(m[3], 80), maxNodePorts)
+				continue
+			case !descAfter(m[6]) && !strings.HasPrefix(m[6], "#"):
+				te.conflict("line %d: the cable line %q does not parse after the peer's port", n+1, Truncate(line, 120))
+				continue
+			}
+			if m[2] != "" {
+				g, err := ParseGUID(hex0x(m[2]))
+				if err != nil {
+					te.conflict("line %d: port GUID %s: %v", n+1, Truncate(m[2], 40), err)
+				}
+				node.PortGUIDs[port] = g
+			}
+			h := half{line: n + 1, from: PortRef{cur, port}, peerID: m[3], peerP: peerP}
 			comment := m[6]
 			if _, c, ok := strings.Cut(comment, "#"); ok {
-				comment = c
-				fields := strings.Fields(reQuoted.ReplaceAllString(comment, " "))
+				_, c, _, ok := commentDesc(c)
+				if !ok {
+					te.conflict("line %d: the peer's description in %q does not parse: a quote inside the quoted description", n+1, Truncate(line, 120))
+				}
+				fields := strings.Fields(c)
 				for i := len(fields) - 1; i >= 0; i-- {
 					if s := reSpeed.FindStringSubmatch(fields[i]); s != nil {
 						h.width, h.speed = s[1], s[2]
@@ -321,24 +482,44 @@ func ParseTopology(text string) (*Discovered, error) {
 					}
 				}
 				if node.Kind != NodeSwitch && node.LID == 0 {
-					if l := reLID.FindStringSubmatch(comment); l != nil {
-						node.LID, _ = strconv.Atoi(l[1])
+					if l := reLID.FindStringSubmatch(c); l != nil {
+						lid, fits := number(l[1], 0, maxLID)
+						if !fits {
+							te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l[1], 40))
+						}
+						node.LID = lid
 					}
 				}
 			}
 			halves = append(halves, h)
 			continue
 		}
-		errs = append(errs, fmt.Sprintf("line %d: cannot read %q", n+1, Truncate(line, 80)))
+		te.unread("line %d: cannot read %q", n+1, Truncate(line, 80))
 	}
 	seen := map[[2]PortRef]bool{}
+	// on is the link each port is on and the line that put it there: a port on two links is two
+	// cables on one port, which no floor has.
+	type onLink struct {
+		other PortRef
+		line  int
+	}
+	on := map[PortRef]onLink{}
+	name := func(r PortRef) string { return fmt.Sprintf("%s[%d]", t.Nodes[r.Node].Desc, r.Port) }
 	for _, h := range halves {
 		peer, ok := byID[h.peerID]
 		if !ok {
-			errs = append(errs, fmt.Sprintf("%s port %d links to %q, which is not in the text", t.Nodes[h.from.Node].ID, h.from.Port, h.peerID))
+			te.unread("line %d: %s port %d links to %q, which is not in the text", h.line, t.Nodes[h.from.Node].ID, h.from.Port, h.peerID)
 			continue
 		}
 		a, b := h.from, PortRef{peer, h.peerP}
+		if pn := t.Nodes[peer].Ports; h.peerP > pn {
+			te.conflict("line %d: %s is cabled to port [%d] of %q, which has %d ports (line %d)", h.line, name(a), h.peerP, t.Nodes[peer].Desc, pn, headerLine[peer])
+			continue
+		}
+		if a == b {
+			te.conflict("line %d: %s is cabled to itself", h.line, name(a))
+			continue
+		}
 		if b.Node < a.Node || (b.Node == a.Node && b.Port < a.Port) {
 			a, b = b, a
 		}
@@ -346,11 +527,27 @@ func ParseTopology(text string) (*Discovered, error) {
 		if seen[key] {
 			continue
 		}
+		clash := false
+		for _, e := range [2]PortRef{a, b} {
+			other := b
+			if e == b {
+				other = a
+			}
+			if o, dup := on[e]; dup && o.other != other {
+				te.conflict("line %d: %s is on two cables: to %s (line %d) and to %s", h.line, name(e), name(o.other), o.line, name(other))
+				clash = true
+			}
+		}
+		if clash {
+			seen[key] = true // the same cable from its other end is the same problem
+			continue
+		}
+		on[a], on[b] = onLink{b, h.line}, onLink{a, h.line}
 		seen[key] = true
 		t.Links = append(t.Links, DiscoveredLink{A: a, B: b, Width: h.width, Speed: h.speed})
 	}
-	if len(errs) > 0 {
-		return t, fmt.Errorf("ibnetdiscover text: %s", strings.Join(errs, "; "))
+	if len(te.Unread) > 0 || len(te.Conflicts) > 0 {
+		return t, te
 	}
 	return t, nil
 }

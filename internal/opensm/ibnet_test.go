@@ -2,6 +2,8 @@ package opensm
 
 import (
 	"fmt"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -284,14 +286,107 @@ func TestParseTopologyErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseTopology fuzzes the floor text with issue 32's properties: it never panics; a text
+// it does not refuse is one fabric (every node with 1 to 255 ports, every cable on ports its nodes
+// have, no port on two cables or on itself); and one read without a word says the same when
+// written back out by a writer of this test's own and read again: no cable, port, description or
+// speed is lost or changed between the text and what it read. The seeds run in `go test`.
 func FuzzParseTopology(f *testing.F) {
 	f.Add("switchguid=0x1\nSwitch 8 \"a\"\n[1] \"b\"[1] # lid 0 4xHDR\n\ncaguid=0x10\nCa 1 \"b\"\n[1](11) \"a\"[1] # lid 1 lmc 0 \"a\" lid 2 4xHDR\n")
 	f.Add("Switch\t65 \"S-b83fd20300a1b2c3\"\t\t# \"x\" enhanced port 0 lid 12 lmc 0\n[1]\t\"H-0\"[1](0)")
+	f.Add(floorText(nil))
+	f.Add(floorText(nil, "", "switchguid=0x0002c90000000003", `Switch	64 "S-0002c90000000003"		# "leaf02" enhanced port 0 lid 4 lmc 0`,
+		`[1]	"H-0000000000a00000"[1]		# "gpu001 mlx5_0" lid 3 4xNDR`))
+	f.Add(floorText(map[int]string{8: `[99999999999999999999]	"S-0002c90000000001"[1]`}))
+	f.Add(floorText(map[int]string{2: `Switch	64 "S-0002c90000000001"		# "spi"ne01" enhanced port 0 lid 1 lmc 0`}))
 	f.Fuzz(func(t *testing.T, s string) {
-		d, _ := ParseTopology(s)
+		d, err := ParseTopology(s)
 		for _, l := range d.Links {
 			_ = d.PortGUID(l.A)
 			_ = d.PortGUID(l.B)
 		}
+		unparsed, refusal := TopologyProblems(err)
+		if refusal != nil {
+			return
+		}
+		on := map[PortRef]bool{}
+		for _, n := range d.Nodes {
+			if n.Ports < 1 || n.Ports > 255 {
+				t.Fatalf("node %q with %d ports accepted", n.ID, n.Ports)
+			}
+		}
+		for _, l := range d.Links {
+			for _, e := range []PortRef{l.A, l.B} {
+				if e.Port < 1 || e.Port > d.Nodes[e.Node].Ports {
+					t.Fatalf("a cable on port %d of %q (%d ports) accepted", e.Port, d.Nodes[e.Node].ID, d.Nodes[e.Node].Ports)
+				}
+				if on[e] {
+					t.Fatalf("port %d of %q on two cables accepted", e.Port, d.Nodes[e.Node].ID)
+				}
+				on[e] = true
+			}
+			if l.A == l.B {
+				t.Fatalf("a port cabled to itself accepted")
+			}
+		}
+		if unparsed != nil {
+			return
+		}
+		// Written back by a writer of this test's own, and read again: the same fabric.
+		again, err := ParseTopology(writeDiscovered(d))
+		if err != nil {
+			t.Fatalf("its own fabric written back is refused: %v\n%s", err, writeDiscovered(d))
+		}
+		if got, want := linkSet(again), linkSet(d); !reflect.DeepEqual(got, want) {
+			t.Fatalf("links changed by a round trip:\n got %v\nwant %v", got, want)
+		}
+		for i, n := range d.Nodes {
+			m := again.Nodes[i]
+			if m.ID != n.ID || m.Desc != n.Desc || m.Ports != n.Ports || m.Kind != n.Kind || m.GUID != n.GUID {
+				t.Fatalf("node changed by a round trip: %+v, then %+v", n, m)
+			}
+		}
 	})
+}
+
+// writeDiscovered writes a parsed fabric in ibnetdiscover's format, every cable from both ends.
+func writeDiscovered(d *Discovered) string {
+	type line struct {
+		port int
+		text string
+	}
+	ports := make([][]line, len(d.Nodes))
+	for _, l := range d.Links {
+		speed := ""
+		if l.Width != "" || l.Speed != "" {
+			speed = " " + l.Width + l.Speed
+		}
+		for _, e := range [2][2]PortRef{{l.A, l.B}, {l.B, l.A}} {
+			peer := d.Nodes[e[1].Node]
+			ports[e[0].Node] = append(ports[e[0].Node], line{e[0].Port, fmt.Sprintf("[%d]\t\"%s\"[%d]\t\t# \"%s\" lid 0%s", e[0].Port, peer.ID, e[1].Port, peer.Desc, speed)})
+		}
+	}
+	var b strings.Builder
+	for i, n := range d.Nodes {
+		fmt.Fprintf(&b, "\nswitchguid=%s\n%s\t%d \"%s\"\t\t# \"%s\"\n", n.GUID, n.Kind, n.Ports, n.ID, n.Desc)
+		sort.Slice(ports[i], func(a, c int) bool { return ports[i][a].port < ports[i][c].port })
+		for _, p := range ports[i] {
+			b.WriteString(p.text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// linkSet is each link by its ends' node ids and ports, with its width and speed.
+func linkSet(d *Discovered) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range d.Links {
+		a := fmt.Sprintf("%s[%d]", d.Nodes[l.A.Node].ID, l.A.Port)
+		b := fmt.Sprintf("%s[%d]", d.Nodes[l.B.Node].ID, l.B.Port)
+		if b < a {
+			a, b = b, a
+		}
+		out[a+" <-> "+b+" "+l.Width+l.Speed] = true
+	}
+	return out
 }

@@ -83,8 +83,17 @@ func ParseSince(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("since must be a date written YYYY-MM-DD, e.g. %q, got %q", "2026-03-02", s)
 	}
+	if t.Before(firstInfiniBand) {
+		return time.Time{}, fmt.Errorf("since %q is before InfiniBand existed (its specification 1.0 is of %s): no InfiniBand cable failed then; write the day it failed, e.g. %q",
+			s, firstInfiniBand.Format(sinceLayout), "2026-03-02")
+	}
 	return t, nil
 }
+
+// firstInfiniBand is the InfiniBand Architecture Specification Release 1.0 (InfiniBand Trade
+// Association, 24 October 2000): no InfiniBand cable failed before it (issue 32: since =
+// "0000-01-01" read "106751 days ago", a time.Duration saturated).
+var firstInfiniBand = time.Date(2000, time.October, 24, 0, 0, 0, 0, time.UTC)
 
 // DegradedInput is what JudgeDegraded reads.
 type DegradedInput struct {
@@ -220,7 +229,8 @@ func age(since, now time.Time) string {
 		return "(no since date)"
 	}
 	d := since.Format(sinceLayout)
-	days := int(math.Floor(now.UTC().Sub(since.UTC()).Hours() / 24))
+	// Whole days by the calendar, in seconds: a time.Duration saturates at 292 years.
+	days := int(math.Floor(float64(now.UTC().Unix()-since.UTC().Unix()) / 86400))
 	switch {
 	case days < 0:
 		return fmt.Sprintf("since %s (in the future: check the date)", d)

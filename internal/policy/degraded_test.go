@@ -242,3 +242,21 @@ func TestAge(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32: since = "0000-01-01" read "106751 days ago" (a saturated time.Duration). A date before
+// InfiniBand existed is refused; days are counted by the calendar, so a date 300 years off is
+// counted, not saturated (2326-03-14 is 109,572 days after 2026-03-14: 300 x 365 + 72 leap days).
+func TestSinceBeforeInfiniBand(t *testing.T) {
+	for _, s := range []string{"0000-01-01", "1970-01-01", "2000-10-23"} {
+		if _, err := ParseSince(s); err == nil || !strings.Contains(err.Error(), "before InfiniBand existed") {
+			t.Errorf("ParseSince(%s): %v", s, err)
+		}
+	}
+	if _, err := ParseSince("2000-10-24"); err != nil {
+		t.Errorf("the first day: %v", err)
+	}
+	now := time.Date(2326, 3, 14, 0, 0, 0, 0, time.UTC)
+	if got, want := age(since("2026-03-14"), now), "since 2026-03-14, 109572 days ago"; got != want {
+		t.Errorf("age = %q, want %q", got, want)
+	}
+}

@@ -230,6 +230,11 @@ check "cables_healthy" {
     condition     = length(local.unrecorded) == 0
     error_message = "Record these in failed_cables (or replace them):\n${join("\n", local.cable_report)}"
   }
+  # No reading is no verdict: a cable not measured at both ends is `unread`, never `ok`.
+  assert {
+    condition     = length(local.counters.unread_cables) == 0
+    error_message = "No verdict for these cables:\n${join("\n", [for c in local.counters.unread_cables : "  ${c}: ${local.counters.links[c].reason}"])}"
+  }
 }
 
 output "analysis" {

@@ -27,6 +27,12 @@ check "cables" {
     error_message = join("\n", [for label in data.gpucluster_port_counters.fabric.suspect_cables :
     "  ${label}: ${data.gpucluster_port_counters.fabric.links[label].reason}\n    where: ${data.gpucluster_port_counters.fabric.links[label].where}"])
   }
+  # No reading is no verdict: a cable an end of which did not answer is `unread`, never `ok`.
+  assert {
+    condition = length(data.gpucluster_port_counters.fabric.unread_cables) == 0
+    error_message = join("\n", [for label in data.gpucluster_port_counters.fabric.unread_cables :
+    "  ${label}: ${data.gpucluster_port_counters.fabric.links[label].reason}"])
+  }
 }
 
 # Chosen ports: by switch node GUID or HCA port GUID (resolved by the SM), or by LID.
