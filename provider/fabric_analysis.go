@@ -67,7 +67,8 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"links":                count("Links."),
 			"tiers":                count("Switch tiers (2 for leaf-spine)."),
 			"port_rate_gbps":       num("Endpoint port rate."),
-			"full_bisection_gbps":  num("Endpoints / 2 x port rate."),
+			"full_bisection_gbps":  num("⌊endpoints / 2⌋ x port rate (with mixed rates, the ⌊endpoints / 2⌋ slowest ports): a balanced cut of an odd " +
+				"count has the smaller half on one side, so a non-blocking fabric of 1,015 endpoints has a ratio of exactly 1."),
 			"bisection_lower_gbps": num("Proved lower bound on the bisection bandwidth."),
 			"bisection_upper_gbps": num("Capacity of a balanced cut that exists (the witness)."),
 			"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps`: exact within 6 decimals, else rounded down to 4."),

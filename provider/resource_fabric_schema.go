@@ -39,7 +39,7 @@ func policySchema() schema.SingleNestedAttribute {
 				MarkdownDescription: "Per-tier limits, keyed `leaf`, `spine`, `core` or `group`; override `max_oversubscription` for that tier.",
 			},
 			"min_bisection_ratio": schema.Float64Attribute{
-				Optional: true, MarkdownDescription: "Proved bisection bandwidth as a fraction of full bisection (endpoints/2 x port rate).",
+				Optional: true, MarkdownDescription: "Proved bisection bandwidth as a fraction of full bisection (⌊endpoints/2⌋ x port rate: an odd count is judged by its smaller half).",
 				Validators: []validator.Float64{float64validator.Between(0, 1)},
 			},
 			"min_effective_bisection_ratio": schema.Float64Attribute{
