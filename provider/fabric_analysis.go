@@ -62,12 +62,12 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"rate; a ratio is exact when it ends within 6 decimals (31:32 is 0.96875) and otherwise has 4, rounded down where " +
 			"it is a proved minimum (`bisection_ratio`) and up where it must not be understated (`oversubscription`).",
 		Attributes: map[string]schema.Attribute{
-			"endpoints":            count("HCA ports attached to the fabric."),
-			"switches":             count("Switches with at least one link."),
-			"links":                count("Links."),
-			"tiers":                count("Switch tiers (2 for leaf-spine)."),
-			"port_rate_gbps":       num("Endpoint port rate."),
-			"full_bisection_gbps":  num("⌊endpoints / 2⌋ x port rate (with mixed rates, the ⌊endpoints / 2⌋ slowest ports): a balanced cut of an odd " +
+			"endpoints":      count("HCA ports attached to the fabric."),
+			"switches":       count("Switches with at least one link."),
+			"links":          count("Links."),
+			"tiers":          count("Switch tiers (2 for leaf-spine)."),
+			"port_rate_gbps": num("Endpoint port rate."),
+			"full_bisection_gbps": num("⌊endpoints / 2⌋ x port rate (with mixed rates, the ⌊endpoints / 2⌋ slowest ports): a balanced cut of an odd " +
 				"count has the smaller half on one side, so a non-blocking fabric of 1,015 endpoints has a ratio of exactly 1."),
 			"bisection_lower_gbps": num("Proved lower bound on the bisection bandwidth."),
 			"bisection_upper_gbps": num("Capacity of a balanced cut that exists (the witness)."),
