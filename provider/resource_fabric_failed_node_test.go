@@ -74,3 +74,47 @@ func TestAccFabricFailedNodeCable(t *testing.T) {
 		},
 	})
 }
+
+// TestAccSchedulerTopologyDrain: the scheduler topology, given the same failed_cables, marks the
+// node the fabric warns about (drain_nodes, and a note) and keeps it in topology.conf; a failed
+// uplink drains nothing.
+func TestAccSchedulerTopologyDrain(t *testing.T) {
+	const ds = "data.gpucluster_scheduler_topology.s"
+	config := func(cable string) string {
+		return fmt.Sprintf(`
+data "gpucluster_topology" "sim" {
+  kind       = "fat-tree"
+  node_count = 8
+  tiers      = 2
+  items      = []
+}
+
+data "gpucluster_scheduler_topology" "s" {
+  design        = data.gpucluster_topology.sim.design
+  failed_cables = [{ cable = %q, since = "2026-11-30" }]
+}
+`, cable)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config("gpu005/mlx5_3:1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(ds, "drain_nodes.%", "1"),
+					resource.TestCheckResourceAttr(ds, "drain_nodes.gpu005", "gpu005/mlx5_3 cut off: failed cable gpu005/mlx5_3:1 <-> leaf02:4"),
+					resource.TestCheckTypeSetElemAttr(ds, "notes.*", "nodes to drain while their failed cables are down (kept in the topology): gpu005"),
+					resource.TestMatchResourceAttr(ds, "slurm_topology_conf", regexp.MustCompile(`SwitchName=leaf02 Nodes=gpu\[005-008\]`)),
+				),
+			},
+			{
+				Config: config("leaf01:40"),
+				Check:  resource.TestCheckResourceAttr(ds, "drain_nodes.%", "0"),
+			},
+			{
+				Config:      config("gpu099/mlx5_3:1"),
+				ExpectError: regexp.MustCompile(`failed_cables`),
+			},
+		},
+	})
+}

@@ -279,6 +279,12 @@ type Drain struct {
 	Cables    []string // their designed cables, by label, graph order
 }
 
+// Reason is the drain's reason as a scheduler records it (Slurm's `scontrol update ...
+// State=DRAIN Reason=...`): "gpu005/mlx5_3 cut off: failed cable gpu005/mlx5_3:1 <-> leaf02:4".
+func (d Drain) Reason() string {
+	return fmt.Sprintf("%s cut off: failed %s %s", strings.Join(d.Endpoints, ", "), pick(len(d.Cables), "cable", "cables"), strings.Join(d.Cables, ", "))
+}
+
 // Cut is what the running fabric has lost from the design's main piece (CutOff).
 type Cut struct {
 	switches []cutOffSwitch
