@@ -177,7 +177,8 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	attrs["links"] = portCounterLinksSchema()
 	attrs["suspect_cables"] = schema.ListAttribute{
 		Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "Labels of the cables judged `suspect` or `down`, sorted: ready to paste into `gpucluster_fabric.failed_cables`.",
+		MarkdownDescription: "Labels of the cables judged `suspect` or `down`, sorted: cabled links only, ready to paste into " +
+			"`gpucluster_fabric.failed_cables`. A link never cabled (verdict `absent`) is not listed: it belongs in `absent_cables`.",
 	}
 	attrs["snapshot"] = schema.StringAttribute{
 		Computed:            true,
@@ -186,7 +187,7 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "InfiniBand port counters read with `perfquery` over SSH on a host of the fabric, read twice " +
 			"`sample_seconds` apart: every counter per port with its rate per second, and, per cable (`links`), both ends " +
-			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`) with the " +
+			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`, `absent`) with the " +
 			"reason and, for the bad ones, where a technician finds both ends. Given the fabric's inputs, every designed cable " +
 			"is judged, down ones included, and `suspect_cables` lists what to record in `failed_cables`. Reading never " +
 			"resets a counter.",

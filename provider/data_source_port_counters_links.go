@@ -71,17 +71,19 @@ func portCounterLinksSchema() schema.MapNestedAttribute {
 			"symbol_ber": schema.Float64Attribute{Computed: true, MarkdownDescription: "The worse end's symbol error rate per bit; null without a window."},
 			"verdict": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "`ok`; `suspect` (symbol BER above `max_symbol_ber` with at least `min_symbol_errors` errors at " +
-					"an end, a saturated SymbolErrorCounter, or the link went down at both ends); `down` (designed, but the " +
-					"fabric does not show it)."},
+					"an end, a saturated SymbolErrorCounter, or the link went down at both ends); `down` (designed and cabled, but " +
+					"the fabric does not show it); `absent` (designed, not shown, and nothing says it was ever cabled: no earlier " +
+					"read saw it up and every counter of the ends that answer is 0, as for an absent node's cables or an uplink " +
+					"never plugged in; it belongs in `absent_cables`)."},
 			"reason": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Why, with the numbers: errors, window, rate per second and BER for a suspect end; for a down cable " +
 					"the LinkDownedCounter of each end that still answers and the rates last read while it was up (with `previous`)."},
 			"where": schema.StringAttribute{Computed: true,
-				MarkdownDescription: "For a suspect or down cable of a declared fabric, the technician's line: both ends' rack, unit, " +
+				MarkdownDescription: "For a suspect, down or absent cable of a declared fabric, the technician's line: both ends' rack, unit, " +
 					"box, cage and split, the cable and transceiver parts, and the links that go down with it during the swap. " +
 					"Null otherwise."},
 			"shares_with": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "For a suspect or down cable of a declared fabric, the cables that share its twin-port cable or a " +
+				MarkdownDescription: "For a suspect, down or absent cable of a declared fabric, the cables that share its twin-port cable or a " +
 					"transceiver (they go down too while it is worked on). Null otherwise."},
 		}},
 	}

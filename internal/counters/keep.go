@@ -50,11 +50,12 @@ func WriteSnapshotFile(ctx context.Context, h FileHost, file, snapshot string) e
 
 // Suspects are the labels of the cables judged suspect or down, sorted, never nil: what to
 // record in gpucluster_fabric.failed_cables, and the same list from the same reads whatever order
-// the cables came in.
+// the cables came in. Cabled links only: an absent cable was never cabled, and belongs in
+// absent_cables.
 func Suspects(reports []Report) []string {
 	out := []string{}
 	for _, r := range reports {
-		if r.Verdict != OK {
+		if r.Verdict != OK && r.Verdict != Absent {
 			out = append(out, r.Label)
 		}
 	}
