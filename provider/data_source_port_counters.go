@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -229,16 +230,17 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	var fc fabricCables
 	if declared {
 		// The declared fabric first: a declaration error is reported without touching the host.
-		g, unknown, diags := readFabricGraph(ctx, inventoryCatalog(d.data), &m.fabricInputsModel)
+		var unknown bool
+		var diags diag.Diagnostics
+		fc, unknown, diags = declaredCables(ctx, inventoryCatalog(d.data), &m.fabricInputsModel)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if unknown || g == nil {
+		if unknown || fc.graph == nil {
 			resp.Diagnostics.AddError("Unknown values", "gpucluster_port_counters needs every value of the declared fabric known; Terraform reads it once they are.")
 			return
 		}
-		fc.graph = g
 	}
 
 	c, err := dialFabricHost(ctx, d.data, m.fabricHostModel)
@@ -311,6 +313,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		lim.MinSymbolErrors = uint64(m.MinSymbolErrors.ValueInt64())
 	}
 	reports := counters.JudgeCables(fc.cables, first, last, lastAt, prev, lim)
+	counters.MarkAbsent(reports, fc.absent)
 	links, suspect := fc.values(ctx, inventoryCatalog(d.data), reports, &resp.Diagnostics)
 	m.Links, m.SuspectCables = links, suspect
 	snap, err := counters.NewSnapshot(lastAt, reports).Encode()

@@ -18,6 +18,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // fabricCables are the cables a read covers: the declared fabric's (graph set) or those
@@ -25,6 +26,42 @@ import (
 type fabricCables struct {
 	graph  *fabric.Graph
 	cables []opensm.FabricCable
+	// absent holds the full labels of absent_cables: the graph is the whole design, so that they
+	// are reported too (counters.MarkAbsent).
+	absent map[string]bool
+}
+
+// declaredCables builds the declared fabric for the counters: absent_cables are checked as the
+// fabric checks them, and the graph is the whole design with them included, their labels kept
+// in absent, so that a link not cabled yet is reported `absent` rather than left out. The
+// graph is nil while a value is unknown or when the inputs hold errors.
+func declaredCables(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (fabricCables, bool, diag.Diagnostics) {
+	var fc fabricCables
+	inputs, unknown, diags := decodeInputs(ctx, in)
+	diags = capDiagnostics(diags)
+	if unknown || diags.HasError() {
+		return fc, unknown, diags
+	}
+	f, ps := plan.Build(cat, inputs)
+	addPlanProblems(&diags, ps)
+	if f == nil || diags.HasError() {
+		return fc, false, diags
+	}
+	fc.graph = f.Graph
+	if len(inputs.Absent) == 0 {
+		return fc, false, diags
+	}
+	whole := inputs
+	whole.Absent = nil
+	if w, _ := plan.Build(cat, whole); w != nil {
+		fc.graph, fc.absent = w.Graph, map[string]bool{}
+		for _, a := range inputs.Absent {
+			if c, ok := w.Spec.FindCable(a); ok {
+				fc.absent[w.Spec.Cables[c].Label()] = true
+			}
+		}
+	}
+	return fc, false, diags
 }
 
 var linkEndAttrTypes = map[string]attr.Type{

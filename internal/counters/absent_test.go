@@ -77,3 +77,35 @@ func TestAbsentVerdict(t *testing.T) {
 		t.Errorf("plugged in: %s %s", r.Verdict, r.Reason)
 	}
 }
+
+// absent_cables: a listed cable the fabric does not show is absent whatever its counters say (a
+// LinkDownedCounter from a cable since pulled out), and stays out of Suspects; one it shows up
+// keeps its verdict and is told to leave the list; unlisted cables are untouched.
+func TestMarkAbsent(t *testing.T) {
+	downed := read(time.Second, SymbolErrorCounter, 0, LinkDownedCounter, 2)
+	links := []Link{
+		{Label: "leaf01:64 <-> gpu032/mlx5_0:1", RateGbps: 400, A: End{Name: "leaf01:64", Last: downed}, B: End{Name: "gpu032/mlx5_0:1"}},
+		{Label: "leaf02:1 <-> spine01:2", RateGbps: 400, Up: true, A: End{Name: "leaf02:1", Last: read(time.Second)}, B: End{Name: "spine01:2", Last: read(time.Second)}},
+		{Label: "leaf01:40 <-> spine01:8", RateGbps: 400, A: End{Name: "leaf01:40", Last: downed}, B: End{Name: "spine01:8", Last: downed}},
+	}
+	var rs []Report
+	for _, l := range links {
+		rs = append(rs, Judge(l, nil, Limits{}))
+	}
+	if rs[0].Verdict != Down || rs[2].Verdict != Down {
+		t.Fatalf("fixture: %s %s", rs[0].Verdict, rs[2].Verdict)
+	}
+	MarkAbsent(rs, map[string]bool{links[0].Label: true, links[1].Label: true})
+	if rs[0].Verdict != Absent || rs[0].Reason != "absent: in absent_cables (not cabled yet), and the fabric does not show it" || !rs[0].DownSince.IsZero() {
+		t.Errorf("listed, not shown: %s %s", rs[0].Verdict, rs[0].Reason)
+	}
+	if rs[1].Verdict != OK || !strings.HasSuffix(rs[1].Reason, "; it is in absent_cables but cabled and up: take it off absent_cables") {
+		t.Errorf("listed, up: %s %s", rs[1].Verdict, rs[1].Reason)
+	}
+	if rs[2].Verdict != Down {
+		t.Errorf("unlisted: %s", rs[2].Verdict)
+	}
+	if got := Suspects(rs); !reflect.DeepEqual(got, []string{links[2].Label}) {
+		t.Errorf("suspects %q", got)
+	}
+}

@@ -218,6 +218,25 @@ func neverCabled(r Report, before *LinkRecord) bool {
 	return true
 }
 
+// MarkAbsent applies absent_cables to reports judged on the whole design (its links not cabled
+// yet included, so that they are reported too): a listed cable the fabric does not show is
+// absent, whatever its counters say; one it shows up is judged as any cable, and its reason says
+// to take it off the list. labels holds the listed cables' full labels.
+func MarkAbsent(reports []Report, labels map[string]bool) {
+	for i := range reports {
+		r := &reports[i]
+		if !labels[r.Label] {
+			continue
+		}
+		if r.Up {
+			r.Reason += "; it is in absent_cables but cabled and up: take it off absent_cables"
+			continue
+		}
+		*r = Report{Label: r.Label, A: r.A, B: r.B, RateGbps: r.RateGbps, SymbolBER: r.SymbolBER, Verdict: Absent,
+			Reason: "absent: in absent_cables (not cabled yet), and the fabric does not show it"}
+	}
+}
+
 // judgeAbsent gives the verdict of a designed cable that was never cabled.
 func judgeAbsent(r *Report) {
 	r.Verdict = Absent
