@@ -42,7 +42,9 @@ func TestAccPortCountersAbsent(t *testing.T) {
 			return a.Name == "leaf02" && b.Kind == fabric.KindSwitch && pa == port
 		}
 	}
-	node, nodeSw, nodePort := label(func(a, b *fabric.Device, pa int) bool { return a.Name == "leaf02" && b.Kind == fabric.KindHCA && pa == 30 })
+	node, nodeSw, nodePort := label(func(a, b *fabric.Device, pa int) bool {
+		return a.Name == "leaf02" && b.Kind == fabric.KindHCA && pa == 30
+	})
 	never, neverSw, neverPort := label(uplink(60))
 	listed, listedSw, listedPort := label(uplink(61))
 	failed, failedSw, failedPort := label(uplink(62))
