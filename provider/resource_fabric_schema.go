@@ -107,7 +107,9 @@ func failedCablesSchema() schema.ListNestedAttribute {
 			"gates as before; the fabric as it runs without it is `analysis.degraded`, judged against `policy.degraded`. " +
 			"Within those thresholds each failed cable is one warning that names it, its age and where to go (both ends' rack, " +
 			"unit, cage and split, the part, and any link that shares its transceiver or twin-port cable), and applies go on; " +
-			"beyond them, an error. `gpucluster_port_counters.suspect_cables` lists labels ready to paste here.",
+			"beyond them, an error. A failed node cable that cuts an HCA off warns with the node to drain " +
+			"(`analysis.degraded.unreachable_endpoints`, `policy.degraded.max_unreachable_endpoints`). " +
+			"`gpucluster_port_counters.suspect_cables` lists labels ready to paste here (cabled links only).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"cable": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The cable: an end label or a full label.",
