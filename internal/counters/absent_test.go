@@ -85,7 +85,9 @@ func TestMarkAbsent(t *testing.T) {
 	downed := read(time.Second, SymbolErrorCounter, 0, LinkDownedCounter, 2)
 	links := []Link{
 		{Label: "leaf01:64 <-> gpu032/mlx5_0:1", RateGbps: 400, A: End{Name: "leaf01:64", Last: downed}, B: End{Name: "gpu032/mlx5_0:1"}},
-		{Label: "leaf02:1 <-> spine01:2", RateGbps: 400, Up: true, A: End{Name: "leaf02:1", Last: read(time.Second)}, B: End{Name: "spine01:2", Last: read(time.Second)}},
+		{Label: "leaf02:1 <-> spine01:2", RateGbps: 400, Up: true, // measured at both ends: two reads each
+			A: End{Name: "leaf02:1", First: read(0, SymbolErrorCounter, 0), Last: read(time.Second, SymbolErrorCounter, 0)},
+			B: End{Name: "spine01:2", First: read(0, SymbolErrorCounter, 0), Last: read(time.Second, SymbolErrorCounter, 0)}},
 		{Label: "leaf01:40 <-> spine01:8", RateGbps: 400, A: End{Name: "leaf01:40", Last: downed}, B: End{Name: "spine01:8", Last: downed}},
 	}
 	var rs []Report
