@@ -302,8 +302,8 @@ func (c Cut) Unreachable() int { return len(c.Endpoints) + len(c.behind) }
 
 // drains adds, for the endpoints cut off by their own failed cables, one warning per node to
 // drain (the first maxFailedCableWarnings, then one that counts the rest), or one error when
-// the fabric has more unreachable endpoints than max.
-func (c *checker) drains(cut Cut, max *int) {
+// the fabric has more unreachable endpoints than limit.
+func (c *checker) drains(cut Cut, limit *int) {
 	if len(cut.Endpoints) == 0 {
 		return
 	}
@@ -311,12 +311,12 @@ func (c *checker) drains(cut Cut, max *int) {
 	for i, d := range cut.Drain {
 		nodes[i] = d.Node
 	}
-	if max != nil && cut.Unreachable() > *max {
+	if limit != nil && cut.Unreachable() > *limit {
 		c.add(RuleDegradedUnreachable, Error, plural(cut.Unreachable(), "endpoint", "endpoints")+" unreachable",
-			fmt.Sprintf("at most %d", *max), names(nodes),
+			fmt.Sprintf("at most %d", *limit), names(nodes),
 			"%s cut off by %s (%s): policy.degraded.max_unreachable_endpoints allows at most %d unreachable. Drain %s and replace the cables, or raise the limit on purpose",
 			plural(len(cut.Endpoints), "endpoint is", "endpoints are"), pick(len(cut.Endpoints), "its own failed cable", "their own failed cables"),
-			names(cut.Endpoints), *max, plural(len(nodes), "node", "nodes")+" "+names(nodes))
+			names(cut.Endpoints), *limit, plural(len(nodes), "node", "nodes")+" "+names(nodes))
 		return
 	}
 	for i, d := range cut.Drain {

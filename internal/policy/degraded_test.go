@@ -184,12 +184,12 @@ func TestDegradedAccessCable(t *testing.T) {
 	if cut := CutOff(in.DesignedGraph, in.DegradedGraph); cut.Unreachable() != 1 || len(cut.Drain) != 1 || cut.Drain[0].Node != "gpu001" {
 		t.Errorf("cut off: %+v", cut)
 	}
-	for _, max := range []int{0} {
-		in.Policy.MaxUnreachableEndpoints = &max
+	for _, limit := range []int{0} {
+		in.Policy.MaxUnreachableEndpoints = &limit
 		vs := JudgeDegraded(in)
 		if !strings.HasPrefix(rules(vs), "error degraded-unreachable-endpoint") || vs[0].Witness != "gpu001" ||
 			!strings.Contains(vs[0].Message, "1 endpoint is cut off by its own failed cable (gpu001/mlx5_0): policy.degraded.max_unreachable_endpoints allows at most 0 unreachable. Drain 1 node gpu001") {
-			t.Errorf("max %d: %s\n%v", max, rules(vs), vs)
+			t.Errorf("limit %d: %s\n%v", limit, rules(vs), vs)
 		}
 	}
 	one := 1
