@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -179,7 +180,8 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	attrs["links"] = portCounterLinksSchema()
 	attrs["suspect_cables"] = schema.ListAttribute{
 		Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "Labels of the cables judged `suspect` or `down`, sorted: ready to paste into `gpucluster_fabric.failed_cables`.",
+		MarkdownDescription: "Labels of the cables judged `suspect` or `down`, sorted: cabled links only, ready to paste into " +
+			"`gpucluster_fabric.failed_cables`. A link never cabled (verdict `absent`) is not listed: it belongs in `absent_cables`.",
 	}
 	attrs["unread_cables"] = schema.ListAttribute{
 		Computed: true, ElementType: types.StringType,
@@ -194,7 +196,7 @@ func (d *portCountersDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "InfiniBand port counters read with `perfquery` over SSH on a host of the fabric, read twice " +
 			"`sample_seconds` apart: every counter per port with its rate per second, and, per cable (`links`), both ends " +
-			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`, `unread`) with the " +
+			"joined, the symbol error rate per bit against the link's rate and a verdict (`ok`, `suspect`, `down`, `unread`, `absent`) with the " +
 			"reason and, for the bad ones, where a technician finds both ends. Given the fabric's inputs, every designed cable " +
 			"is judged, down ones included, and `suspect_cables` lists what to record in `failed_cables`. Reading never " +
 			"resets a counter.",
@@ -241,16 +243,17 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 	var fc fabricCables
 	if declared {
 		// The declared fabric first: a declaration error is reported without touching the host.
-		g, unknown, diags := readFabricGraph(ctx, inventoryCatalog(d.data), &m.fabricInputsModel)
+		var unknown bool
+		var diags diag.Diagnostics
+		fc, unknown, diags = declaredCables(ctx, inventoryCatalog(d.data), &m.fabricInputsModel)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if unknown || g == nil {
+		if unknown || fc.graph == nil {
 			resp.Diagnostics.AddError("Unknown values", "gpucluster_port_counters needs every value of the declared fabric known; Terraform reads it once they are.")
 			return
 		}
-		fc.graph = g
 	}
 
 	c, err := dialFabricHost(ctx, d.data, m.fabricHostModel)
@@ -338,6 +341,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		lim.MinSymbolErrors = uint64(m.MinSymbolErrors.ValueInt64())
 	}
 	reports := counters.JudgeCables(fc.cables, first, last, lastAt, prev, lim)
+	counters.MarkAbsent(reports, fc.absent)
 	links, suspect := fc.values(ctx, inventoryCatalog(d.data), reports, &resp.Diagnostics)
 	m.Links, m.SuspectCables = links, suspect
 	m.UnreadCables = textList(counters.Unreads(reports))

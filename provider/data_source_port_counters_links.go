@@ -18,6 +18,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 // fabricCables are the cables a read covers: the declared fabric's (graph set) or those
@@ -25,6 +26,42 @@ import (
 type fabricCables struct {
 	graph  *fabric.Graph
 	cables []opensm.FabricCable
+	// absent holds the full labels of absent_cables: the graph is the whole design, so that they
+	// are reported too (counters.MarkAbsent).
+	absent map[string]bool
+}
+
+// declaredCables builds the declared fabric for the counters: absent_cables are checked as the
+// fabric checks them, and the graph is the whole design with them included, their labels kept
+// in absent, so that a link not cabled yet is reported `absent` rather than left out. The
+// graph is nil while a value is unknown or when the inputs hold errors.
+func declaredCables(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (fabricCables, bool, diag.Diagnostics) {
+	var fc fabricCables
+	inputs, unknown, diags := decodeInputs(ctx, in)
+	diags = capDiagnostics(diags)
+	if unknown || diags.HasError() {
+		return fc, unknown, diags
+	}
+	f, ps := plan.Build(cat, inputs)
+	addPlanProblems(&diags, ps)
+	if f == nil || diags.HasError() {
+		return fc, false, diags
+	}
+	fc.graph = f.Graph
+	if len(inputs.Absent) == 0 {
+		return fc, false, diags
+	}
+	whole := inputs
+	whole.Absent = nil
+	if w, _ := plan.Build(cat, whole); w != nil {
+		fc.graph, fc.absent = w.Graph, map[string]bool{}
+		for _, a := range inputs.Absent {
+			if c, ok := w.Spec.FindCable(a); ok {
+				fc.absent[w.Spec.Cables[c].Label()] = true
+			}
+		}
+	}
+	return fc, false, diags
 }
 
 var linkEndAttrTypes = map[string]attr.Type{
@@ -72,17 +109,19 @@ func portCounterLinksSchema() schema.MapNestedAttribute {
 			"verdict": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "`ok` (a symbol error rate measured at both ends, within the limits); `suspect` (symbol BER above " +
 					"`max_symbol_ber` with at least `min_symbol_errors` errors at an end, a saturated SymbolErrorCounter, or the link went " +
-					"down at both ends); `down` (designed, but the fabric does not show it); `unread` (up, nothing wrong seen, but not " +
-					"measured at both ends: no data is never `ok`)."},
+					"down at both ends); `down` (designed and cabled, but the fabric does not show it); `absent` (designed, not shown, " +
+					"and nothing says it was ever cabled: no earlier read saw it up and every counter of the ends that answer is 0, as " +
+					"for an absent node's cables or an uplink never plugged in; it belongs in `absent_cables`); `unread` (up, nothing " +
+					"wrong seen, but not measured at both ends: no data is never `ok`)."},
 			"reason": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "Why, with the numbers: errors, window, rate per second and BER for a suspect end; for a down cable " +
 					"the LinkDownedCounter of each end that still answers and the rates last read while it was up (with `previous`)."},
 			"where": schema.StringAttribute{Computed: true,
-				MarkdownDescription: "For a suspect or down cable of a declared fabric, the technician's line: both ends' rack, unit, " +
+				MarkdownDescription: "For a suspect, down or absent cable of a declared fabric, the technician's line: both ends' rack, unit, " +
 					"box, cage and split, the cable and transceiver parts, and the links that go down with it during the swap. " +
 					"Null otherwise."},
 			"shares_with": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "For a suspect or down cable of a declared fabric, the cables that share its twin-port cable or a " +
+				MarkdownDescription: "For a suspect, down or absent cable of a declared fabric, the cables that share its twin-port cable or a " +
 					"transceiver (they go down too while it is worked on). Null otherwise."},
 		}},
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/scheduler"
 )
 
@@ -32,6 +35,7 @@ type schedulerTopologyModel struct {
 	LabelKeys     types.List   `tfsdk:"label_keys"`
 	HostnameLevel types.Bool   `tfsdk:"hostname_level"`
 	RootName      types.String `tfsdk:"root_name"`
+	FailedCables  types.List   `tfsdk:"failed_cables"`
 
 	SlurmTopologyConf      types.String `tfsdk:"slurm_topology_conf"`
 	SlurmBlockTopologyConf types.String `tfsdk:"slurm_block_topology_conf"`
@@ -39,6 +43,7 @@ type schedulerTopologyModel struct {
 	NodeLabels             types.Map    `tfsdk:"node_labels"`
 	Units                  types.Map    `tfsdk:"units"`
 	Notes                  types.List   `tfsdk:"notes"`
+	DrainNodes             types.Map    `tfsdk:"drain_nodes"`
 }
 
 func (d *schedulerTopologyDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -69,6 +74,24 @@ func (d *schedulerTopologyDataSource) Schema(_ context.Context, _ datasource.Sch
 		Validators: []validator.String{stringRule{"Invalid root_name", "a name topology.conf can carry", scheduler.CheckName}},
 		MarkdownDescription: "Name of the virtual top switch written to `slurm_topology_conf` when no switch of the " +
 			"fabric reaches every node (dragonfly+ groups, a torus); default `fabric`."}
+	attrs["failed_cables"] = schema.ListNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "The fabric's `failed_cables` (cables cabled and down), as `gpucluster_fabric` takes them: a node " +
+			"with an HCA cut off by its own failed cable is listed in `drain_nodes`. The topology itself stays as designed, so " +
+			"the node comes back where it was once the cable is replaced.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"cable": schema.StringAttribute{Required: true, MarkdownDescription: "The cable: an end label (`gpu005/mlx5_3:1`) or a full label.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+			"reason": schema.StringAttribute{Optional: true, MarkdownDescription: "Why it is down."},
+			"since": schema.StringAttribute{Optional: true, MarkdownDescription: "Since when, `YYYY-MM-DD`.",
+				Validators: []validator.String{stringvalidator.RegexMatches(sinceRe, "must be a date YYYY-MM-DD, e.g. \"2026-11-30\"")}},
+		}},
+	}
+	attrs["drain_nodes"] = schema.MapAttribute{Computed: true, ElementType: types.StringType,
+		MarkdownDescription: "Nodes to drain while `failed_cables` are down: node -> reason (`gpu005/mlx5_3 cut off: failed cable " +
+			"gpu005/mlx5_3:1 <-> leaf02:4`), the nodes `gpucluster_fabric` warns about (`analysis.degraded.unreachable_endpoints`). " +
+			"For Slurm, `scontrol update NodeName=<node> State=DRAIN Reason=\"<reason>\"`; for Kubernetes, `kubectl cordon` and " +
+			"`kubectl drain`. Empty without failed cables."}
 	attrs["slurm_topology_conf"] = outStr("`topology.conf` for Slurm's `TopologyPlugin=topology/tree`: one " +
 		"`SwitchName=... Nodes=...` line per leaf-level switch and one `SwitchName=... Switches=...` line per upper switch, " +
 		"names from the fabric, lists in Slurm hostlist form (`gpu[001-031]`). Write it next to `slurm.conf`.")
@@ -85,7 +108,7 @@ func (d *schedulerTopologyDataSource) Schema(_ context.Context, _ datasource.Sch
 	attrs["units"] = schema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
 		MarkdownDescription: "The leaf level: unit name -> the leaf switches it stands for (a leaf stands for itself)."}
 	attrs["notes"] = schema.ListAttribute{Computed: true, ElementType: types.StringType,
-		MarkdownDescription: "What was left out and why (nodes without a cabled HCA, leaves without nodes)."}
+		MarkdownDescription: "What was left out and why (nodes without a cabled HCA, leaves without nodes), and the nodes to drain (`drain_nodes`)."}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "What job schedulers need from the fabric: Slurm's `topology.conf` for the tree and block " +
 			"plugins, a Kueue `Topology` and the node labels its levels read. Takes the fabric's own inputs (`design` and " +
@@ -114,16 +137,33 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	f, unknown, diags := readFabric(ctx, cat, &m.fabricInputsModel, true)
+	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
+	diags = capDiagnostics(diags)
+	failed, known, fd := failedCables(ctx, m.FailedCables)
+	diags.Append(fd...)
+	var f *plan.Fabric
+	if !unknown && known && !diags.HasError() {
+		inputs.Failed = failed
+		var ps plan.Problems
+		f, ps = plan.Build(cat, inputs)
+		addPlanProblems(&diags, ps)
+	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if unknown || f == nil || m.LabelKeys.IsUnknown() {
+	if unknown || !known || f == nil || m.LabelKeys.IsUnknown() {
 		resp.Diagnostics.AddError("Unknown values", "gpucluster_scheduler_topology needs every value of its inputs known; Terraform reads it once they are.")
 		return
 	}
+	drain := map[string]string{}
+	if f.Running != nil {
+		for _, dr := range policy.CutOff(f.Graph, f.Running).Drain {
+			drain[dr.Node] = dr.Reason()
+		}
+	}
 	opts := scheduler.Options{
+		Drain:           drain,
 		Groups:          f.Spec.Groups,
 		RootName:        m.RootName.ValueString(),
 		TopologyName:    m.Name.ValueString(),
@@ -160,5 +200,10 @@ func (d *schedulerTopologyDataSource) Read(ctx context.Context, req datasource.R
 	}
 	m.Units = types.MapValueMust(types.ListType{ElemType: types.StringType}, units)
 	m.Notes = textList(top.Notes())
+	dm := map[string]attr.Value{}
+	for _, nd := range top.Drain {
+		dm[nd] = types.StringValue(drain[nd])
+	}
+	m.DrainNodes = types.MapValueMust(types.StringType, dm)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

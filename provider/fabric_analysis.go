@@ -36,12 +36,13 @@ var analysisAttrTypes = map[string]attr.Type{
 
 // degradedAttrTypes is analysis.degraded: the fabric as it runs with its failed cables.
 var degradedAttrTypes = map[string]attr.Type{
-	"failed_links":         types.Int64Type,
-	"bisection_lower_gbps": types.Float64Type,
-	"bisection_upper_gbps": types.Float64Type,
-	"bisection_ratio":      types.Float64Type,
-	"max_oversubscription": types.Float64Type,
-	"effective_bisection":  types.ObjectType{AttrTypes: effectiveAttrTypes},
+	"failed_links":          types.Int64Type,
+	"unreachable_endpoints": types.Int64Type,
+	"bisection_lower_gbps":  types.Float64Type,
+	"bisection_upper_gbps":  types.Float64Type,
+	"bisection_ratio":       types.Float64Type,
+	"max_oversubscription":  types.Float64Type,
+	"effective_bisection":   types.ObjectType{AttrTypes: effectiveAttrTypes},
 }
 
 func analysisSchema() schema.SingleNestedAttribute {
@@ -62,12 +63,13 @@ func analysisSchema() schema.SingleNestedAttribute {
 			"rate; a ratio is exact when it ends within 6 decimals (31:32 is 0.96875) and otherwise has 4, rounded down where " +
 			"it is a proved minimum (`bisection_ratio`) and up where it must not be understated (`oversubscription`).",
 		Attributes: map[string]schema.Attribute{
-			"endpoints":            count("HCA ports attached to the fabric."),
-			"switches":             count("Switches with at least one link."),
-			"links":                count("Links."),
-			"tiers":                count("Switch tiers (2 for leaf-spine)."),
-			"port_rate_gbps":       num("Endpoint port rate."),
-			"full_bisection_gbps":  num("Endpoints / 2 x port rate."),
+			"endpoints":      count("HCA ports attached to the fabric."),
+			"switches":       count("Switches with at least one link."),
+			"links":          count("Links."),
+			"tiers":          count("Switch tiers (2 for leaf-spine)."),
+			"port_rate_gbps": num("Endpoint port rate."),
+			"full_bisection_gbps": num("⌊endpoints / 2⌋ x port rate (with mixed rates, the ⌊endpoints / 2⌋ slowest ports): a balanced cut of an odd " +
+				"count has the smaller half on one side, so a non-blocking fabric of 1,015 endpoints has a ratio of exactly 1."),
 			"bisection_lower_gbps": num("Proved lower bound on the bisection bandwidth."),
 			"bisection_upper_gbps": num("Capacity of a balanced cut that exists (the witness)."),
 			"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps`: exact within 6 decimals, else rounded down to 4."),
@@ -82,12 +84,17 @@ func analysisSchema() schema.SingleNestedAttribute {
 				Computed: true,
 				MarkdownDescription: "The fabric as it runs: the same graph less its `failed_cables`, judged against " +
 					"`policy.degraded` (the numbers above are the fabric as designed, which the policy gates). `null` when no " +
-					"cable failed. Its `bisection_ratio` is of the designed full bisection, a proved minimum like `bisection_ratio`.",
+					"cable failed. Its `bisection_ratio` is of the full bisection of the endpoints it still reaches (the designed one " +
+					"unless a node cable failed: a drained node asks nothing of the bisection), a proved minimum like `bisection_ratio`.",
 				Attributes: map[string]schema.Attribute{
-					"failed_links":         count("Links of the design that are down (`failed_cables`)."),
+					"failed_links": count("Links of the design that are down (`failed_cables`)."),
+					"unreachable_endpoints": count("Endpoints (HCAs) of the design the running fabric cannot reach. One cut off by its own " +
+						"failed cable is a warning naming its node to drain (`gpucluster_scheduler_topology.drain_nodes`), an error only beyond " +
+						"`policy.degraded.max_unreachable_endpoints`; one behind a switch that is cut off is always an error."),
 					"bisection_lower_gbps": num("Proved lower bound on the running fabric's bisection bandwidth."),
 					"bisection_upper_gbps": num("Capacity of a balanced cut of the running fabric that exists (the witness)."),
-					"bisection_ratio":      num("`bisection_lower_gbps / full_bisection_gbps` (the designed full bisection): exact within 6 decimals, else rounded down to 4."),
+					"bisection_ratio": num("`bisection_lower_gbps` over the full bisection of the endpoints still reached (⌊endpoints/2⌋ x port rate; the " +
+						"designed `full_bisection_gbps` unless an endpoint is cut off): exact within 6 decimals, else rounded down to 4."),
 					"max_oversubscription": num("Worst down:up ratio over the running fabric's tiers; `null` where no tier has uplinks."),
 					"effective_bisection":  effectiveSchema(),
 				},
@@ -108,7 +115,7 @@ func analysisSchema() schema.SingleNestedAttribute {
 	}
 }
 
-func analysisValue(r analysis.Result, degraded *analysis.Result, violations []string) types.Object {
+func analysisValue(r analysis.Result, degraded *analysis.Result, unreachable int, violations []string) types.Object {
 	over := map[string]attr.Value{}
 	for k, v := range r.Oversubscription {
 		over[k] = types.Float64Value(v)
@@ -138,23 +145,24 @@ func analysisValue(r analysis.Result, degraded *analysis.Result, violations []st
 		"max_switch_hops":      types.Int64Value(int64(r.MaxSwitchHops)),
 		"allreduce_seconds":    ar,
 		"effective_bisection":  effectiveValue(r),
-		"degraded":             degradedValue(r, degraded),
+		"degraded":             degradedValue(r, degraded, unreachable),
 		"violations":           types.ListValueMust(types.StringType, vs),
 	})
 }
 
 // degradedValue is analysis.degraded: null when no cable failed.
-func degradedValue(designed analysis.Result, d *analysis.Result) types.Object {
+func degradedValue(designed analysis.Result, d *analysis.Result, unreachable int) types.Object {
 	if d == nil {
 		return types.ObjectNull(degradedAttrTypes)
 	}
 	return types.ObjectValueMust(degradedAttrTypes, map[string]attr.Value{
-		"failed_links":         types.Int64Value(int64(designed.Links - d.Links)),
-		"bisection_lower_gbps": types.Float64Value(d.BisectionLowerGbps),
-		"bisection_upper_gbps": types.Float64Value(d.BisectionUpperGbps),
-		"bisection_ratio":      finite(policy.DegradedRatio(designed, *d)),
-		"max_oversubscription": maxOversubscription(*d),
-		"effective_bisection":  effectiveValue(*d),
+		"failed_links":          types.Int64Value(int64(designed.Links - d.Links)),
+		"unreachable_endpoints": types.Int64Value(int64(unreachable)),
+		"bisection_lower_gbps":  types.Float64Value(d.BisectionLowerGbps),
+		"bisection_upper_gbps":  types.Float64Value(d.BisectionUpperGbps),
+		"bisection_ratio":       finite(policy.DegradedRatio(designed, *d)),
+		"max_oversubscription":  maxOversubscription(*d),
+		"effective_bisection":   effectiveValue(*d),
 	})
 }
 

@@ -21,7 +21,7 @@ import (
 //  1. adds fabricInputAttributes() to its schema,
 //  2. embeds fabricInputsModel in its model (`fabricInputsModel` with no tag),
 //  3. is listed in bypass.go (bypassResources or bypassDataSources), and
-//  4. calls readFabric (or readFabricGraph), which decode the config, or the request value that
+//  4. calls readFabric (or decodeInputs and plan.Build), which decode the config, or the request value that
 //     withStashedLists chose (the fabric's plan and prior state), and build it with the plan
 //     pipeline (internal/plan).
 //
@@ -186,15 +186,6 @@ func readFabric(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel
 	}
 	addPlanProblems(&diags, ps)
 	return f, false, diags
-}
-
-// readFabricGraph is readFabric for the readers that need the graph alone.
-func readFabricGraph(ctx context.Context, cat *catalog.Catalog, in *fabricInputsModel) (*fabric.Graph, bool, diag.Diagnostics) {
-	f, unknown, diags := readFabric(ctx, cat, in, true)
-	if f == nil {
-		return nil, unknown, diags
-	}
-	return f.Graph, false, diags
 }
 
 func (r *specReader) stringList(v tftypes.Value) []string {

@@ -27,6 +27,7 @@ type policyModel struct {
 type degradedPolicyModel struct {
 	MinBisectionRatio   types.Float64 `tfsdk:"min_bisection_ratio"`
 	MaxOversubscription types.Float64 `tfsdk:"max_oversubscription"`
+	MaxUnreachable      types.Int64   `tfsdk:"max_unreachable_endpoints"`
 }
 
 type failedCableModel struct {
@@ -102,6 +103,10 @@ func fabricRequest(ctx context.Context, data *Data, m *fabricModel) (plan.Reques
 			var dm degradedPolicyModel
 			diags.Append(pm.Degraded.As(ctx, &dm, objectAsOptions)...)
 			p.Degraded = policy.Degraded{MinBisectionRatio: floatPtr(dm.MinBisectionRatio), MaxOversubscription: floatPtr(dm.MaxOversubscription)}
+			if !dm.MaxUnreachable.IsNull() && !dm.MaxUnreachable.IsUnknown() {
+				n := int(dm.MaxUnreachable.ValueInt64())
+				p.Degraded.MaxUnreachableEndpoints = &n
+			}
 		}
 	}
 	if !m.PolicyFiles.IsNull() {

@@ -184,7 +184,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	addPlanProblems(&diags, out.Problems)
 	progress(ctx, "%s", out.Progress(m.Name.ValueString(), time.Since(began)))
 	fp.out = out
-	fp.analysis = analysisValue(out.Analysis, out.Degraded, plan.Lines(out.Violations))
+	fp.analysis = analysisValue(out.Analysis, out.Degraded, out.CutOff.Unreachable(), plan.Lines(out.Violations))
 	fp.bom = bomValue(out.BOM)
 	switch {
 	case out.OpenSM != nil:

@@ -39,7 +39,7 @@ func policySchema() schema.SingleNestedAttribute {
 				MarkdownDescription: "Per-tier limits, keyed `leaf`, `spine`, `core` or `group`; override `max_oversubscription` for that tier.",
 			},
 			"min_bisection_ratio": schema.Float64Attribute{
-				Optional: true, MarkdownDescription: "Proved bisection bandwidth as a fraction of full bisection (endpoints/2 x port rate).",
+				Optional: true, MarkdownDescription: "Proved bisection bandwidth as a fraction of full bisection (⌊endpoints/2⌋ x port rate: an odd count is judged by its smaller half).",
 				Validators: []validator.Float64{float64validator.Between(0, 1)},
 			},
 			"min_effective_bisection_ratio": schema.Float64Attribute{
@@ -69,11 +69,12 @@ func policySchema() schema.SingleNestedAttribute {
 				MarkdownDescription: "Thresholds for the fabric as it runs with its `failed_cables` (`analysis.degraded`). The rules " +
 					"above gate the fabric as designed, failed cables included; these judge the running fabric: within them each " +
 					"failed cable is a warning and applies go on, beyond them the plan fails. Always, whatever they say: no switch " +
-					"cut off from the fabric and no endpoint that cannot reach the others.",
+					"cut off from the fabric (nor the endpoints behind it). An endpoint cut off by its own cable warns with the node to " +
+					"drain, within `max_unreachable_endpoints`.",
 				Attributes: map[string]schema.Attribute{
 					"min_bisection_ratio": schema.Float64Attribute{
 						Optional: true,
-						MarkdownDescription: "Least proved bisection of the running fabric, as a share of the designed full bisection " +
+						MarkdownDescription: "Least proved bisection of the running fabric, as a share of the full bisection of the endpoints it still reaches " +
 							"(default: 0.9 x the designed `bisection_ratio`).",
 						Validators: []validator.Float64{float64validator.Between(0, 1)},
 					},
@@ -81,6 +82,14 @@ func policySchema() schema.SingleNestedAttribute {
 						Optional:            true,
 						MarkdownDescription: "Largest down:up ratio allowed on any switch of the running fabric (default: no limit).",
 						Validators:          []validator.Float64{float64validator.AtLeast(1)},
+					},
+					"max_unreachable_endpoints": schema.Int64Attribute{
+						Optional: true,
+						MarkdownDescription: "Most endpoints (HCAs) the running fabric may leave unreachable (`analysis.degraded.unreachable_endpoints`). " +
+							"An endpoint cut off by its own failed cable is a warning that names its node to drain, and the rest of the fabric " +
+							"runs on; beyond this many, the plan fails. Default: no limit; `0` fails on any. Endpoints behind a switch " +
+							"that is cut off fail the plan whatever this says.",
+						Validators: []validator.Int64{int64validator.AtLeast(0)},
 					},
 				},
 			},
@@ -98,7 +107,9 @@ func failedCablesSchema() schema.ListNestedAttribute {
 			"gates as before; the fabric as it runs without it is `analysis.degraded`, judged against `policy.degraded`. " +
 			"Within those thresholds each failed cable is one warning that names it, its age and where to go (both ends' rack, " +
 			"unit, cage and split, the part, and any link that shares its transceiver or twin-port cable), and applies go on; " +
-			"beyond them, an error. `gpucluster_port_counters.suspect_cables` lists labels ready to paste here.",
+			"beyond them, an error. A failed node cable that cuts an HCA off warns with the node to drain " +
+			"(`analysis.degraded.unreachable_endpoints`, `policy.degraded.max_unreachable_endpoints`). " +
+			"`gpucluster_port_counters.suspect_cables` lists labels ready to paste here (cabled links only).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"cable": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The cable: an end label or a full label.",

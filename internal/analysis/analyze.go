@@ -32,10 +32,7 @@ func Analyze(g *fabric.Graph, w *Workload) Result {
 	r.Links = len(g.Links)
 	r.Tiers = switchTiers(t) // oversub.go: declared roles, else levels
 	r.PortRateGbps = t.rate
-	for _, e := range t.eps {
-		r.FullBisectionGbps += e.gbps
-	}
-	r.FullBisectionGbps /= 2
+	r.FullBisectionGbps = t.smallestHalf() // full.go: floor(N/2) ports, not N/2
 
 	oversubscription(t, &r)
 	hops(t, &r)

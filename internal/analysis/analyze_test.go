@@ -326,8 +326,9 @@ func TestSingleSwitch(t *testing.T) {
 		b.cable(b.hca(), sw)
 	}
 	_, r := analyze(t, &b.spec)
-	// Odd N: the balanced cut has 1 endpoint on A, so no cut exceeds 1 port.
-	if r.BisectionLowerGbps != B || r.BisectionUpperGbps != B || r.FullBisectionGbps != 1.5*B {
+	// Odd N: the balanced cut has 1 endpoint on A, so no cut exceeds 1 port, and that is the
+	// full bisection: one crossbar is non-blocking (ratio 1).
+	if r.BisectionLowerGbps != B || r.BisectionUpperGbps != B || r.FullBisectionGbps != B || r.BisectionRatio != 1 {
 		t.Errorf("lower %g upper %g full %g", r.BisectionLowerGbps, r.BisectionUpperGbps, r.FullBisectionGbps)
 	}
 	if r.MaxSwitchHops != 0 || r.HopsWitness[0] == "" || r.HopsWitness[0] == r.HopsWitness[1] {

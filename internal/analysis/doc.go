@@ -12,7 +12,8 @@
 //     in the direction that keeps them true (exact.go).
 //   - Results are deterministic: the same graph gives the same numbers and the same witnesses.
 //
-// Where things are: analyze.go (Analyze), topo.go (the switch graph the algorithms share),
+// Where things are: analyze.go (Analyze), full.go (FullBisection: the one definition of full
+// bisection, floor(N/2) ports, that every ratio divides by), topo.go (the switch graph the algorithms share),
 // oversub.go, hops.go, lower.go (the routing bound and its argument), lower_enum.go (the
 // enumeration bound, exact on two-tier fabrics), lower_degrade.go (degradation from a
 // completion), exact.go (the lattice and the rounding rules), upper.go with cut.go,

@@ -1,9 +1,6 @@
 package analysis
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // The lower bound on the bisection: a routing that carries every hose traffic matrix at a rate
 // theta proves that no balanced cut is smaller than theta times the traffic a bisection must carry.
@@ -45,8 +42,8 @@ import (
 //
 //	every balanced cut has capacity(A -> B) >= theta * D = BisectionLowerGbps.
 //
-// With every port at B and N even, D = N*B/2 is FullBisectionGbps. For odd N no balanced cut can
-// exceed h*B (the endpoints of the smaller side), so the ratio to N*B/2 stays below 1.
+// D is FullBisectionGbps (full.go): h*B when every port runs at B, whatever the parity of N, so
+// a routing with theta = 1 proves a ratio of exactly 1.
 //
 // Tightness. On a two- or three-tier fat tree with d links down and u up per leaf, theta = u/d
 // (for u <= d) and the pod or leaf cut meets it; on a k x k x k torus with even k, VLB on each
@@ -156,18 +153,14 @@ func snapTheta(theta float64) float64 {
 	return math.Floor(theta*1e9+1e-3) / 1e9
 }
 
-// smallestHalf is D, the sum of the floor(N/2) smallest endpoint rates.
+// smallestHalf is D, the sum of the floor(N/2) smallest endpoint rates: the full bisection
+// (full.go).
 func (t *topo) smallestHalf() float64 {
 	rates := make([]float64, len(t.eps))
 	for i, e := range t.eps {
 		rates[i] = e.gbps
 	}
-	sort.Float64s(rates)
-	sum := 0.0
-	for _, r := range rates[:t.half] {
-		sum += r
-	}
-	return sum
+	return FullBisection(rates)
 }
 
 // vlbTheta returns theta for VLB through the intermediates M, and the binding link. It is 0 when

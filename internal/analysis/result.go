@@ -8,7 +8,7 @@ type Result struct {
 	Links              int     // links in the graph
 	Tiers              int     // switch levels: 1 (single switch, torus), 2 (leaf-spine), 3 ...
 	PortRateGbps       float64 // endpoint port rate (the most common one when mixed)
-	FullBisectionGbps  float64 // sum of endpoint port rates / 2, one direction
+	FullBisectionGbps  float64 // floor(N/2) x port rate: the floor(N/2) smallest endpoint rates (FullBisection), one direction
 	BisectionLowerGbps float64 // proved: no balanced cut of the endpoints is smaller
 	BisectionUpperGbps float64 // capacity of Cut, a balanced cut that exists
 	BisectionRatio     float64 // BisectionLowerGbps / FullBisectionGbps, rounded down (exact.go)

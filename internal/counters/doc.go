@@ -70,9 +70,12 @@
 //     flapped; one end alone is what a node reboot looks like from the switch).
 //   - ok: up and none of the above; the reason says what was measured ("no symbol error in
 //     10 s at either end").
+//   - absent: not shown by the fabric, and nothing says it was ever cabled: no earlier read saw
+//     it up and every counter of the ends that answer is zero (an absent node's cables, an uplink
+//     never plugged in). It belongs in absent_cables, not failed_cables.
 //
 // Suspect and down cables are the ones to record in gpucluster_fabric.failed_cables, by the
-// labels Judge reports (Suspects lists them, sorted).
+// labels Judge reports (Suspects lists them, sorted); absent ones are not.
 //
 // # Remembering
 //

@@ -20,6 +20,9 @@ const (
 	// was read once with no earlier read to compare, or has no SymbolErrorCounter): no data is
 	// not "ok" (issue 32).
 	Unread Verdict = "unread"
+	// Absent: designed, not shown by the fabric, and nothing says it was ever cabled (see
+	// neverCabled): an absent node's cables, an uplink never plugged in. Not a failed cable.
+	Absent Verdict = "absent"
 )
 
 // Limits say when a cable end is suspect.
@@ -112,6 +115,10 @@ func Judge(l Link, prev *Snapshot, lim Limits) Report {
 		}
 	}
 	if !l.Up {
+		if neverCabled(r, before) {
+			judgeAbsent(&r)
+			return r
+		}
 		judgeDown(&r, l, before, prev)
 		return r
 	}
@@ -204,6 +211,63 @@ func endReport(e End, prev *Snapshot, rateGbps float64) EndReport {
 		}
 	}
 	return out
+}
+
+// neverCabled says whether a cable the fabric does not show has no sign of ever having been
+// cabled: no earlier read saw it up (no last rates, never judged ok or suspect), and every
+// counter of each end that answers is zero. A port counts only while its link is up (IBA Vol. 1
+// Rel. 1.3, 16.1.3.5: LinkDownedCounter counts the link going down from LinkUp, the others count
+// traffic and errors on a trained link), so a port that was never linked reads all zero, while a
+// cable that failed leaves at least its LinkDownedCounter behind, unless the counters were
+// cleared since and no snapshot remembers it: then it reads absent, and the reason says that a
+// cabled link in that state is down.
+func neverCabled(r Report, before *LinkRecord) bool {
+	if before != nil && (before.RatesAt != nil || before.Verdict == OK || before.Verdict == Suspect) {
+		return false
+	}
+	for _, e := range []EndReport{r.A, r.B} {
+		for _, v := range e.Counters {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// MarkAbsent applies absent_cables to reports judged on the whole design (its links not cabled
+// yet included, so that they are reported too): a listed cable the fabric does not show is
+// absent, whatever its counters say; one it shows up is judged as any cable, and its reason says
+// to take it off the list. labels holds the listed cables' full labels.
+func MarkAbsent(reports []Report, labels map[string]bool) {
+	for i := range reports {
+		r := &reports[i]
+		if !labels[r.Label] {
+			continue
+		}
+		if r.Up {
+			r.Reason += "; it is in absent_cables but cabled and up: take it off absent_cables"
+			continue
+		}
+		*r = Report{Label: r.Label, A: r.A, B: r.B, RateGbps: r.RateGbps, SymbolBER: r.SymbolBER, Verdict: Absent,
+			Reason: "absent: in absent_cables (not cabled yet), and the fabric does not show it"}
+	}
+}
+
+// judgeAbsent gives the verdict of a designed cable that was never cabled.
+func judgeAbsent(r *Report) {
+	r.Verdict = Absent
+	var b strings.Builder
+	b.WriteString("absent: the fabric does not show this cable and nothing says it was ever cabled")
+	for _, e := range []EndReport{r.A, r.B} {
+		if !e.Answered {
+			fmt.Fprintf(&b, "; %s is not on the fabric", e.Name)
+		} else {
+			fmt.Fprintf(&b, "; %s answers with every counter at 0", e.Name)
+		}
+	}
+	b.WriteString(" (never read up). Not cabled yet: record it in absent_cables, not failed_cables; if it is cabled, the link never came up: treat it as down")
+	r.Reason = b.String()
 }
 
 func judgeDown(r *Report, l Link, before *LinkRecord, prev *Snapshot) {

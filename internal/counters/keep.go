@@ -55,8 +55,9 @@ func WriteSnapshotFile(ctx context.Context, h FileHost, file, snapshot string) e
 
 // Suspects are the labels of the cables judged suspect or down, sorted, never nil: what to
 // record in gpucluster_fabric.failed_cables, and the same list from the same reads whatever order
-// the cables came in. An unread cable is not among them (nothing says it failed): Unreads lists
-// those.
+// the cables came in. Cabled links only: an absent cable was never cabled, and belongs in
+// absent_cables. An unread cable is not among them either (nothing says it failed): Unreads
+// lists those.
 func Suspects(reports []Report) []string {
 	return labelsOf(reports, func(v Verdict) bool { return v == Suspect || v == Down })
 }

@@ -188,11 +188,11 @@ func TestJudgeCables(t *testing.T) {
 	first := []PortRead{
 		port("leaf01:40", 2, 40, 0, SymbolErrorCounter, 100),
 		port("spine01:8", 3, 8, 0, SymbolErrorCounter, 0),
-		port("leaf01:41", 2, 41, 0, SymbolErrorCounter, 0),
+		port("leaf01:41", 2, 41, 0, SymbolErrorCounter, 0, LinkDownedCounter, 1),
 	}
 	last := []PortRead{
 		port("leaf01:40", 2, 40, 2*time.Second, SymbolErrorCounter, 1500),
-		port("leaf01:41", 2, 41, 2*time.Second, SymbolErrorCounter, 0),
+		port("leaf01:41", 2, 41, 2*time.Second, SymbolErrorCounter, 0, LinkDownedCounter, 1), // it went down: cabled
 	}
 	rs := JudgeCables(cables, first, last, t0.Add(2*time.Second), nil, Limits{})
 	if len(rs) != 2 {

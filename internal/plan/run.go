@@ -42,7 +42,11 @@ type Outcome struct {
 	// Degraded is the analysis of the fabric as it runs (Fabric.Running), nil when no cable
 	// failed. The policy gates the fabric as designed (Analysis); this is judged against
 	// policy.degraded.
-	Degraded   *analysis.Result
+	Degraded *analysis.Result
+	// CutOff is what the running fabric lost from the design's main piece: the endpoints cut off
+	// by their own failed cables and their nodes to drain (policy.CutOff); zero when no cable
+	// failed.
+	CutOff     policy.Cut
 	Violations []policy.Violation // policy.Evaluate's, then policy.JudgeDegraded's; errors fail the plan
 	// UnreadPolicyFiles counts the policy files that could not be read or parsed: the
 	// violations are those of the rest, so the verdict is not a whole one.
@@ -159,6 +163,7 @@ func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) 
 		effectiveOn(f.Running, osm, &d)
 	}
 	out.Degraded = &d
+	out.CutOff = policy.CutOff(f.Graph, f.Running)
 	mates := bom.NewCageMates(bom.Cabling(f.Graph, cat, bom.Options{}))
 	failed := make([]policy.FailedCable, len(f.Failed))
 	for i, fc := range f.Failed {
@@ -173,8 +178,19 @@ func (out *Outcome) degrade(cat *catalog.Catalog, osm *configured, req Request) 
 	})
 	out.Violations = append(out.Violations, vs...)
 	entry := map[string]int{} // a per-cable warning's witness is its entry as written
+	byLabel := map[string]int{}
 	for i := len(f.Failed) - 1; i >= 0; i-- {
 		entry[f.Failed[i].Cable] = i
+		byLabel[f.Failed[i].Label] = i
+	}
+	for _, d := range out.CutOff.Drain { // a node to drain: on the entry of its first cable
+		for _, l := range d.Cables {
+			if i, ok := byLabel[l]; ok {
+				if _, taken := entry[d.Node]; !taken {
+					entry[d.Node] = i
+				}
+			}
+		}
 	}
 	for _, v := range vs {
 		at := Attr(AttrFailedCables)

@@ -1,14 +1,17 @@
 package policy
 
-import "github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-
-// CutOff compares a running graph with the designed one, as the degraded judgement does: the
-// switches that had links and are cut off from the fabric's main piece, and the endpoints
-// outside it, by name. Maintenance waves (internal/waves) judge a wave with it.
-func CutOff(designed, running *fabric.Graph) (switches, endpoints []string) {
-	sw, eps := cutOff(designed, running)
-	for _, s := range sw {
-		switches = append(switches, s.name)
+// IsolatedSwitches names the switches of the cut that lost every path to the fabric's main
+// piece, in graph order. Maintenance waves (internal/waves) refuse a wave that isolates one.
+func (c Cut) IsolatedSwitches() []string {
+	out := make([]string, len(c.switches))
+	for i, s := range c.switches {
+		out[i] = s.name
 	}
-	return switches, eps
+	return out
+}
+
+// UnreachableEndpoints names every endpoint the running fabric cannot reach: those cut off by
+// their own cables, then those behind a switch that is cut off.
+func (c Cut) UnreachableEndpoints() []string {
+	return append(append([]string{}, c.Endpoints...), c.behind...)
 }

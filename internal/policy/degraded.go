@@ -18,8 +18,11 @@ import (
 // looser by design: within them each failed cable is a warning and applies go on; beyond them
 // (the fabric cannot carry what it is for) it is an error.
 //
-// Always on, whatever the thresholds: no switch cut off from the fabric and no endpoint that
-// cannot reach the others. A fabric in pieces is not degraded, it is broken.
+// Always on, whatever the thresholds: no switch cut off from the fabric (nor the endpoints it
+// takes with it). A fabric in pieces is not degraded, it is broken. An endpoint cut off by its
+// own failed cable (every cable of its HCA down) is not a fabric in pieces: its node is drained
+// and the rest runs on, so it is a warning that names the node, and an error only beyond
+// policy.degraded.max_unreachable_endpoints.
 
 // Degraded rule names, as they appear in Violation.Rule and at the start of messages.
 const (
@@ -45,6 +48,10 @@ type Degraded struct {
 	// switch of the running fabric. nil: no limit (a leaf that lost one of 32 uplinks is
 	// 32:31, which is what degraded means).
 	MaxOversubscription *float64
+	// MaxUnreachableEndpoints (policy.degraded.max_unreachable_endpoints): most endpoints (HCAs)
+	// the running fabric may have cut off by their own failed cables, each a node to drain. nil:
+	// no limit.
+	MaxUnreachableEndpoints *int
 }
 
 // Validate reports invalid thresholds, naming the attribute and what would be right. Resolve (so
@@ -57,6 +64,9 @@ func (d Degraded) Validate() error {
 	}
 	if v := d.MaxOversubscription; v != nil && !positive(*v) {
 		errs = append(errs, fmt.Sprintf("policy.degraded.max_oversubscription must be a positive number (down:up, e.g. 1.5 for 1.5:1), got %v", *v))
+	}
+	if v := d.MaxUnreachableEndpoints; v != nil && *v < 0 {
+		errs = append(errs, fmt.Sprintf("policy.degraded.max_unreachable_endpoints must be 0 or more (endpoints cut off by their own failed cables, e.g. 0 to fail on any), got %d", *v))
 	}
 	if len(errs) == 0 {
 		return nil
@@ -106,15 +116,20 @@ type DegradedInput struct {
 	Now           time.Time // for the age of each failed cable; zero: time.Now()
 }
 
-// DegradedRatio is the running fabric's bisection_ratio: its proved bisection over the designed
-// full bisection (what the fabric was built to carry), as exact rationals rounded down the way
-// analysis rounds a proved ratio (analysis.RatioDown): 12,400 of 12,800 Gb/s is 0.96875, never
-// 0.969. It is the number analysis.degraded.bisection_ratio shows and the one judged here.
+// DegradedRatio is the running fabric's bisection_ratio: its proved bisection over the full
+// bisection of the endpoints it still has (analysis.FullBisection: the designed full bisection
+// while no endpoint is cut off, since failed switch links remove no endpoint), as exact
+// rationals rounded down the way analysis rounds a proved ratio (analysis.RatioDown): 12,400 of
+// 12,800 Gb/s is 0.96875, never 0.969. An endpoint cut off by its own cable is judged by
+// max_unreachable_endpoints, not here: a drained node asks nothing of the bisection, and
+// dividing by the designed count would fail min_bisection_ratio on drained nodes alone. It is the
+// number analysis.degraded.bisection_ratio shows and the one judged here.
 func DegradedRatio(designed, degraded analysis.Result) float64 {
-	if designed.FullBisectionGbps <= 0 {
+	full := degraded.FullBisectionGbps
+	if full <= 0 || designed.FullBisectionGbps <= 0 {
 		return 0
 	}
-	return analysis.RatioDown(degraded.BisectionLowerGbps, designed.FullBisectionGbps)
+	return analysis.RatioDown(degraded.BisectionLowerGbps, full)
 }
 
 // JudgeDegraded judges the fabric as it runs with its failed cables. It returns, in this order:
@@ -144,26 +159,31 @@ func JudgeDegraded(in DegradedInput) []Violation {
 	}
 	failed := plural(len(in.Failed), "failed cable", "failed cables") + " (" + names(cables) + ")"
 
-	isolated, unreachable := cutOff(in.DesignedGraph, in.DegradedGraph)
-	for _, s := range isolated {
+	cut := CutOff(in.DesignedGraph, in.DegradedGraph)
+	for _, s := range cut.switches {
 		c.add(RuleDegradedIsolated, Error, "cut off", "connected", s.name,
 			"%s is cut off from the fabric with %s: %s. A fabric in pieces is not degraded but broken, whatever policy.degraded allows; replace a cable before the next change",
 			s.name, failed, s.why)
 	}
-	if len(unreachable) > 0 {
-		c.add(RuleDegradedUnreachable, Error, plural(len(unreachable), "endpoint", "endpoints")+" unreachable", "every endpoint reachable", names(unreachable),
-			"with %s, %s cannot reach the rest of the fabric: %s. Replace a cable, or, for a port taken out of service on purpose, move its cable to absent_cables (not cabled: the port leaves the designed fabric)",
-			failed, plural(len(unreachable), "endpoint", "endpoints"), names(unreachable))
+	if len(cut.behind) > 0 {
+		c.add(RuleDegradedUnreachable, Error, plural(len(cut.behind), "endpoint", "endpoints")+" unreachable", "every endpoint reachable", names(cut.behind),
+			"with %s, %s cannot reach the rest of the fabric: %s, behind a switch that is cut off. Replace a cable",
+			failed, plural(len(cut.behind), "endpoint", "endpoints"), names(cut.behind))
 	}
+	c.drains(cut, in.Policy.MaxUnreachableEndpoints)
 
 	minRatio, minSource := DefaultDegradedShare*des.BisectionRatio, fmt.Sprintf("%s %s", degradedBisectionDefault, asIs(des.BisectionRatio))
 	if v := in.Policy.MinBisectionRatio; v != nil && positive(*v) && *v <= 1 {
 		minRatio, minSource = *v, "policy.degraded.min_bisection_ratio"
 	}
-	numbers := fmt.Sprintf("the running fabric proves %s of %s full bisection (ratio %s; designed %s)",
-		gbpsExact(deg.BisectionLowerGbps), gbpsExact(des.FullBisectionGbps), asIs(ratio), asIs(des.BisectionRatio))
-	if minRatio > 0 && des.FullBisectionGbps > 0 && below(ratio, minRatio) {
-		upper := deg.BisectionUpperGbps / des.FullBisectionGbps
+	of := ""
+	if deg.Endpoints != des.Endpoints {
+		of = fmt.Sprintf(" of its %d endpoints", deg.Endpoints)
+	}
+	numbers := fmt.Sprintf("the running fabric proves %s of %s full bisection%s (ratio %s; designed %s)",
+		gbpsExact(deg.BisectionLowerGbps), gbpsExact(deg.FullBisectionGbps), of, asIs(ratio), asIs(des.BisectionRatio))
+	if minRatio > 0 && deg.FullBisectionGbps > 0 && below(ratio, minRatio) {
+		upper := deg.BisectionUpperGbps / deg.FullBisectionGbps
 		m, req := asIs(ratio), "at least "+asIs(minRatio)
 		if below(upper, minRatio) {
 			c.add(RuleDegradedBisection, Error, m, req, cutWitness(deg.Cut),
@@ -193,7 +213,7 @@ func JudgeDegraded(in DegradedInput) []Violation {
 	}
 
 	summary := numbers
-	if deg.MaxOversubscription > 0 && len(isolated) == 0 {
+	if deg.MaxOversubscription > 0 && len(cut.switches) == 0 {
 		// (A switch cut off has no uplink, and the analysis gives it no ratio: the number would
 		// understate.)
 		summary += fmt.Sprintf(", worst oversubscription %s:1", asIs(deg.MaxOversubscription))
@@ -261,14 +281,87 @@ func cutWitness(cut analysis.Cut) string {
 // cutOffSwitch is a switch of the design that the running fabric cannot reach, and why.
 type cutOffSwitch struct{ name, why string }
 
-// cutOff compares the running graph with the designed one: the switches that had links and are
+// Drain is a node to take out of service while a cable is down: endpoints of it are cut off by
+// their own failed cables.
+type Drain struct {
+	Node      string
+	Endpoints []string // its HCAs cut off, graph order
+	Cables    []string // their designed cables, by label, graph order
+}
+
+// Reason is the drain's reason as a scheduler records it (Slurm's `scontrol update ...
+// State=DRAIN Reason=...`): "gpu005/mlx5_3 cut off: failed cable gpu005/mlx5_3:1 <-> leaf02:4".
+func (d Drain) Reason() string {
+	return fmt.Sprintf("%s cut off: failed %s %s", strings.Join(d.Endpoints, ", "), pick(len(d.Cables), "cable", "cables"), strings.Join(d.Cables, ", "))
+}
+
+// Cut is what the running fabric has lost from the design's main piece (CutOff).
+type Cut struct {
+	switches []cutOffSwitch
+	behind   []string // endpoints cut off with a switch: part of a fabric in pieces
+	// Endpoints are the endpoints (HCAs) cut off by their own failed cables: cabled in the design,
+	// no link left in the running fabric. Graph order.
+	Endpoints []string
+	// Drain are their nodes, in the order of their first endpoint.
+	Drain []Drain
+}
+
+// Unreachable is every endpoint (HCA) of the design the running fabric cannot reach: those cut
+// off by their own cables and those behind a switch that is cut off.
+func (c Cut) Unreachable() int { return len(c.Endpoints) + len(c.behind) }
+
+// drains adds, for the endpoints cut off by their own failed cables, one warning per node to
+// drain (the first maxFailedCableWarnings, then one that counts the rest), or one error when
+// the fabric has more unreachable endpoints than limit.
+func (c *checker) drains(cut Cut, limit *int) {
+	if len(cut.Endpoints) == 0 {
+		return
+	}
+	nodes := make([]string, len(cut.Drain))
+	for i, d := range cut.Drain {
+		nodes[i] = d.Node
+	}
+	if limit != nil && cut.Unreachable() > *limit {
+		c.add(RuleDegradedUnreachable, Error, plural(cut.Unreachable(), "endpoint", "endpoints")+" unreachable",
+			fmt.Sprintf("at most %d", *limit), names(nodes),
+			"%s cut off by %s (%s): policy.degraded.max_unreachable_endpoints allows at most %d unreachable. Drain %s and replace the cables, or raise the limit on purpose",
+			plural(len(cut.Endpoints), "endpoint is", "endpoints are"), pick(len(cut.Endpoints), "its own failed cable", "their own failed cables"),
+			names(cut.Endpoints), *limit, plural(len(nodes), "node", "nodes")+" "+names(nodes))
+		return
+	}
+	for i, d := range cut.Drain {
+		if i == maxFailedCableWarnings {
+			rest := nodes[i:]
+			c.add(RuleDegradedUnreachable, Warning, "cut off", "reachable", names(rest), "%s more to drain, each cut off by its own failed cables: %s",
+				plural(len(rest), "node", "nodes"), strings.Join(rest, ", "))
+			break
+		}
+		c.add(RuleDegradedUnreachable, Warning, "cut off", "reachable", d.Node,
+			"drain %s: %s cut off from the fabric by %s own failed %s (%s). The rest of the fabric runs on (analysis.degraded); gpucluster_scheduler_topology, given the same failed_cables, lists the node in drain_nodes. Replace the cable, then remove it from failed_cables",
+			d.Node, strings.Join(d.Endpoints, ", ")+pick(len(d.Endpoints), " is", " are"), pick(len(d.Endpoints), "its", "their"),
+			pick(len(d.Cables), "cable", "cables"), strings.Join(d.Cables, ", "))
+	}
+}
+
+// pick is one or many by n.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// CutOff compares the running graph with the designed one: the switches that had links and are
 // no longer connected to the fabric's main piece (the one holding the most endpoints, then the
-// most switches), and the endpoints (HCAs cabled in the design) outside it, in
-// graph order. Connected pieces by union-find over the running graph's links (fabric.UnionFind;
-// Tarjan, "Efficiency of a Good But Not Linear Set Union Algorithm", JACM 22(2), 1975).
-func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
+// most switches), and the endpoints (HCAs cabled in the design) outside it, in graph order, split
+// into those cut off by their own cables (no link left: a node to drain) and those behind a switch
+// that is cut off. Connected pieces by union-find over the running graph's links
+// (fabric.UnionFind; Tarjan, "Efficiency of a Good But Not Linear Set Union Algorithm", JACM
+// 22(2), 1975).
+func CutOff(designed, running *fabric.Graph) Cut {
+	var out Cut
 	if designed == nil || running == nil {
-		return nil, nil
+		return out
 	}
 	uf := fabric.NewUnionFind(len(running.Devices))
 	for _, l := range running.Links {
@@ -307,15 +400,29 @@ func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 			main, best = r, p
 		}
 	}
-	var switches []cutOffSwitch
-	var endpoints []string
+	drain := map[string]int{} // node -> index in out.Drain
 	for i := range running.Devices {
 		d := &running.Devices[i]
 		if !cabled(d.Name) || uf.Find(int32(i)) == main {
 			continue
 		}
 		if d.Kind == fabric.KindHCA {
-			endpoints = append(endpoints, d.Name)
+			if running.AdjStart[i+1] > running.AdjStart[i] {
+				out.behind = append(out.behind, d.Name)
+				continue
+			}
+			out.Endpoints = append(out.Endpoints, d.Name)
+			k, ok := drain[d.Node]
+			if !ok {
+				k = len(out.Drain)
+				drain[d.Node] = k
+				out.Drain = append(out.Drain, Drain{Node: d.Node})
+			}
+			out.Drain[k].Endpoints = append(out.Drain[k].Endpoints, d.Name)
+			di, _ := designed.Lookup(d.Name)
+			for _, li := range designed.LinksOf(di) {
+				out.Drain[k].Cables = append(out.Drain[k].Cables, designed.Spec.Cables[designed.Links[li].Cable].Label())
+			}
 			continue
 		}
 		di, _ := designed.Lookup(d.Name)
@@ -332,7 +439,7 @@ func cutOff(designed, running *fabric.Graph) ([]cutOffSwitch, []string) {
 			}
 			why += fmt.Sprintf(", and the %s it still reaches cannot reach the rest", plural(with, "endpoint", "endpoints"))
 		}
-		switches = append(switches, cutOffSwitch{d.Name, why})
+		out.switches = append(out.switches, cutOffSwitch{d.Name, why})
 	}
-	return switches, endpoints
+	return out
 }

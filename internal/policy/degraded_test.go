@@ -162,15 +162,89 @@ func TestDegradedIsolatedLeaf(t *testing.T) {
 	}
 }
 
-// A failed access cable leaves one HCA port with no way into the fabric: unreachable, an error.
+// A failed access cable leaves one HCA port with no way into the fabric: the node is drained and
+// the rest runs on, so a warning that names the node (issue 27 item 6), an error only beyond
+// policy.degraded.max_unreachable_endpoints. The running fabric's 63 endpoints are judged by
+// their own full bisection: 31 ports, all carried (ratio 1).
 func TestDegradedAccessCable(t *testing.T) {
-	vs := JudgeDegraded(running(t, 8, []FailedCable{{Cable: "gpu001/mlx5_0:1"}}, Degraded{}))
-	if !strings.HasPrefix(rules(vs), "error degraded-unreachable-endpoint") || vs[0].Witness != "gpu001/mlx5_0" {
+	in := running(t, 8, []FailedCable{{Cable: "gpu001/mlx5_0:1"}}, Degraded{})
+	vs := JudgeDegraded(in)
+	if HasErrors(vs) || rules(vs) != "warning degraded-unreachable-endpoint, warning degraded" || vs[0].Witness != "gpu001" {
 		t.Fatalf("%s\n%v", rules(vs), vs)
 	}
-	for _, v := range vs {
-		if v.Rule == RuleDegradedIsolated {
-			t.Errorf("a switch reported cut off: %s", v.Message)
+	if !strings.HasPrefix(vs[0].Message, "degraded-unreachable-endpoint: drain gpu001: gpu001/mlx5_0 is cut off from the fabric by its own failed cable (gpu001/mlx5_0:1 <-> leaf01:1)") {
+		t.Errorf("drain: %s", vs[0].Message)
+	}
+	if !strings.Contains(vs[1].Message, "12400 Gb/s of 12400 Gb/s full bisection of its 63 endpoints (ratio 1; designed 1)") {
+		t.Errorf("numbers: %s", vs[1].Message)
+	}
+	if got := DegradedRatio(in.Designed, in.Degraded); got != 1 {
+		t.Errorf("degraded ratio %v, want 31 x 400 of floor(63/2) x 400 = 1", got)
+	}
+	if cut := CutOff(in.DesignedGraph, in.DegradedGraph); cut.Unreachable() != 1 || len(cut.Drain) != 1 || cut.Drain[0].Node != "gpu001" {
+		t.Errorf("cut off: %+v", cut)
+	}
+	for _, limit := range []int{0} {
+		in.Policy.MaxUnreachableEndpoints = &limit
+		vs := JudgeDegraded(in)
+		if !strings.HasPrefix(rules(vs), "error degraded-unreachable-endpoint") || vs[0].Witness != "gpu001" ||
+			!strings.Contains(vs[0].Message, "1 endpoint is cut off by its own failed cable (gpu001/mlx5_0): policy.degraded.max_unreachable_endpoints allows at most 0 unreachable. Drain 1 node gpu001") {
+			t.Errorf("limit %d: %s\n%v", limit, rules(vs), vs)
+		}
+	}
+	one := 1
+	in.Policy.MaxUnreachableEndpoints = &one
+	if vs := JudgeDegraded(in); HasErrors(vs) {
+		t.Errorf("1 unreachable endpoint within a limit of 1: %v", vs)
+	}
+}
+
+// Node cables of several nodes: the endpoints cut off are exactly the HCAs all of whose cables
+// failed (counted here from the failed list, not by the code under test), one warning per node
+// with all its endpoints, and the count is judged against the limit.
+func TestDegradedDrainNodes(t *testing.T) {
+	failed := []FailedCable{{Cable: "gpu002/mlx5_0:1"}, {Cable: "gpu002/mlx5_5:1"}, {Cable: "gpu007/mlx5_3:1"}, {Cable: "leaf01:40"}}
+	in := running(t, 8, failed, Degraded{})
+	want := 0 // HCAs whose every designed link is in the failed list
+	for i := range in.DesignedGraph.Devices {
+		d := &in.DesignedGraph.Devices[i]
+		if d.Kind != fabric.KindHCA {
+			continue
+		}
+		links, down := in.DesignedGraph.LinksOf(int32(i)), 0
+		for _, li := range links {
+			label := in.DesignedGraph.Spec.Cables[in.DesignedGraph.Links[li].Cable].Label()
+			for _, f := range failed {
+				if strings.HasPrefix(label, f.Cable+" ") || strings.HasSuffix(label, " "+f.Cable) {
+					down++
+				}
+			}
+		}
+		if len(links) > 0 && down == len(links) {
+			want++
+		}
+	}
+	if want != 3 {
+		t.Fatalf("the fixture cuts off %d HCAs, want 3", want)
+	}
+	cut := CutOff(in.DesignedGraph, in.DegradedGraph)
+	if cut.Unreachable() != want || len(cut.Endpoints) != want {
+		t.Errorf("%d unreachable, want %d", cut.Unreachable(), want)
+	}
+	vs := JudgeDegraded(in)
+	if HasErrors(vs) || !strings.HasPrefix(rules(vs), "warning degraded-unreachable-endpoint, warning degraded-unreachable-endpoint, warning degraded,") {
+		t.Fatalf("%s\n%v", rules(vs), vs)
+	}
+	if vs[0].Witness != "gpu002" || !strings.Contains(vs[0].Message, "drain gpu002: gpu002/mlx5_0, gpu002/mlx5_5 are cut off from the fabric by their own failed cables (gpu002/mlx5_0:1 <-> ") || vs[1].Witness != "gpu007" {
+		t.Errorf("drains: %v", vs[:2])
+	}
+	for _, c := range []struct {
+		max  int
+		fail bool
+	}{{2, true}, {3, false}} {
+		in.Policy.MaxUnreachableEndpoints = &c.max
+		if got := HasErrors(JudgeDegraded(in)); got != c.fail {
+			t.Errorf("%d unreachable, limit %d: fails %v, want %v", want, c.max, got, c.fail)
 		}
 	}
 }
@@ -212,6 +286,7 @@ func TestDegradedValidate(t *testing.T) {
 		{Degraded{MinBisectionRatio: f64(0)}, "policy.degraded.min_bisection_ratio must be in (0, 1]"},
 		{Degraded{MinBisectionRatio: f64(1.5)}, "got 1.5"},
 		{Degraded{MaxOversubscription: f64(-1)}, "policy.degraded.max_oversubscription must be a positive number"},
+		{Degraded{MaxUnreachableEndpoints: func() *int { n := -1; return &n }()}, "policy.degraded.max_unreachable_endpoints must be 0 or more"},
 	} {
 		err := c.d.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -37,8 +37,10 @@
 // Evaluate gates the fabric as designed, failed cables included. JudgeDegraded (degraded.go)
 // judges the fabric as it runs, the same graph less its failed links, against policy.degraded:
 // within the thresholds each failed cable is a warning (its reason, age, where it is and the
-// running fabric's numbers) and applies go on; beyond them, or when a switch is cut off or an
-// endpoint cannot reach the others (always), an error.
+// running fabric's numbers) and applies go on; beyond them, or when a switch is cut off with the
+// endpoints behind it (always), an error. An endpoint cut off by its own failed cable is a
+// warning naming the node to drain (CutOff, Drain), an error only beyond
+// policy.degraded.max_unreachable_endpoints.
 //
 // # Messages
 //

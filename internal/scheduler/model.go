@@ -23,6 +23,10 @@ type Options struct {
 	LabelKeys []string
 	// NoHostnameLevel leaves kubernetes.io/hostname out of the Kueue levels.
 	NoHostnameLevel bool
+	// Drain maps a node to drain to why (policy.CutOff: an HCA of it is cut off by its own
+	// failed cables). The node keeps its place in the topology, so that it comes back where it
+	// was once the cable is replaced; Topology.Drain lists it for the scheduler to drain.
+	Drain map[string]string
 }
 
 // Unit is a leaf-level domain: one leaf switch, or the leaves that share nodes.
@@ -53,6 +57,9 @@ type Topology struct {
 	Domains    map[string][]string
 	NodeOrder  []string // nodes in units, spec order
 	Unattached []string // nodes without a cabled HCA
+	// Drain are the nodes of Options.Drain, spec order: nodes to take out of service (Slurm's
+	// State=DRAIN, kubectl cordon) while a cable of theirs is down.
+	Drain []string
 	// Omitted are switches left out: leaves without nodes, switches no HCA reaches.
 	Omitted []string
 	opts    Options
@@ -79,6 +86,9 @@ func (t *Topology) Notes() []string {
 	}
 	if len(t.Omitted) > 0 {
 		notes = append(notes, "switches without nodes below them, left out: "+strings.Join(t.Omitted, ", "))
+	}
+	if len(t.Drain) > 0 {
+		notes = append(notes, "nodes to drain while their failed cables are down (kept in the topology): "+Compress(t.Drain))
 	}
 	return notes
 }
@@ -174,6 +184,9 @@ func Build(g *fabric.Graph, opts Options) (*Topology, error) {
 			continue
 		}
 		seenNode[nd.Name] = true
+		if _, ok := opts.Drain[nd.Name]; ok {
+			t.Drain = append(t.Drain, nd.Name)
+		}
 		ls := nodeLeaves[nd.Name]
 		if len(ls) == 0 {
 			t.Unattached = append(t.Unattached, nd.Name)

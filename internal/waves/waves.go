@@ -241,7 +241,8 @@ func (j *judge) wave(devices []string) Judgement {
 	out := Judgement{Devices: devices, MinRatio: j.minRatio}
 	running := Down(j.spec, devices)
 	g, _ := fabric.Build(running, j.cat)
-	isolated, unreachable := policy.CutOff(j.graph, g)
+	cut := policy.CutOff(j.graph, g)
+	isolated, unreachable := cut.IsolatedSwitches(), cut.UnreachableEndpoints()
 	out.Isolated = isolated
 	out.Unreachable = len(unreachable)
 	drained := map[string]bool{}
