@@ -288,7 +288,11 @@ func planUFM(kind string, rendered *opensm.Files, parts []partition.Partition, d
 		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "Partitions UFM cannot hold as declared", err.Error())
 		return types.MapUnknown(types.StringType)
 	}
-	return ufmPartitionsValue(parts)
+	norm := make([]partition.Partition, len(parts))
+	for i, p := range parts {
+		norm[i] = ufm.Normalize(p)
+	}
+	return ufmPartitionsValue(norm)
 }
 
 // checkSubnetManagerKind refuses a subnet_manager whose kind and settings disagree, at plan:

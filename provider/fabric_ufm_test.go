@@ -84,7 +84,7 @@ func TestAccFabricUFM(t *testing.T) {
       pkey = "0x0101", ipoib = true, mtu = 4096, rate = 200
       members = [{ hca = "gpu001/mlx5_0" }, { hca = "gpu001/mlx5_1", membership = "limited" }]
     },
-    storage = { pkey = "0x0102", members = [{ hca = "gpu002/mlx5_0" }] },`
+    storage = { pkey = "0x0102", ipoib = true, mtu = 2048, members = [{ hca = "gpu002/mlx5_0" }] },`
 	want1 := map[uint16][]string{0x7fff: nil, 0x0300: other,
 		0x0101: {ufmHCAGUID(0) + ":full", ufmHCAGUID(1) + ":limited"},
 		0x0102: {ufmHCAGUID(8) + ":full"}}
@@ -109,6 +109,11 @@ func TestAccFabricUFM(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Hosts are not used with UFM`),
 			},
 			{
+				// 400 Gb/s is an IBTA rate OpenSM knows, but not one of UFM's rate_limit values.
+				Config:      ufmFabricHCL(u, caFile, `fast = { pkey = "0x0104", ipoib = true, rate = 400, members = [{ hca = "gpu001/mlx5_0" }] },`, ""),
+				ExpectError: regexp.MustCompile(`(?s)rate 400 Gb/s is not one UFM's rate_limit takes`),
+			},
+			{
 				Config:      ufmFabricHCL(u, caFile, `bad = { pkey = "0x0103", members = [{ guid = "SELF" }] },`, ""),
 				ExpectError: regexp.MustCompile(`(?s)OpenSM keyword;.*UFM takes port GUIDs only`),
 			},
@@ -117,6 +122,9 @@ func TestAccFabricUFM(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					holds(want1),
 					resource.TestCheckResourceAttr("gpucluster_fabric.f", "ufm_partitions.%", "2"),
+					// MTU 2048 is UFM's default mtu_limit and reads back as the default, as planned.
+					resource.TestCheckResourceAttr("gpucluster_fabric.f", "ufm_partitions.storage",
+						"pkey=0x0102 ipoib=true index0=false mtu=0 rate=0 sl=0 members="+ufmHCAGUID(8)+":full"),
 					resource.TestCheckResourceAttr("gpucluster_fabric.f", "ufm_partitions.tenant",
 						"pkey=0x0101 ipoib=true index0=false mtu=4096 rate=200 sl=0 members="+ufmHCAGUID(0)+":full,"+ufmHCAGUID(1)+":limited"),
 				),

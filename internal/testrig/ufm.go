@@ -464,6 +464,10 @@ func (u *UFM) addPKey(w http.ResponseWriter, req *http.Request) {
 		ufmBad(w, "mtu_limit must be 2 or 4 (2k or 4k)")
 		return
 	}
+	if !ufmRates[p.RateLimit] {
+		ufmBad(w, "rate_limit %g is not allowed", p.RateLimit)
+		return
+	}
 	u.pkeys[k] = p
 	w.WriteHeader(http.StatusOK)
 }
@@ -527,6 +531,10 @@ func (u *UFM) addGUIDs(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// ufmRates are the rate_limit values UFM takes ([NCX] update_partition_qos comment).
+var ufmRates = map[float64]bool{2.5: true, 10: true, 30: true, 5: true, 20: true, 40: true, 60: true, 80: true, 120: true,
+	14: true, 56: true, 112: true, 168: true, 25: true, 100: true, 200: true, 300: true}
+
 // setQoS is PUT /ufmRest/resources/pkeys/qos_conf ([NCX] update_partition_qos: body
 // {"pkey","mtu_limit","service_level","rate_limit"}; service_level 0-15; rate_limit one of the
 // listed values).
@@ -546,11 +554,9 @@ func (u *UFM) setQoS(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "404 NOT FOUND", http.StatusNotFound)
 		return
 	}
-	rates := map[float64]bool{2.5: true, 10: true, 30: true, 5: true, 20: true, 40: true, 60: true, 80: true, 120: true,
-		14: true, 56: true, 112: true, 168: true, 25: true, 100: true, 200: true, 300: true}
 	p := u.pkeys[k]
 	if b.RateLimit != nil {
-		if !rates[*b.RateLimit] {
+		if !ufmRates[*b.RateLimit] {
 			ufmBad(w, "rate_limit %g is not allowed", *b.RateLimit)
 			return
 		}

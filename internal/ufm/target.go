@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
@@ -46,6 +47,9 @@ func Check(parts []partition.Partition) error {
 		if p.MTU != 0 && p.MTU != 2048 && p.MTU != 4096 {
 			errs = append(errs, fmt.Errorf("partition %q: MTU %d cannot be set through UFM, whose mtu_limit is \"2k or 4k\": use 2048 or 4096", p.Name, p.MTU))
 		}
+		if p.RateGbps != 0 && !rateAllowed(p.RateGbps) {
+			errs = append(errs, fmt.Errorf("partition %q: rate %g Gb/s is not one UFM's rate_limit takes: use one of %s", p.Name, p.RateGbps, rateText()))
+		}
 		if p.SL < 0 || p.SL > 15 {
 			errs = append(errs, fmt.Errorf("partition %q: SL %d must be 0-15", p.Name, p.SL))
 		}
@@ -71,6 +75,45 @@ const (
 	defaultMTULimit = 2
 	defaultRate     = 2.5
 )
+
+// Rates is every rate_limit UFM takes, in Gb/s (ncx-infra-controller-core ufmclient
+// update_partition_qos comment: "2.5, 10, 30, 5, 20, 40, 60, 80, 120, 14, 56, 112, 168, 25, 100,
+// 200, 300"), ascending.
+var Rates = []float64{2.5, 5, 10, 14, 20, 25, 30, 40, 56, 60, 80, 100, 112, 120, 168, 200, 300}
+
+func rateAllowed(r float64) bool {
+	for _, v := range Rates {
+		if v == r {
+			return true
+		}
+	}
+	return false
+}
+
+func rateText() string {
+	s := make([]string, len(Rates))
+	for i, r := range Rates {
+		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Normalize writes a declared partition the way it reads back from UFM: an MTU or rate equal
+// to UFM's default (2048 bytes, 2.5 Gb/s) is the default (0), members sorted by GUID, index0
+// only with members. Planned and read-back values then compare equal when UFM holds what was
+// declared.
+func Normalize(p partition.Partition) partition.Partition {
+	if p.MTU == defaultMTULimit*1024 {
+		p.MTU = 0
+	}
+	if p.RateGbps == defaultRate {
+		p.RateGbps = 0
+	}
+	p.Index0 = p.Index0 && len(p.Members) > 0
+	p.Members = append([]partition.Member(nil), p.Members...)
+	sort.Slice(p.Members, func(i, j int) bool { return p.Members[i].GUID < p.Members[j].GUID })
+	return p
+}
 
 func qosOf(p partition.Partition) QoS {
 	q := QoS{MTULimit: defaultMTULimit, RateLimit: defaultRate, ServiceLevel: p.SL}
