@@ -175,3 +175,63 @@ func TestAccFabricUFM(t *testing.T) {
 		},
 	})
 }
+
+// TestAccFabricUFMSettings: the kind and the provider's settings disagree (refused at plan with
+// the attribute at fault), and token authentication end to end.
+func TestAccFabricUFMSettings(t *testing.T) {
+	requireAcc(t)
+	u := testrig.StartUFM(t, testrig.UFMOptions{})
+	caFile := filepath.Join(t.TempDir(), "ufm-ca.pem")
+	if err := os.WriteFile(caFile, []byte(u.CAPEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fabricOnly := func(sm string) string {
+		return simFabricHCL() + fmt.Sprintf(`
+resource "gpucluster_fabric" "f" {
+  name           = "sim"
+  switches       = local.switches
+  nodes          = local.nodes
+  hcas           = local.hcas
+  cables         = local.cables
+  partitions     = { t = { pkey = "0x0201", members = [{ hca = "gpu001/mlx5_0" }] } }
+  subnet_manager = %s
+}
+`, sm)
+	}
+	withToken := fmt.Sprintf(`
+provider "gpucluster" {
+  ufm = { url = %q, token = %q, ca_file = %q }
+}
+`, u.URL, u.Token, caFile)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy: func(*terraform.State) error {
+			return ufmHolds(u, map[uint16][]string{0x7fff: nil})
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:      fabricOnly(`{ kind = "ufm" }`),
+				ExpectError: regexp.MustCompile(`(?s)No UFM configured.*provider's ufm`),
+			},
+			{
+				Config:      fabricOnly(`{ kind = "opensm" }`),
+				ExpectError: regexp.MustCompile(`(?s)No subnet manager hosts.*kind = "ufm"`),
+			},
+			{
+				Config:      fabricOnly(`{ kind = "sm" }`),
+				ExpectError: regexp.MustCompile(`(?s)kind.*value must be one of`),
+			},
+			{
+				Config: withToken + fabricOnly(`{ kind = "ufm" }`),
+				Check: func(*terraform.State) error {
+					for _, r := range u.Requests() {
+						if strings.HasPrefix(r, "POST ") {
+							return ufmHolds(u, map[uint16][]string{0x7fff: nil, 0x0201: {ufmHCAGUID(0) + ":full"}})
+						}
+					}
+					return fmt.Errorf("no request reached UFM with the token")
+				},
+			},
+		},
+	})
+}
