@@ -41,6 +41,7 @@ type openSMRenderModel struct {
 // subnetManagerModel is the `subnet_manager` object.
 type subnetManagerModel struct {
 	openSMRenderModel
+	Kind           types.String `tfsdk:"kind"`
 	Hosts          types.List   `tfsdk:"hosts"`
 	SSHUser        types.String `tfsdk:"ssh_user"`
 	SSHPrivateKey  types.String `tfsdk:"ssh_private_key"`
@@ -86,9 +87,10 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 	attrs := openSMRenderAttributes()
 	for k, v := range map[string]schema.Attribute{
 		"hosts": schema.ListAttribute{
-			Required: true, ElementType: types.StringType,
-			MarkdownDescription: "SM hosts, primary first: names or addresses, optionally `host:port`. Refresh reads the files back from the first.",
-			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), sameSSHHostValidator{}},
+			Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "SM hosts, primary first: names or addresses, optionally `host:port`. Refresh reads the files back from the first. " +
+				"Required with `kind = \"opensm\"` (the default); not used with `ufm`.",
+			Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(), sameSSHHostValidator{}},
 		},
 	} {
 		attrs[k] = v
@@ -133,6 +135,7 @@ func subnetManagerSchema() schema.SingleNestedAttribute {
 					"`opensm.service` only starts one `opensm@<port GUID>.service` per port, name that instance.",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
+			"kind":           subnetManagerKindAttribute(),
 			"start_command":  start,
 			"stop_command":   stop,
 			"reload_command": reload,

@@ -9,6 +9,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
 )
 
 type policyModel struct {
@@ -122,6 +123,12 @@ func fabricRequest(ctx context.Context, data *Data, m *fabricModel) (plan.Reques
 	}
 	sm, known := readSubnetManager(ctx, m.SubnetManager, &diags)
 	if !known {
+		return req, diags
+	}
+	if checkSubnetManagerKind(data, m.SubnetManager, sm, &diags) == ufm.Kind {
+		// UFM owns the partitions: the files are rendered for reference, never pushed.
+		req.Managed = false
+		req.OpenSM = &sm.render
 		return req, diags
 	}
 	checkSSH(data, &sm, &diags)

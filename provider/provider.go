@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
 )
 
 // Address is the provider's registry address.
@@ -43,6 +44,7 @@ type providerModel struct {
 	SSH          types.Object `tfsdk:"ssh"`
 	BMC          types.Object `tfsdk:"bmc"`
 	Floor        types.Object `tfsdk:"floor"`
+	UFM          types.Object `tfsdk:"ufm"`
 }
 
 type sshModel struct {
@@ -62,6 +64,8 @@ type Data struct {
 	// Fleet defaults; a resource's own settings override them.
 	SSH SSHDefaults
 	BMC BMCDefaults
+	// UFM is the provider's `ufm` (fabric_ufm.go), nil without one.
+	UFM *ufm.Config
 	// floor is the provider's `floor` (floor.go), nil without one.
 	floor *providerFloor
 }
@@ -119,6 +123,7 @@ func (p *gpuclusterProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				},
 			},
 			"floor": floorProviderAttribute(),
+			"ufm":   ufmProviderAttribute(),
 		},
 	}
 }
@@ -162,6 +167,7 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 		f.check(path.Root("floor"), &resp.Diagnostics)
 		data.floor = &providerFloor{model: f}
 	}
+	data.UFM = readUFMProvider(ctx, cfg.UFM, &resp.Diagnostics)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ActionData = data

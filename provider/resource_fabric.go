@@ -18,7 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
 )
 
 var (
@@ -52,6 +54,7 @@ type fabricModel struct {
 
 	SubnetManager types.Object   `tfsdk:"subnet_manager"`
 	OpenSM        types.Map      `tfsdk:"opensm"`
+	UFMPartitions types.Map      `tfsdk:"ufm_partitions"`
 	Timeouts      timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -91,6 +94,7 @@ func (r *fabricResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"`bom` is the purchase order of a change: every SKU whose quantity changes, before and after.")
 	attrs["subnet_manager"] = subnetManagerSchema()
 	attrs["opensm"] = openSMSchema()
+	attrs["ufm_partitions"] = ufmPartitionsSchema()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The whole fabric. At plan time it assembles the racks, switches, nodes, HCAs, cables and " +
 			"partitions into one graph, checks it across resources (ports used twice, reach, rack budgets, " +
@@ -139,6 +143,7 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("analysis"), fp.analysis)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bom"), fp.bom)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("opensm"), fp.opensm)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ufm_partitions"), fp.ufm)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), m.Name)...)
 }
 
@@ -149,6 +154,7 @@ type fabricPlan struct {
 	analysis types.Object
 	bom      types.Object
 	opensm   types.Map
+	ufm      types.Map // ufm_partitions (fabric_ufm.go)
 }
 
 // planFabric decodes the fabric's inputs and settings and runs the plan pipeline: build,
@@ -159,6 +165,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 		analysis: types.ObjectUnknown(analysisAttrTypes),
 		bom:      types.ObjectUnknown(bomAttrTypes),
 		opensm:   types.MapUnknown(digestType),
+		ufm:      types.MapUnknown(types.StringType),
 	}
 	began := time.Now()
 	cat := inventoryCatalog(data)
@@ -192,22 +199,32 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 	case req.OpenSM != nil && !req.Managed:
 		fp.opensm = types.MapNull(digestType) // not rendered, nothing pushed: the warning says why
 	}
+	if kind := smKind(m.SubnetManager); kind != "" || m.SubnetManager.IsNull() {
+		var files *opensm.Files
+		var parts []partition.Partition
+		if out.OpenSM != nil {
+			files, parts = &out.OpenSM.Files, out.OpenSM.Partitions
+		}
+		fp.ufm = planUFM(kind, files, parts, &diags)
+	}
 	return fp, diags
 }
 
 func (r *fabricResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, false, &resp.Diagnostics)
+	r.apply(ctx, req.Plan, &resp.State, false, types.MapNull(types.StringType), &resp.Diagnostics)
 }
 
 func (r *fabricResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, true, &resp.Diagnostics)
+	var prior types.Map // the UFM PKeys the fabric owns
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("ufm_partitions"), &prior)...)
+	r.apply(ctx, req.Plan, &resp.State, true, prior, &resp.Diagnostics)
 }
 
 // apply is Create and Update: fill what the plan left unknown, push to the subnet managers, and
 // record the new state only when the push succeeded. A failed push leaves the prior state (or
 // none): the failing host was rolled back, and the next plan shows the same change and pushes
 // it again (hosts that already have the files are left alone).
-func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, diags *diag.Diagnostics) {
+func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, update bool, prior types.Map, diags *diag.Diagnostics) {
 	var m fabricModel
 	diags.Append(plan.Get(ctx, &m)...)
 	if diags.HasError() {
@@ -221,6 +238,13 @@ func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsd
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	files, expect := r.finalize(ctx, &m, diags)
+	if !diags.HasError() && smKind(m.SubnetManager) == ufm.Kind {
+		// UFM owns the partitions: no file is pushed, and the state says what UFM holds, also
+		// after a failure half way (fabric_ufm.go).
+		r.applyUFM(ctx, &m, prior, diags)
+		diags.Append(state.Set(ctx, &m)...)
+		return
+	}
 	if diags.HasError() || !r.push(ctx, &m, files, expect, diags) {
 		return
 	}
@@ -240,7 +264,7 @@ const (
 func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) (opensm.Files, opensm.Expect) {
 	m.ID = m.Name
 	push := !m.SubnetManager.IsNull()
-	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !push {
+	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.UFMPartitions.IsUnknown() && !push {
 		return nil, opensm.Expect{}
 	}
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
@@ -271,7 +295,7 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 // computed by the whole pipeline; when the plan knew them, only the files are rendered again
 // (the analysis of a large fabric is the expensive part and its result is already planned).
 func (r *fabricResource) finalRender(ctx context.Context, m, planned *fabricModel, diags *diag.Diagnostics) (*plan.Rendered, bool) {
-	if m.Analysis.IsUnknown() || m.OpenSM.IsUnknown() {
+	if m.Analysis.IsUnknown() || m.OpenSM.IsUnknown() || m.UFMPartitions.IsUnknown() {
 		fp, d := planFabric(ctx, r.data, planned)
 		diags.Append(d...)
 		if diags.HasError() || fp.out == nil {
@@ -282,6 +306,9 @@ func (r *fabricResource) finalRender(ctx context.Context, m, planned *fabricMode
 		}
 		if m.OpenSM.IsUnknown() {
 			m.OpenSM = fp.opensm
+		}
+		if m.UFMPartitions.IsUnknown() {
+			m.UFMPartitions = fp.ufm
 		}
 		return fp.out.OpenSM, true
 	}
@@ -308,6 +335,7 @@ func (r *fabricResource) Read(ctx context.Context, req resource.ReadRequest, res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r.refreshOpenSM(ctx, &m, &resp.Diagnostics)
+	r.refreshUFM(ctx, &m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -326,6 +354,10 @@ func (r *fabricResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if smKind(m.SubnetManager) == ufm.Kind {
+		r.deleteUFM(ctx, &m, &resp.Diagnostics)
+		return
+	}
 	sm, ok := readSubnetManager(ctx, m.SubnetManager, &resp.Diagnostics)
 	if !ok {
 		return

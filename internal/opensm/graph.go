@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 )
 
 // GraphOptions are the subnet-manager settings the user gives beside the fabric graph.
@@ -324,7 +325,7 @@ func partitionFrom(g *fabric.Graph, guids []GUID, pi int, fp fabric.Partition, e
 				continue
 			}
 			m.GUID = guids[d]
-		case isKeyword(strings.TrimSpace(fm.GUID)):
+		case partition.IsKeyword(strings.TrimSpace(fm.GUID)):
 			m.Keyword = strings.TrimSpace(fm.GUID)
 		default:
 			v, err := ParseGUID(fm.GUID)

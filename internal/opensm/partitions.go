@@ -7,51 +7,31 @@ import (
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
+)
+
+// The partition model lives in internal/partition, shared by every partition target; these
+// aliases keep the OpenSM code that renders and parses partitions.conf reading as before.
+type (
+	Partition = partition.Partition
+	Member    = partition.Member
+	GUID      = partition.GUID
 )
 
 // Membership of a port in a partition, the fabric's words.
 const (
-	Full    = fabric.MembershipFull
-	Limited = fabric.MembershipLimited
+	Full    = partition.Full
+	Limited = partition.Limited
 )
 
-// Port-list keywords OpenSM accepts in place of a port GUID (osm_prtn_config.c
-// partition_add_port).
-var Keywords = []string{"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"}
+// Keywords are the port-list keywords OpenSM accepts in place of a port GUID.
+var Keywords = partition.Keywords
 
 // DefaultPKey is the default partition that OpenSM always has; the provider always writes it.
-const DefaultPKey = 0x7fff
+const DefaultPKey = partition.DefaultPKey
 
-// Member is a port of a partition: a port GUID, or one of Keywords.
-type Member struct {
-	GUID       GUID   // zero when Keyword is set
-	Keyword    string // one of Keywords, or ""
-	Membership string // Full or Limited
-}
-
-func (m Member) port() string {
-	if m.Keyword != "" {
-		return m.Keyword
-	}
-	return m.GUID.String()
-}
-
-// Partition is one partition of partitions.conf.
-type Partition struct {
-	Name  string
-	PKey  uint16 // the 15-bit P_Key: 0x0001-0x7ffe (0x7fff is Default)
-	IPoIB bool   // create the IPoIB broadcast group
-	// MTU in bytes of the IPoIB broadcast group (256-4096); 0 leaves OpenSM's default (2048).
-	MTU int
-	// RateGbps of the IPoIB broadcast group; 0 leaves OpenSM's default (10 Gb/s). Members
-	// slower than this cannot join the group.
-	RateGbps float64
-	SL       int // service level 0-15; OpenSM ignores it unless qos is TRUE
-	Members  []Member
-	// MGroups are "mgid=..." lines read back from a file, kept verbatim so a file the provider
-	// did not write round-trips; the provider itself never writes any.
-	MGroups []string
-}
+// ParseGUID reads a GUID as partition.ParseGUID does.
+func ParseGUID(s string) (GUID, error) { return partition.ParseGUID(s) }
 
 // The codes of the mtu= and rate= flags come from fabric's tables, one of each: fabric.MTUCode
 // (the IBTA MTU encoding) and fabric.PathRates (the IBTA path-record rates OpenSM 3.3.23's
@@ -143,7 +123,7 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			case m.Keyword != "" && m.GUID != 0:
 				errs.add(mf.Attr("guid"), "", "a member is either a GUID or a keyword, not both")
 			case m.Keyword != "":
-				if !isKeyword(m.Keyword) {
+				if !partition.IsKeyword(m.Keyword) {
 					errs.add(mf.Attr("guid"), "", fmt.Sprintf("%q is not an OpenSM port keyword (%s)", m.Keyword, strings.Join(Keywords, ", ")))
 				}
 			case m.GUID == 0:
@@ -152,7 +132,7 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 			if msg := fabric.CheckMembership(m.Membership); msg != "" {
 				errs.add(mf.Attr("membership"), "", msg)
 			}
-			key := m.port()
+			key := m.Port()
 			if k, dup := seen[key]; dup {
 				errs.add(mf.Attr("guid"), "", fmt.Sprintf("%s is already a member (members[%d])", key, k))
 			} else {
@@ -161,15 +141,6 @@ func validatePartitions(parts []Partition, qos bool) Errors {
 		}
 	}
 	return errs
-}
-
-func isKeyword(s string) bool {
-	for _, k := range Keywords {
-		if k == s {
-			return true
-		}
-	}
-	return false
 }
 
 // renderPartitions writes partitions.conf. Default comes first; each member goes on its own line
@@ -204,7 +175,7 @@ func writePartition(b *strings.Builder, p Partition) {
 	entries := make([]string, 0, len(p.Members)+len(p.MGroups))
 	entries = append(entries, p.MGroups...)
 	for _, m := range p.Members {
-		entries = append(entries, m.port()+"="+m.Membership)
+		entries = append(entries, m.Port()+"="+m.Membership)
 	}
 	if len(entries) <= 2 && len(p.MGroups) == 0 {
 		// Short definitions stay on one line, as in the man page.

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 )
 
 // OpenSMSettings are the subnet manager's settings that shape the files and the routes: the
@@ -18,6 +19,9 @@ type OpenSMSettings struct {
 type Rendered struct {
 	Files  opensm.Files
 	Expect opensm.Expect
+	// Partitions are the fabric's partitions with members resolved to port GUIDs, Default
+	// excluded: what a partition target that is not OpenSM's files (UFM) applies.
+	Partitions []partition.Partition
 }
 
 // configured is the OpenSM configuration of a fabric, derived once from its graph: the route
@@ -59,7 +63,7 @@ func (c *configured) render(managed bool) (*Rendered, Problems) {
 		}
 	}
 	if errs == nil {
-		return &Rendered{Files: files, Expect: opensm.ExpectFor(c.cfg)}, nil
+		return &Rendered{Files: files, Expect: opensm.ExpectFor(c.cfg), Partitions: c.cfg.Partitions}, nil
 	}
 	var ps Problems
 	msgs := make([]string, 0, len(errs))

@@ -1,4 +1,4 @@
-package opensm
+package partition
 
 import (
 	"fmt"
