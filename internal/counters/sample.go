@@ -53,11 +53,11 @@ func Take(ctx context.Context, h opensm.Runner, perf string, queries []opensm.Pe
 	if wait <= 0 {
 		return Sample{Last: first, At: at}, problems, nil
 	}
-	if rest := wait - time.Since(at); rest > 0 {
+	if rest := wait - clock.now().Sub(at); rest > 0 {
 		select {
 		case <-ctx.Done():
 			return Sample{}, problems, fmt.Errorf("cancelled while waiting between the two reads: %w", ctx.Err())
-		case <-time.After(rest):
+		case <-clock.after(rest):
 		}
 	}
 	last, at, more := readOnce(ctx, h, perf, queries, tolerant)
@@ -68,6 +68,13 @@ func Take(ctx context.Context, h opensm.Runner, perf string, queries []opensm.Pe
 	return Sample{First: first, Last: last, At: at}, problems, nil
 }
 
+// clock is the time Take reads and waits on: time's own, replaced by a test so that the schedule
+// of the two reads is checked exactly rather than by timing a test on a loaded machine.
+var clock = struct {
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+}{time.Now, time.After}
+
 func failed(ps []Problem) bool {
 	return len(ps) > 0 && ps[len(ps)-1].Error
 }
@@ -75,7 +82,7 @@ func failed(ps []Problem) bool {
 // readOnce runs every query once and returns the ports read, in query order, with the time the
 // read began.
 func readOnce(ctx context.Context, h opensm.Runner, perf string, queries []opensm.PerfQuery, tolerant bool) ([]PortRead, time.Time, []Problem) {
-	at := time.Now()
+	at := clock.now()
 	results, err := opensm.RunEachPerfQuery(ctx, h, perf, queries)
 	if err != nil {
 		return nil, at, []Problem{{Error: true, Query: -1, Summary: "perfquery failed", Detail: err.Error()}}

@@ -28,16 +28,17 @@ func TestRunWatchedStopsACommandWithoutProgress(t *testing.T) {
 
 // A command that keeps making progress runs past the limit and ends on its own.
 func TestRunWatchedLetsProgressRunPastTheLimit(t *testing.T) {
-	cmd := exec.Command("sh", "-c", `i=0; while [ $i -lt 30 ]; do echo "gpucluster_hca.n$i: Creation complete after 1s"; i=$((i+1)); sleep 0.1; done; echo done`)
+	// 60 lines 0.1 s apart run past a 3 s limit; only a 3 s stall of the shell would stop it.
+	cmd := exec.Command("sh", "-c", `i=0; while [ $i -lt 60 ]; do echo "gpucluster_hca.n$i: Creation complete after 1s"; i=$((i+1)); sleep 0.1; done; echo done`)
 	began := time.Now()
-	out, stalled, err := runWatched(cmd, 1*time.Second)
+	out, stalled, err := runWatched(cmd, 3*time.Second)
 	if stalled != "" || err != nil {
 		t.Fatalf("stalled %q, err %v", stalled, err)
 	}
-	if took := time.Since(began); took < time.Second {
+	if took := time.Since(began); took < 3*time.Second {
 		t.Fatalf("finished in %s: the test does not run past the limit", took)
 	}
-	if n := strings.Count(string(out), "Creation complete"); n != 30 || !strings.HasSuffix(string(out), "done\n") {
+	if n := strings.Count(string(out), "Creation complete"); n != 60 || !strings.HasSuffix(string(out), "done\n") {
 		t.Fatalf("output has %d progress lines: %q", n, out)
 	}
 }

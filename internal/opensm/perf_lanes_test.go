@@ -15,18 +15,25 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// TestPerfBatchRunsInLanes: 16 runs of a perfquery stand-in that sleeps 0.4 s take about 16 x
-// 0.4 / PerfLanes = 1.6 s in a batch, not the 6.4 s of runs in turn, and come back each with its
-// own stdout, stderr and status, in query order.
+// TestPerfBatchRunsInLanes: 16 runs of a perfquery stand-in run PerfLanes at a time, and come
+// back each with its own stdout, stderr and status, in query order. The stand-in proves the lanes
+// without timing anything: each run marks itself live in a shared directory and waits (5 s at
+// most) until PerfLanes runs are live at once, which runs in turn never are; each also prints how
+// many were live when it started, which is never more than PerfLanes.
 func TestPerfBatchRunsInLanes(t *testing.T) {
-	perf := `sh -c 'sleep 0.4; if [ "$1" = 7 ]; then echo "no lid $1" >&2; exit 2; fi; echo "lid $1"' x`
+	dir := t.TempDir()
+	perf := fmt.Sprintf(`sh -c 'd=%s; touch $d/live.$1; c=$(ls $d | grep -c live); n=0
+while [ ! -e $d/met ] && [ $n -lt 100 ]; do
+  [ $(ls $d | grep -c live) -ge %d ] && touch $d/met
+  sleep 0.05; n=$((n+1))
+done
+rm $d/live.$1
+if [ "$1" = 7 ]; then echo "no lid $1" >&2; exit 2; fi; echo "lid $1 live $c"' x`, dir, PerfLanes)
 	var qs []PerfQuery
 	for i := 0; i < 16; i++ {
 		qs = append(qs, PerfQuery{Name: fmt.Sprint(i), Args: []string{fmt.Sprint(i)}})
 	}
-	began := time.Now()
 	res, err := RunEachPerfQuery(context.Background(), localShell{}, perf, qs)
-	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,16 +43,18 @@ func TestPerfBatchRunsInLanes(t *testing.T) {
 			if r.Err == nil || !strings.Contains(r.Err.Error(), "exited with status 2: no lid 7") {
 				t.Errorf("query 7: %+v", r)
 			}
-		case r.Err != nil || !strings.HasPrefix(r.Out, fmt.Sprintf("lid %d\n", i)):
+		case r.Err != nil || !strings.HasPrefix(r.Out, fmt.Sprintf("lid %d live ", i)):
 			t.Errorf("query %d: %+v", i, r)
+		default:
+			var live int
+			if _, err := fmt.Sscanf(strings.TrimPrefix(r.Out, fmt.Sprintf("lid %d live ", i)), "%d", &live); err != nil || live > PerfLanes {
+				t.Errorf("query %d started with %d runs live, more than %d lanes (%v)", i, live, PerfLanes, err)
+			}
 		}
 	}
-	// In turn: 6.4 s at least. In lanes: 1.6 s and the shell's own time; 4 s leaves room for a
-	// loaded machine and still fails runs in turn.
-	if took > 4*time.Second {
-		t.Errorf("16 runs of 0.4 s took %s: not run %d at a time", took, PerfLanes)
+	if _, err := os.Stat(filepath.Join(dir, "met")); err != nil {
+		t.Errorf("%d runs were never live at once: not run %d at a time", PerfLanes, PerfLanes)
 	}
-	t.Logf("16 runs of 0.4 s in %d lanes: %s", PerfLanes, took.Round(time.Millisecond))
 }
 
 // simShell runs a batch with sh on this machine, attached to the simulator at host: what the
