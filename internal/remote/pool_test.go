@@ -167,7 +167,7 @@ func TestPoolRedialsADeadConnection(t *testing.T) {
 	if err == nil || exit != -1 || !Unreachable(err) {
 		t.Fatalf("run with the server gone: exit %d, err %v; want -1 and an Unreachable error", exit, err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("failing took %s", d)
 	}
 }

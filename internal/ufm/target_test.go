@@ -283,7 +283,7 @@ func TestAuthFailuresTimeoutsAndCertificates(t *testing.T) {
 	start := time.Now()
 	_, err = c.Version(ctx)
 	u.Unhang()
-	if err == nil || time.Since(start) > 3*time.Second {
+	if err == nil || time.Since(start) > 30*time.Second {
 		t.Errorf("hung UFM: err %v after %v, want an error within the timeout", err, time.Since(start))
 	}
 	if v, err := newClient(t, u, false).Version(ctx); err != nil || v == "" {
