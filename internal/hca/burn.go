@@ -63,6 +63,34 @@ func imageResult(ts toolset, image, cmd, stdout, stderr string, exit int) (*Firm
 	return fi, err
 }
 
+// QueryCardAndImage runs "flint -d DEVICE q" and "flint -i IMAGE q" in one command on the node
+// (remote.RunBatch): what a plan needs to show the version an update brings and to refuse a PSID
+// mismatch, and what UpdateFirmware checks before it burns. cmds are the commands run.
+func QueryCardAndImage(ctx context.Context, r Runner, tool, device, image string) (card, img *FirmwareInfo, cmds []string, err error) {
+	ts, err := toolsFor(tool)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fcmd, icmd := firmwareCommand(ts, device), imageCommand(ts, image)
+	cmds = []string{fcmd, icmd}
+	out, err := remote.RunBatch(ctx, r, fcmd, icmd)
+	if len(out) < 2 {
+		if len(out) == 1 {
+			if _, ferr := firmwareResult(ts, device, fcmd, out[0].Stdout, out[0].Stderr, out[0].Exit); ferr != nil {
+				return nil, nil, cmds, ferr
+			}
+		}
+		return nil, nil, cmds, fmt.Errorf("%s on device %s: %s; %s: %w", ts.flint, device, fcmd, icmd, err)
+	}
+	if card, err = firmwareResult(ts, device, fcmd, out[0].Stdout, out[0].Stderr, out[0].Exit); err != nil {
+		return nil, nil, cmds, err
+	}
+	if img, err = imageResult(ts, image, icmd, out[1].Stdout, out[1].Stderr, out[1].Exit); err != nil {
+		return card, nil, cmds, err
+	}
+	return card, img, cmds, nil
+}
+
 // FirmwareUpdate is what UpdateFirmware found and did.
 type FirmwareUpdate struct {
 	Before, Image, After *FirmwareInfo // the card before, the image, the card after (After == Before without a burn)
@@ -86,23 +114,11 @@ func UpdateFirmware(ctx context.Context, r Runner, tool, device, image string) (
 		return nil, err
 	}
 	res := &FirmwareUpdate{}
-	fcmd, icmd := firmwareCommand(ts, device), imageCommand(ts, image)
-	res.Commands = append(res.Commands, fcmd, icmd)
-	out, err := remote.RunBatch(ctx, r, fcmd, icmd)
-	if len(out) < 2 {
-		if len(out) == 1 {
-			if _, ferr := firmwareResult(ts, device, fcmd, out[0].Stdout, out[0].Stderr, out[0].Exit); ferr != nil {
-				return res, ferr
-			}
-		}
-		return res, fmt.Errorf("%s on device %s: %s; %s: %w", ts.flint, device, fcmd, icmd, err)
-	}
-	if res.Before, err = firmwareResult(ts, device, fcmd, out[0].Stdout, out[0].Stderr, out[0].Exit); err != nil {
+	res.Before, res.Image, res.Commands, err = QueryCardAndImage(ctx, r, tool, device, image)
+	if err != nil {
 		return res, err
 	}
-	if res.Image, err = imageResult(ts, image, icmd, out[1].Stdout, out[1].Stderr, out[1].Exit); err != nil {
-		return res, err
-	}
+	fcmd := firmwareCommand(ts, device)
 	if err := CheckPSID(device, image, res.Before.PSID, res.Image.PSID); err != nil {
 		return res, err
 	}
@@ -112,7 +128,7 @@ func UpdateFirmware(ctx context.Context, r Runner, tool, device, image string) (
 	}
 	bcmd := command(ts.flint, "-d", device, "-i", image, "-y", "burn")
 	res.Commands = append(res.Commands, bcmd, fcmd)
-	out, err = remote.RunBatch(ctx, r, bcmd, fcmd)
+	out, err := remote.RunBatch(ctx, r, bcmd, fcmd)
 	if len(out) == 0 {
 		return res, fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, bcmd, err)
 	}
