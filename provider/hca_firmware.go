@@ -94,7 +94,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Where to run mlxconfig: the HCA's node as SSH reaches it, usually " +
 				"`gpucluster_node.<node>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. The user, key and known_hosts " +
 				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
-				"Required with `firmware_settings`.",
+				"Required with `firmware_settings` and `firmware`.",
 			Validators: []validator.String{stringvalidator.RegexMatches(remote.HostPortRE,
 				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\""), sshPortValidator()},
 		},

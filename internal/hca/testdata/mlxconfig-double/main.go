@@ -1,6 +1,6 @@
 // Command mlxconfig-double stands in for NVIDIA's mlxconfig (and mstflint's
-// mstconfig), flint (mstflint) and mlxfwreset (mstfwreset) on machines without
-// a ConnectX card. It prints what the real tools print, byte for byte (the
+// mstconfig), flint (mstflint: query of a card or an image, burn; firmware.go)
+// and mlxfwreset (mstfwreset) on machines without a ConnectX card. It prints what the real tools print, byte for byte (the
 // layout of mlxcfg_ui.cpp: "%-20s" values with their trailing blanks, the
 // blank lines after "----------" and "Device:", the "*" and "RO" marks, the
 // "Apply new Configuration? (y/n) [n] : " prompt), and fails the way they fail,
