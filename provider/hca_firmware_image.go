@@ -180,6 +180,10 @@ func (r *hcaResource) modifyFirmwareImagePlan(ctx context.Context, state tfsdk.S
 			plan.PSID = types.StringValue(cardPSID)
 		}
 	}
+	// A burn changes what firmware_settings' firmware_version reads: leave it to apply.
+	if !m.FirmwareVersion.IsNull() && (plan.Version.IsUnknown() || plan.Version.ValueString() != cardVersion) {
+		m.FirmwareVersion = types.StringUnknown()
+	}
 	m.Firmware = firmwareObject(plan, diags)
 }
 

@@ -78,6 +78,7 @@ func TestAccHCAFirmwareImage(t *testing.T) {
 	const addr = "gpucluster_hca.h"
 	good := h.writeFirmwareImage(t, "fw-ConnectX7-rel-28_43_1014.bin", "28.43.1014", "MT_0000001244")
 	other := h.writeFirmwareImage(t, "fw-ConnectX7-rel-28_43_1014-MCX755106AS.bin", "28.43.1014", "MT_0000000834")
+	newer := h.writeFirmwareImage(t, "fw-ConnectX7-rel-28_44_1036.bin", "28.44.1036", "MT_0000001244")
 	fw := func(body string) string { return h.hca("  firmware = {\n" + body + "\n  }\n") }
 	version := tfjsonpath.New("firmware").AtMapKey("version")
 	burnsAre := func(n int) resource.TestCheckFunc {
@@ -90,8 +91,25 @@ func TestAccHCAFirmwareImage(t *testing.T) {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             burnsAre(1),
+		CheckDestroy:             burnsAre(2),
 		Steps: []resource.TestStep{
+			{
+				// A new HCA with an image for another board: the plan reads the card and the
+				// image, and refuses before anything exists.
+				Config:      fw(fmt.Sprintf("    image = %q", other)),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)the image is for another card.*PSID mismatch`),
+			},
+			{
+				Config:      fw(`    image = "fw.bin"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)firmware\.image.*must be an absolute path on the node`),
+			},
+			{
+				Config:      fw(`    version = "28.43"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)firmware\.version.*major\.minor\.subminor`),
+			},
 			{
 				// Read only: the card's version and PSID.
 				Config: fw(""),
@@ -144,6 +162,26 @@ func TestAccHCAFirmwareImage(t *testing.T) {
 				// The refusals burned nothing; the baseline stated with its image is no change.
 				Config: fw(fmt.Sprintf("    image = %q\n    version = \"28.43.1014\"\n    psid = \"MT_0000001244\"", good)),
 				Check:  burnsAre(1),
+			},
+			{
+				// With firmware_settings beside it: the settings' refresh reads the firmware too.
+				Config: h.hca(fmt.Sprintf("  firmware = {\n    image = %q\n  }\n  firmware_settings = {\n    LINK_TYPE_P1 = \"IB\"\n  }\n", good)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "firmware.version", "28.43.1014"),
+					resource.TestCheckResourceAttr(addr, "firmware_version", "28.43.1014"),
+					paramIs(h, "LINK_TYPE_P1", "IB(1)", ""),
+					burnsAre(1),
+				),
+			},
+			{Config: h.hca(fmt.Sprintf("  firmware = {\n    image = %q\n  }\n  firmware_settings = {\n    LINK_TYPE_P1 = \"IB\"\n  }\n", good)), PlanOnly: true},
+			{
+				// A newer image with the settings: both versions read the burned one back.
+				Config: h.hca(fmt.Sprintf("  firmware = {\n    image = %q\n  }\n  firmware_settings = {\n    LINK_TYPE_P1 = \"IB\"\n  }\n", newer)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "firmware.version", "28.44.1036"),
+					resource.TestCheckResourceAttr(addr, "firmware_version", "28.44.1036"),
+					burnsAre(2),
+				),
 			},
 		},
 	})
