@@ -94,7 +94,7 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Where to run mlxconfig: the HCA's node as SSH reaches it, usually " +
 				"`gpucluster_node.<node>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. The user, key and known_hosts " +
 				"file come from the provider's `ssh` block (or this HCA's `ssh`). Host keys are always checked. " +
-				"Required with `firmware_settings`.",
+				"Required with `firmware_settings` and `firmware`.",
 			Validators: []validator.String{stringvalidator.RegexMatches(remote.HostPortRE,
 				"must be a host name or address, optionally with :port, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11:2222\""), sshPortValidator()},
 		},
@@ -157,6 +157,7 @@ func nullHCAFirmwareFields(m *hcaModel) {
 	m.SSH = types.ObjectNull(hcaSSHAttrTypes)
 	m.PendingReboot = types.BoolNull()
 	m.FirmwareVersion = types.StringNull()
+	m.Firmware = types.ObjectNull(hcaFirmwareAttrTypes)
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(hcaTimeoutsAttrTypes)}
 }
 
@@ -311,28 +312,30 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 // refresh only reads. A node that does not answer over SSH (or has no SSH settings any more)
 // leaves the state as it is, with a warning, as a dead BMC does for a node; a refused host key,
 // refused credentials or a tool failure are errors.
-func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout time.Duration) diag.Diagnostics {
+//
+// It returns the card's flint query when it read one, for firmware's refresh.
+func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout time.Duration) (*hca.FirmwareInfo, diag.Diagnostics) {
 	t, diags := r.firmwareTarget(ctx, m, opTimeout)
 	if diags.HasError() {
 		var w diag.Diagnostics
 		for _, d := range diags {
 			w.AddWarning(d.Summary()+"; firmware settings not refreshed", d.Detail()+" Until then the plan uses the last known firmware settings.")
 		}
-		return w
+		return nil, w
 	}
 	have := settingsOf(ctx, m.FirmwareSettings, &diags)
 	if diags.HasError() {
-		return diags
+		return nil, diags
 	}
 	client, err := nodeConnections.Client(ctx, t.ssh)
 	if err != nil {
 		if remote.Unreachable(err) {
 			diags.AddWarning(fmt.Sprintf("HCA %s: node not reachable, firmware settings not refreshed", t.name),
 				fmt.Sprintf("HCA %q (device %s on %s): %s.\n\nThe plan uses the last known firmware settings; drift cannot be seen until the node answers.", t.name, t.device, t.ssh.Addr(), err))
-			return diags
+			return nil, diags
 		}
 		t.fail(&diags, "connect to its node", err, nil)
-		return diags
+		return nil, diags
 	}
 
 	rd, err := hca.Read(ctx, client, t.tool, t.device, have)
@@ -341,7 +344,7 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 	}
 	if err != nil {
 		t.fail(&diags, "query firmware_settings", err, nil)
-		return diags
+		return nil, diags
 	}
 	v, d := types.MapValueFrom(ctx, types.StringType, rd.Settings)
 	diags.Append(d...)
@@ -351,8 +354,8 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 	}
 	if rd.FirmwareErr != nil {
 		t.fail(&diags, "read the firmware version", rd.FirmwareErr, nil)
-		return diags
+		return nil, diags
 	}
 	m.FirmwareVersion = types.StringValue(rd.Firmware.FWVersion)
-	return diags
+	return rd.Firmware, diags
 }

@@ -103,7 +103,7 @@ func (f *hcaFleet) refresh(t testing.TB, parallelism int) {
 			for h := range work {
 				m := *h
 				ctx, cancel := context.WithTimeout(context.Background(), defaultHCAReadTimeout)
-				diags := r.firmwareRead(ctx, &m, defaultHCAReadTimeout)
+				_, diags := r.firmwareRead(ctx, &m, defaultHCAReadTimeout)
 				cancel()
 				if diags.HasError() || diags.WarningsCount() > 0 || m.FirmwareVersion.ValueString() != "28.42.1000" || !m.FirmwareSettings.Equal(h.FirmwareSettings) {
 					mu.Lock()

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
@@ -56,6 +57,7 @@ type hcaModel struct {
 	Reset               types.String   `tfsdk:"reset"`
 	PendingReboot       types.Bool     `tfsdk:"pending_reboot"`
 	FirmwareVersion     types.String   `tfsdk:"firmware_version"`
+	Firmware            types.Object   `tfsdk:"firmware"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -138,6 +140,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 	for k, a := range hcaFirmwareAttributes() {
 		resp.Schema.Attributes[k] = a
 	}
+	resp.Schema.Attributes["firmware"] = hcaFirmwareImageAttribute()
 }
 
 func (r *hcaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -158,6 +161,7 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &cfg.Name)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("firmware_settings"), &cfg.FirmwareSettings)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ssh_host"), &cfg.SSHHost)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("firmware"), &cfg.Firmware)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -185,6 +189,10 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		}
 	}
 	modifyFirmwarePlan(ctx, req.State, &m, &cfg, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.modifyFirmwareImagePlan(ctx, req.State, &m, cfg.Firmware, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -228,7 +236,7 @@ func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.S
 	if diags.HasError() {
 		return nil
 	}
-	if !m.FirmwareSettings.IsNull() {
+	if !m.FirmwareSettings.IsNull() || !m.Firmware.IsNull() {
 		timeout, d := m.Timeouts.Create(ctx, defaultHCACreateTimeout)
 		if update {
 			timeout, d = m.Timeouts.Update(ctx, defaultHCAUpdateTimeout)
@@ -236,9 +244,18 @@ func (r *hcaResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsdk.S
 		diags.Append(d...)
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		diags.Append(r.firmwareApply(ctx, &m, timeout)...)
-		if diags.HasError() {
-			return nil
+		// The image first: newer firmware may know parameters that firmware_settings set.
+		if !m.Firmware.IsNull() {
+			diags.Append(r.firmwareImageApply(ctx, &m, timeout)...)
+			if diags.HasError() {
+				return nil
+			}
+		}
+		if !m.FirmwareSettings.IsNull() {
+			diags.Append(r.firmwareApply(ctx, &m, timeout)...)
+			if diags.HasError() {
+				return nil
+			}
 		}
 	}
 	diags.Append(state.Set(ctx, &m)...)
@@ -253,12 +270,20 @@ func (r *hcaResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !m.FirmwareSettings.IsNull() {
+	if !m.FirmwareSettings.IsNull() || !m.Firmware.IsNull() {
 		timeout, d := m.Timeouts.Read(ctx, defaultHCAReadTimeout)
 		resp.Diagnostics.Append(d...)
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		resp.Diagnostics.Append(r.firmwareRead(ctx, &m, timeout)...)
+		var fi *hca.FirmwareInfo
+		if !m.FirmwareSettings.IsNull() {
+			var rd diag.Diagnostics
+			fi, rd = r.firmwareRead(ctx, &m, timeout)
+			resp.Diagnostics.Append(rd...)
+		}
+		if !resp.Diagnostics.HasError() && !m.Firmware.IsNull() && (fi != nil || m.FirmwareSettings.IsNull()) {
+			resp.Diagnostics.Append(r.firmwareImageRead(ctx, &m, fi, timeout)...)
+		}
 		if resp.Diagnostics.HasError() {
 			return
 		}

@@ -1,7 +1,8 @@
 // Package hca owns the firmware configuration of ConnectX HCAs: reading and
 // changing NVConfig parameters with mlxconfig (NVIDIA MFT) or mstconfig
 // (mstflint, same syntax and output), reading the firmware version with flint
-// or mstflint, and the optional firmware reset with mlxfwreset or mstfwreset.
+// or mstflint, burning a firmware image with them after checking its PSID against the card's
+// (burn.go), and the optional firmware reset with mlxfwreset or mstfwreset.
 //
 // It is pure Go and knows nothing of Terraform. Commands run through the
 // Runner interface, so the same code drives a local shell in tests and an SSH

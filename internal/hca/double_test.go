@@ -105,6 +105,7 @@ type dFirmware struct {
 	DeviceVSD          string   `json:"device_vsd"`
 	PSID               string   `json:"psid"`
 	SecurityAttributes string   `json:"security_attributes"`
+	RunningVersion     string   `json:"running_version,omitempty"`
 }
 
 // next makes parameters whose three values are the same.

@@ -7,8 +7,11 @@ import (
 
 // FirmwareInfo is what "flint -d DEV query" (or mstflint) prints.
 type FirmwareInfo struct {
-	ImageType          string
-	FWVersion          string
+	ImageType string
+	FWVersion string // the image on the flash
+	// RunningVersion is "FW Version(Running)", which flint prints only when the card runs
+	// another version than the flash holds: after a burn, until a firmware reset or a reboot.
+	RunningVersion     string
 	FWReleaseDate      string
 	ProductVersion     string
 	RomInfo            []string // one entry per expansion ROM (the line and its continuations)
@@ -60,6 +63,7 @@ func ParseFlintQuery(out string) (*FirmwareInfo, error) {
 	}
 	fi.ImageType = fi.Fields["Image type"]
 	fi.FWVersion = fi.Fields["FW Version"]
+	fi.RunningVersion = fi.Fields["FW Version(Running)"]
 	fi.FWReleaseDate = fi.Fields["FW Release Date"]
 	fi.ProductVersion = fi.Fields["Product Version"]
 	if r := fi.Fields["Rom Info"]; r != "" {
@@ -73,4 +77,10 @@ func ParseFlintQuery(out string) (*FirmwareInfo, error) {
 	fi.PSID = fi.Fields["PSID"]
 	fi.SecurityAttributes = fi.Fields["Security Attributes"]
 	return fi, nil
+}
+
+// ResetPending reports whether the card runs another version than its flash holds: a burned
+// image waits for a firmware reset (mlxfwreset) or a reboot.
+func (fi *FirmwareInfo) ResetPending() bool {
+	return fi.RunningVersion != "" && fi.RunningVersion != fi.FWVersion
 }

@@ -48,3 +48,18 @@ resource "gpucluster_hca" "gpu003_mlx5_0" {
   }
   unchecked_parameters = ["NEW_FIRMWARE_OPTION"]
 }
+
+# The site's firmware baseline: every refresh reads the card's version and PSID with flint; the
+# plan reads the image too, shows the version it brings and refuses an image built for another
+# PSID; apply burns it and warns that it runs after a firmware reset (gpucluster_hca_reset).
+resource "gpucluster_hca" "gpu004_mlx5_0" {
+  node       = "gpu004"
+  device     = "mlx5_0"
+  port_guid  = "0x0002c90300040000"
+  mst_device = "/dev/mst/mt4129_pciconf0"
+  ssh_host   = "gpu004.mgmt.example"
+  firmware = {
+    version = "28.43.1014"
+    image   = "/srv/fw/fw-ConnectX7-rel-28_43_1014-MCX75310AAS-NEA_Ax.bin"
+  }
+}

@@ -1,6 +1,6 @@
 // Command mlxconfig-double stands in for NVIDIA's mlxconfig (and mstflint's
-// mstconfig), flint (mstflint) and mlxfwreset (mstfwreset) on machines without
-// a ConnectX card. It prints what the real tools print, byte for byte (the
+// mstconfig), flint (mstflint: query of a card or an image, burn; firmware.go)
+// and mlxfwreset (mstfwreset) on machines without a ConnectX card. It prints what the real tools print, byte for byte (the
 // layout of mlxcfg_ui.cpp: "%-20s" values with their trailing blanks, the
 // blank lines after "----------" and "Device:", the "*" and "RO" marks, the
 // "Apply new Configuration? (y/n) [n] : " prompt), and fails the way they fail,
@@ -139,6 +139,10 @@ type firmware struct {
 	DeviceVSD          string   `json:"device_vsd"`
 	PSID               string   `json:"psid"`
 	SecurityAttributes string   `json:"security_attributes"`
+	// RunningVersion is the version the card still runs after a burn, until a firmware reset
+	// or a reboot loads the new image: flint then prints "FW Version(Running):" under
+	// "FW Version:" (the version on the flash). Empty: the card runs what the flash holds.
+	RunningVersion string `json:"running_version,omitempty"`
 }
 
 func (s *state) find(name string) *device {
@@ -813,32 +817,58 @@ func (t *tool) flintOpenFailed(dev string) int {
 	return 1
 }
 
-// flint handles "flint -d DEV q[uery]".
+// flint handles "flint -d DEV q[uery]", "flint -i IMAGE q[uery]" and
+// "flint -d DEV -i IMAGE [-y] b[urn]" (firmware.go).
 func (t *tool) flint(args []string) int {
-	var dev, cmd string
+	var dev, img, cmd string
+	yes := false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "-d", "-device", "--device":
 			if i++; i < len(args) {
 				dev = args[i]
 			}
+		case "-i", "-image", "--image":
+			if i++; i < len(args) {
+				img = args[i]
+			}
+		case "-y", "-yes", "--yes":
+			yes = true
 		case "q", "query":
 			cmd = "query"
+		case "b", "burn":
+			cmd = "burn"
 		default:
 			return t.undoable("flint " + a)
 		}
 	}
-	if cmd == "" || dev == "" {
-		return t.undoable("flint without -d DEV query")
+	switch {
+	case cmd == "query" && dev != "" && img == "":
+		d := t.st.st.find(dev)
+		if d == nil {
+			return t.flintOpenFailed(dev)
+		}
+		if d.Firmware == nil {
+			return t.undoable("flint query of a device without firmware in the state")
+		}
+		t.printFirmware(d.Firmware)
+		return exitOK
+	case cmd == "query" && img != "" && dev == "":
+		fw, rc := t.openImage(img)
+		if fw == nil {
+			return rc
+		}
+		t.printFirmware(fw)
+		return exitOK
+	case cmd == "burn" && img != "" && dev != "":
+		return t.burn(dev, img, yes)
 	}
-	d := t.st.st.find(dev)
-	if d == nil {
-		return t.flintOpenFailed(dev)
-	}
-	fw := d.Firmware
-	if fw == nil {
-		return t.undoable("flint query of a device without firmware in the state")
-	}
+	return t.undoable(fmt.Sprintf("flint %s with device %q and image %q", cmd, dev, img))
+}
+
+// printFirmware prints a query of a card or of an image file: labels padded to column 23
+// (flint/subcommands.cpp QuerySubCommand, "%-23s"), in the FS3/FS4 order of wave4-facts 5.2.
+func (t *tool) printFirmware(fw *firmware) {
 	line := func(k, v string) {
 		if v != "" {
 			t.printf("%-23s%s\n", k+":", v)
@@ -846,6 +876,9 @@ func (t *tool) flint(args []string) int {
 	}
 	line("Image type", fw.ImageType)
 	line("FW Version", fw.FWVersion)
+	if fw.RunningVersion != "" && fw.RunningVersion != fw.FWVersion {
+		line("FW Version(Running)", fw.RunningVersion)
+	}
 	line("FW Release Date", fw.FWReleaseDate)
 	line("Product Version", fw.ProductVersion)
 	for i, r := range fw.RomInfo {
@@ -862,7 +895,6 @@ func (t *tool) flint(args []string) int {
 	line("Device VSD", fw.DeviceVSD)
 	line("PSID", fw.PSID)
 	line("Security Attributes", fw.SecurityAttributes)
-	return exitOK
 }
 
 var resetLevels = map[string]string{
@@ -1016,6 +1048,10 @@ func (t *tool) fwreset(args []string) int {
 	}
 	for _, p := range d.Params {
 		p.Current = p.Next
+	}
+	// A firmware reset also loads a burned image: the running version is the flash's again.
+	if d.Firmware != nil {
+		d.Firmware.RunningVersion = ""
 	}
 	if err := t.st.save(); err != nil {
 		t.printf("-E- %v\n", err)
