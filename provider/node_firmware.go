@@ -34,7 +34,7 @@ type nodeFirmwareImagesModel struct {
 
 var (
 	nodeFirmwareImagesAttrTypes = map[string]attr.Type{"bmc": types.StringType, "bios": types.StringType}
-	nodeFirmwareAttrTypes   = map[string]attr.Type{
+	nodeFirmwareAttrTypes       = map[string]attr.Type{
 		"bmc": types.StringType, "bios": types.StringType,
 		"images": types.ObjectType{AttrTypes: nodeFirmwareImagesAttrTypes},
 	}

@@ -48,7 +48,7 @@ func TestFirmwarePlanRules(t *testing.T) {
 		t.Fatalf("IPMI only: %q", msg)
 	}
 	for _, tc := range []struct {
-		want, running string
+		want, running  string
 		image, refused bool
 	}{
 		{"2", "1", false, true}, {"2", "1", true, false}, {"1", "1", false, false}, {"2", "", false, false},
