@@ -672,7 +672,17 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 	if err == nil {
 		st, err = sess.Read(ctx)
 		if err == nil && !m.Firmware.IsNull() {
-			fw, err = sess.Firmware(ctx)
+			var ferr error
+			if fw, ferr = sess.Firmware(ctx); ferr != nil && errors.Is(ferr, bmc.ErrNotSupported) {
+				// Redfish did not answer and the session fell back to IPMI, which has no
+				// firmware inventory: the rest of the refresh stands, the versions keep their
+				// last known value.
+				diags.AddAttributeWarning(path.Root("firmware"), fmt.Sprintf("Node %s: firmware versions not refreshed", m.Name.ValueString()),
+					fmt.Sprintf("Node %q: %s. The plan uses the last known versions.", m.Name.ValueString(), strings.TrimSuffix(ferr.Error(), ".")))
+				fw = bmc.Firmware{BMC: firmwareKnown(ctx, m, bmc.FirmwareBMC), BIOS: firmwareKnown(ctx, m, bmc.FirmwareBIOS)}
+			} else {
+				err = ferr
+			}
 		}
 		sess.Close()
 	}

@@ -240,3 +240,13 @@ func nodeCheckFirmwareRead(ctx context.Context, tgt *bmcTarget, plan *nodeModel,
 			fmt.Sprintf("Node %q: %s.", tgt.node, msg))
 	}
 }
+
+// firmwareKnown is the version of comp the state holds ("" when none).
+func firmwareKnown(ctx context.Context, m *nodeModel, comp string) string {
+	var diags diag.Diagnostics
+	fw, _, ok := nodeFirmwareOf(ctx, m.Firmware, &diags)
+	if !ok {
+		return ""
+	}
+	return fw.version(comp).ValueString()
+}

@@ -83,6 +83,13 @@ func (s *Session) Firmware(ctx context.Context) (Firmware, error) {
 func (s *Session) UpdateFirmware(ctx context.Context, component, imageURI, version string) (FirmwareUpdate, error) {
 	var res FirmwareUpdate
 	op := "update " + strings.ToUpper(component) + " firmware"
+	// An image server's password in the URI (https://user:pw@host/...) is a secret like the
+	// BMC's: BMCs echo the URI in their task messages, which go into errors.
+	if u, err := url.Parse(imageURI); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			s.red.add(u.User.Username(), pw)
+		}
+	}
 	switch {
 	case !slices.Contains(FirmwareComponents, component):
 		return res, s.newError(s.protocol, op, ErrInvalid, fmt.Sprintf("component %q: want one of %s", component, strings.Join(FirmwareComponents, ", ")), false, nil)

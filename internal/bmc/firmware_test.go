@@ -79,6 +79,12 @@ func TestFirmwareUpdateTaskFails(t *testing.T) {
 	if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "Transfer of image 'http://i/nowhere.bin'") {
 		t.Fatalf("unknown image: %v", err)
 	}
+	// The rig's TransferFailed message quotes the URI: a password in it is redacted.
+	_, err = s.UpdateFirmware(ctx, FirmwareBMC, "https://fw:Img-s3cret-pw@i/bmc.bin", "25.01.03")
+	if err == nil || !strings.Contains(err.Error(), "Transfer of image") {
+		t.Fatalf("unknown image with credentials: %v", err)
+	}
+	noSecret(t, "the error", err.Error(), "Img-s3cret-pw")
 	if fw, _ := s.Firmware(ctx); fw.BIOS != rigBIOSVersion || fw.BMC != rigBMCVersion {
 		t.Fatalf("failed updates changed firmware: %+v", fw)
 	}
