@@ -102,6 +102,29 @@ func TestFirmwareUpdateTaskFails(t *testing.T) {
 	}
 }
 
+// TestFirmwareUpdateKilledAndNoContent: a Killed task fails with its messages; a BMC that
+// answers 204 with the Task's own URI in Location (sushy-tools) is followed through the Task.
+func TestFirmwareUpdateKilledAndNoContent(t *testing.T) {
+	for _, noContent := range []bool{false, true} {
+		rig := testrig.StartRedfish(t, testrig.RedfishOptions{UpdateTime: 150 * time.Millisecond, UpdateNoContent: noContent})
+		rig.AddFirmwareImage("http://i/bmc.bin", "BMC", "25.01.03")
+		s := mustOpen(t, rfConfig(rig, nil))
+		rig.KillNextUpdate("The update was cancelled by the administrator.")
+		_, err := s.UpdateFirmware(context.Background(), FirmwareBMC, "http://i/bmc.bin", "25.01.03")
+		if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "ended in Killed: The update was cancelled by the administrator.") {
+			t.Fatalf("204=%t killed: %v", noContent, err)
+		}
+		res, err := s.UpdateFirmware(context.Background(), FirmwareBMC, "http://i/bmc.bin", "25.01.03")
+		if err != nil || !res.Changed || res.After != "25.01.03" {
+			t.Fatalf("204=%t: %+v, %v", noContent, res, err)
+		}
+		if got := strings.Join(rig.Updates(), ","); got != "http://i/bmc.bin -> Killed,http://i/bmc.bin -> Completed" {
+			t.Fatalf("204=%t: rig updates %s", noContent, got)
+		}
+		s.Close()
+	}
+}
+
 // TestFirmwareUpdateRidesOutRestart: the BMC restarts in the middle of the update and answers
 // 503 for 1.5 s (longer than the first backoffs); the update still ends Completed and reads the
 // new version back.

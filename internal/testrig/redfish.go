@@ -61,6 +61,9 @@ type RedfishOptions struct {
 	RestartTime time.Duration
 	// UpdateTime is how long a firmware update task runs (default RedfishUpdateTime).
 	UpdateTime time.Duration
+	// UpdateNoContent makes SimpleUpdate answer 204 with Location set to the Task resource
+	// itself, as sushy-tools does, instead of 202 with a task monitor.
+	UpdateNoContent bool
 }
 
 // RedfishUser is an account RedfishOptions.Accounts creates.

@@ -36,20 +36,19 @@ const rfSimpleUpdateTarget = "/redfish/v1/UpdateService/Actions/UpdateService.Si
 // mockup's SimpleUpdateActionInfo also has FTP, SFTP, SCP, TFTP).
 var rfTransferProtocols = []string{"HTTP", "HTTPS"}
 
-// rfTerminalTaskStates end a task (Task v1_7 TaskState).
-var rfTerminalTaskStates = []string{"Completed", "Killed", "Exception", "Cancelled"}
-
 type rfImage struct{ component, version string }
 
 type rfTask struct {
 	id, imageURI, component, version, user string
 	start, done                            time.Time
-	fail                                   []string // messages of an Exception outcome
+	fail                                   []string // messages of a failed outcome
+	failState                              string   // Exception (the default) or Killed
 	state                                  string   // decided at done
 }
 
 type rfUpdateFault struct {
-	messages []string      // the task ends in Exception with these
+	state    string        // "Exception" or "Killed"
+	messages []string      // the task ends in state with these
 	reboot   time.Duration // the BMC restarts in the middle of the task for this long
 }
 
@@ -69,7 +68,15 @@ func (r *Redfish) AddFirmwareImage(uri, component, version string) {
 func (r *Redfish) FailNextUpdate(messages ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.nextFault.messages = messages
+	r.nextFault.state, r.nextFault.messages = "Exception", messages
+}
+
+// KillNextUpdate makes the next SimpleUpdate's task end in Killed (stopped by an operator or by
+// the BMC itself) with these messages; nothing is installed.
+func (r *Redfish) KillNextUpdate(messages ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.nextFault.state, r.nextFault.messages = "Killed", messages
 }
 
 // RebootDuringNextUpdate makes the BMC restart in the middle of the next update task and answer
@@ -262,8 +269,11 @@ func (r *Redfish) simpleUpdate(rq *rfRequest) {
 			}
 		}
 	}
-	if t.fail == nil && r.nextFault.messages != nil {
-		t.fail = r.nextFault.messages
+	if t.fail == nil && r.nextFault.state != "" {
+		t.fail, t.failState = r.nextFault.messages, r.nextFault.state
+		if t.fail == nil {
+			t.fail = []string{}
+		}
 	}
 	if rb := r.nextFault.reboot; rb > 0 {
 		// The restart comes halfway through, the task ends as long after it.
@@ -274,6 +284,11 @@ func (r *Redfish) simpleUpdate(rq *rfRequest) {
 	r.nextFault = rfUpdateFault{}
 	r.tasks = append(r.tasks, t)
 	r.apiChange(rq, "UpdateService/SimpleUpdate", "", uri)
+	if r.opts.UpdateNoContent {
+		rq.w.Header().Set("Location", "/redfish/v1/TaskService/Tasks/"+t.id)
+		rq.w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	rq.w.Header().Set("Location", "/redfish/v1/TaskService/TaskMonitors/"+t.id)
 	rfWrite(rq.w, http.StatusAccepted, r.taskBody(t, now))
 }
@@ -299,6 +314,9 @@ func (r *Redfish) advanceTask(t *rfTask, now time.Time) {
 	}
 	if t.fail != nil {
 		t.state = "Exception"
+		if t.failState != "" {
+			t.state = t.failState
+		}
 		return
 	}
 	t.state = "Completed"
@@ -325,7 +343,7 @@ func (r *Redfish) taskBody(t *rfTask, now time.Time) map[string]any {
 	case "Completed":
 		state, pct = t.state, 100
 		msgs = append(msgs, rfMessage("Update.1.0.UpdateSuccessful", fmt.Sprintf("Device '%s' successfully updated with image '%s'.", t.component, t.imageURI), "OK"))
-	case "Exception":
+	case "Exception", "Killed":
 		state, status, pct = t.state, "Critical", 100
 		for _, m := range t.fail {
 			msgs = append(msgs, rfMessage("Update.1.0.ApplyFailed", m, "Critical"))
