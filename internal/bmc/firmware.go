@@ -211,7 +211,7 @@ func pickFirmware(members []*rfInventoryMember) map[string]*rfInventoryMember {
 		}
 		if comp == "" {
 			for _, w := range strings.FieldsFunc(strings.ToLower(m.ID+" "+m.Name), func(r rune) bool {
-				return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+				return (r < 'a' || r > 'z') && (r < '0' || r > '9')
 			}) {
 				if w == "bmc" || w == "bios" {
 					comp = w
