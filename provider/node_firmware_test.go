@@ -128,3 +128,34 @@ func reAll(parts ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(b.String())
 }
+
+// TestAccNodeFirmwareTimeout: an update task that outlasts the resource's timeout fails the apply
+// when the timeout runs out, saying where the task was and what to do, instead of waiting for it.
+func TestAccNodeFirmwareTimeout(t *testing.T) {
+	requireAcc(t)
+	rig := testrig.StartRedfish(t, testrig.RedfishOptions{UpdateTime: 10 * time.Minute})
+	rig.AddFirmwareImage("https://images.example/bmc.bin", "BMC", "25.01.03")
+	var start time.Time
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { start = time.Now() },
+			Config: rfNode(rig, `
+  firmware = {
+    bmc    = "25.01.03"
+    images = { bmc = "https://images.example/bmc.bin" }
+  }
+  timeouts {
+    create = "4s"
+  }
+`),
+			ExpectError: reAll("update its BMC firmware to 25.01.03", "still Running", "when the node's timeouts ran out; raise them"),
+		}},
+	})
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("a 4 s timeout took %s (plan, apply and the harness included)", took)
+	}
+	if got := strings.Join(rig.Updates(), ","); got != "https://images.example/bmc.bin -> Running" {
+		t.Fatalf("rig updates: %s", got)
+	}
+}

@@ -446,7 +446,9 @@ func (b *redfishBackend) taskTimeout(last rfTask) error {
 	if last.PercentComplete != nil {
 		pct = fmt.Sprintf(" (%d%%)", *last.PercentComplete)
 	}
-	return &Error{Kind: ErrUnreachable, TimedOut: true, Detail: fmt.Sprintf("the firmware update task was still %s%s when the timeout ran out; the BMC may still finish it, and the next refresh reads the version it then runs", state, pct)}
+	// ErrFailed, not a timeout of the BMC (ErrUnreachable, TimedOut, whose advice is to check
+	// the network): the BMC answered all along and its task outlasted the bound.
+	return &Error{Kind: ErrFailed, Detail: fmt.Sprintf("the firmware update task was still %s%s when the node's timeouts ran out; raise them, or let the BMC finish it: the next refresh reads the version it then runs", state, pct)}
 }
 
 // getTask GETs a task monitor or Task with the session's credentials through the retrying
