@@ -102,8 +102,8 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 		"bmc": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The node's baseboard management controller. Without it the node is an inventory record " +
-				"and the provider never contacts it. With it, apply sets `power_state`, `boot_device`, `bmc_users` and " +
-				"`bios_settings` through the BMC (Redfish, or IPMI as the fallback, through bmclib), and every refresh " +
+				"and the provider never contacts it. With it, apply sets `power_state`, `boot_device`, `bmc_users`, " +
+				"`bios_settings` and `firmware` through the BMC (Redfish, or IPMI as the fallback, through bmclib), and every refresh " +
 				"reads them back, so that a change made at the console shows as drift in the next plan. One session per " +
 				"BMC at a time and a bounded number of BMC sessions per Terraform run; every BMC call is bounded by " +
 				"`timeouts` (and by 30 s per call).",
