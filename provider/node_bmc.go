@@ -102,8 +102,8 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 		"bmc": schema.SingleNestedAttribute{
 			Optional: true,
 			MarkdownDescription: "The node's baseboard management controller. Without it the node is an inventory record " +
-				"and the provider never contacts it. With it, apply sets `power_state`, `boot_device`, `bmc_users` and " +
-				"`bios_settings` through the BMC (Redfish, or IPMI as the fallback, through bmclib), and every refresh " +
+				"and the provider never contacts it. With it, apply sets `power_state`, `boot_device`, `bmc_users`, " +
+				"`bios_settings` and `firmware` through the BMC (Redfish, or IPMI as the fallback, through bmclib), and every refresh " +
 				"reads them back, so that a change made at the console shows as drift in the next plan. One session per " +
 				"BMC at a time and a bounded number of BMC sessions per Terraform run; every BMC call is bounded by " +
 				"`timeouts` (and by 30 s per call).",
@@ -257,6 +257,7 @@ func nodeBMCAttributes() map[string]schema.Attribute {
 				"that is off is not started for it: the settings apply when it boots.",
 			Validators: []validator.String{stringvalidator.OneOf(append([]string{resetNone}, bmc.ResetKinds...)...)},
 		},
+		"firmware": nodeFirmwareAttribute(),
 		"inventory": schema.SingleNestedAttribute{
 			Computed: true,
 			MarkdownDescription: "What the BMC reports, read at every refresh (null without `bmc`): the `protocol` it " +
@@ -292,6 +293,7 @@ func nullNodeBMCFields(m *nodeModel) {
 	m.BIOSSettings = types.MapNull(types.StringType)
 	m.ResetBIOS = types.StringValue(resetNone)
 	m.Inventory = types.ObjectNull(inventoryAttrTypes)
+	m.Firmware = types.ObjectNull(nodeFirmwareAttrTypes)
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(nodeTimeoutsAttrTypes)}
 }
 
@@ -308,6 +310,7 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 			{"boot_device", !cfg.BootDevice.IsNull()},
 			{"bmc_users", !cfg.BMCUsers.IsNull()},
 			{"bios_settings", !cfg.BIOSSettings.IsNull()},
+			{"firmware", !cfg.Firmware.IsNull()},
 		} {
 			if a.set {
 				diags.AddAttributeError(path.Root(a.name), "BMC attribute without bmc", bmc.CheckWithoutBMC(a.name))
@@ -315,6 +318,7 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 		}
 		m.PowerState = types.StringNull()
 		m.Inventory = types.ObjectNull(inventoryAttrTypes)
+		m.Firmware = types.ObjectNull(nodeFirmwareAttrTypes)
 		return
 	}
 
@@ -375,6 +379,19 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 	if samePrior && !prior.Inventory.IsNull() {
 		m.Inventory = prior.Inventory
 	}
+	var protos []string
+	if !m.BMC.IsUnknown() {
+		var b nodeBMCModel
+		diags.Append(m.BMC.As(ctx, &b, objectAsOptions)...)
+		if !b.Protocols.IsNull() && !b.Protocols.IsUnknown() {
+			diags.Append(b.Protocols.ElementsAs(ctx, &protos, false)...)
+		}
+	}
+	var was *nodeModel
+	if samePrior {
+		was = &prior
+	}
+	nodeModifyFirmwarePlan(ctx, m, cfg, was, protos, diags)
 }
 
 // loginName is the account the provider logs in to the node's BMC with: bmc.username, else the
@@ -542,11 +559,39 @@ func (r *nodeResource) bmcApply(ctx context.Context, plan, prior *nodeModel, cfg
 		diags.AddAttributeWarning(path.Root("bios_settings"), "BIOS settings still pending after the restart",
 			fmt.Sprintf("Node %q: the host was restarted (%s) but the BMC still shows BIOS settings pending; they may apply at a later boot. The next refresh compares them again.", tgt.node, want.ResetAfterBIOS))
 	}
+	st := res.State
+	if !plan.Firmware.IsNull() {
+		changed := nodeApplyFirmware(ctx, tgt, sess, plan, &diags)
+		if diags.HasError() {
+			return diags
+		}
+		if changed {
+			// A BMC that installed firmware may have restarted and forgotten this session:
+			// read it back through a new one.
+			sess.Close()
+			if sess, err = bmc.Open(ctx, tgt.cfg); err != nil {
+				tgt.failLogin(&diags, "open a session to read the new firmware back", err, false, true)
+				return diags
+			}
+			defer sess.Close()
+			if st, err = sess.Read(ctx); err != nil {
+				tgt.failLogin(&diags, "read its state after the firmware update", err, true, true)
+				return diags
+			}
+		}
+		fw, err := sess.Firmware(ctx)
+		if err != nil {
+			tgt.failLogin(&diags, "read its firmware versions", err, true, true)
+			return diags
+		}
+		nodeCheckFirmwareRead(ctx, tgt, plan, fw, &diags)
+		nodeReadFirmware(ctx, plan, fw, &diags)
+	}
 	if plan.PowerState.IsUnknown() {
-		plan.PowerState = types.StringValue(res.State.PowerState)
+		plan.PowerState = types.StringValue(st.PowerState)
 	}
 	if plan.Inventory.IsUnknown() {
-		plan.Inventory = inventoryValue(res.State)
+		plan.Inventory = inventoryValue(st)
 	}
 	return diags
 }
@@ -626,8 +671,22 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 	sess, err := bmc.Open(ctx, tgt.cfg)
 	opened := err == nil
 	var st bmc.State
+	var fw bmc.Firmware
 	if err == nil {
 		st, err = sess.Read(ctx)
+		if err == nil && !m.Firmware.IsNull() {
+			var ferr error
+			if fw, ferr = sess.Firmware(ctx); ferr != nil && errors.Is(ferr, bmc.ErrNotSupported) {
+				// Redfish did not answer and the session fell back to IPMI, which has no
+				// firmware inventory: the rest of the refresh stands, the versions keep their
+				// last known value.
+				diags.AddAttributeWarning(path.Root("firmware"), fmt.Sprintf("Node %s: firmware versions not refreshed", m.Name.ValueString()),
+					fmt.Sprintf("Node %q: %s. The plan uses the last known versions.", m.Name.ValueString(), strings.TrimSuffix(ferr.Error(), ".")))
+				fw = bmc.Firmware{BMC: firmwareKnown(ctx, m, bmc.FirmwareBMC), BIOS: firmwareKnown(ctx, m, bmc.FirmwareBIOS)}
+			} else {
+				err = ferr
+			}
+		}
 		sess.Close()
 	}
 	if err != nil {
@@ -642,6 +701,7 @@ func (r *nodeResource) bmcRead(ctx context.Context, m *nodeModel, opTimeout time
 
 	m.PowerState = types.StringValue(st.PowerState)
 	m.Inventory = inventoryValue(st)
+	nodeReadFirmware(ctx, m, fw, &diags)
 
 	if !m.BootDevice.IsNull() {
 		var bd bootDeviceModel

@@ -55,6 +55,7 @@ type nodeModel struct {
 	BIOSSettings types.Map      `tfsdk:"bios_settings"`
 	ResetBIOS    types.String   `tfsdk:"reset_after_bios"`
 	Inventory    types.Object   `tfsdk:"inventory"`
+	Firmware     types.Object   `tfsdk:"firmware"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 

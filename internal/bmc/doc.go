@@ -10,7 +10,9 @@
 // kind of error (Hint, Unreachable, Failure).
 //
 // Use: Open a Session (Redfish first, IPMI as the fallback, in the order of Config.Protocols),
-// call Read / SetPower / SetBootDevice / EnsureUser / SetBIOS, and Close it. The flows built on
+// call Read / SetPower / SetBootDevice / EnsureUser / SetBIOS / Firmware / UpdateFirmware, and
+// Close it. UpdateFirmware (firmware.go: Redfish UpdateService.SimpleUpdate and its task monitor)
+// is bounded by its context rather than Timeout, since an update outlasts any one exchange. The flows built on
 // a Session open and close their own: Session.Apply makes a node's BMC match what is declared,
 // RunPower performs one one-off power operation (PowerOps: on, off, a restart, or ResetBMC).
 //

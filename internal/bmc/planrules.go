@@ -159,3 +159,23 @@ func CheckResetAfterBIOS(reset string, hasBIOS bool) string {
 	}
 	return fmt.Sprintf("reset_after_bios = %q restarts the host for pending bios_settings, but the node has none; set bios_settings or remove reset_after_bios", reset)
 }
+
+// CheckFirmwareProtocols refuses firmware on a node whose protocols (empty: the default, which
+// includes Redfish) leave out Redfish: versions are read from, and updates posted to, the Redfish
+// UpdateService, which IPMI has no counterpart of.
+func CheckFirmwareProtocols(protocols []string) string {
+	if len(protocols) == 0 || containsString(protocols, ProtocolRedfish) {
+		return ""
+	}
+	return "firmware versions are read from and updated through the Redfish UpdateService, but bmc.protocols allows only IPMI, which has no firmware inventory nor update service; add \"redfish\" to bmc.protocols or remove firmware"
+}
+
+// CheckFirmwareImage refuses a declared firmware version that differs from the one the BMC
+// runs when no image is given to install it: the apply could only fail.
+func CheckFirmwareImage(component, want, running string, hasImage bool) string {
+	if hasImage || want == "" || running == "" || want == running {
+		return ""
+	}
+	return fmt.Sprintf("firmware.%s is %q but the BMC runs %q, and firmware.images.%s is not set; set images.%s to the URI of the %s image the BMC should fetch (an http(s) URL), or set firmware.%s = %q to accept the running version",
+		component, want, running, component, component, strings.ToUpper(component), component, running)
+}

@@ -39,3 +39,25 @@ func TestPlanRules(t *testing.T) {
 		t.Error("EndpointPort")
 	}
 }
+
+func TestFirmwarePlanRules(t *testing.T) {
+	if CheckFirmwareProtocols(nil) != "" || CheckFirmwareProtocols([]string{"ipmi", "redfish"}) != "" {
+		t.Fatal("Redfish allowed, but firmware refused")
+	}
+	if msg := CheckFirmwareProtocols([]string{"ipmi"}); !strings.Contains(msg, "add \"redfish\" to bmc.protocols or remove firmware") {
+		t.Fatalf("IPMI only: %q", msg)
+	}
+	for _, tc := range []struct {
+		want, running  string
+		image, refused bool
+	}{
+		{"2", "1", false, true}, {"2", "1", true, false}, {"1", "1", false, false}, {"2", "", false, false},
+	} {
+		if got := CheckFirmwareImage("bmc", tc.want, tc.running, tc.image) != ""; got != tc.refused {
+			t.Errorf("%+v: refused=%t", tc, got)
+		}
+	}
+	if msg := CheckFirmwareImage("bios", "1.7.0", "1.6.7", false); !strings.Contains(msg, `firmware.bios = "1.6.7"`) || !strings.Contains(msg, "images.bios") {
+		t.Fatalf("message: %q", msg)
+	}
+}

@@ -55,6 +55,8 @@ type backend interface {
 	reset(ctx context.Context, kind string) error
 	resetBMC(ctx context.Context) error
 	setBIOS(ctx context.Context, settings map[string]string) error
+	firmware(ctx context.Context) (Firmware, error)
+	updateFirmware(ctx context.Context, component, imageURI, version string) (FirmwareUpdate, error)
 	close(ctx context.Context) error
 	classify(err error) (kind error, detail string, timedOut bool)
 }
@@ -290,6 +292,13 @@ func (s *Session) newError(proto, op string, kind error, detail string, timedOut
 // failure into an *Error. An operation abandoned on timeout leaves the session broken: the
 // protocol client may still be busy, so later calls fail at once rather than race it.
 func (s *Session) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
+	return s.callWithin(ctx, op, s.cfg.Timeout, fn)
+}
+
+// callWithin is call with another bound than cfg.Timeout (0: ctx alone), for the operations
+// that last longer than one exchange with the BMC, such as a firmware update (each request in
+// them is still bounded by cfg.Timeout, through the HTTP client).
+func (s *Session) callWithin(ctx context.Context, op string, bound time.Duration, fn func(ctx context.Context) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -302,10 +311,19 @@ func (s *Session) call(ctx context.Context, op string, fn func(ctx context.Conte
 		return &e
 	}
 	start := time.Now()
-	opCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	opCtx, cancel := context.WithCancel(ctx)
+	if bound > 0 {
+		opCtx, cancel = context.WithTimeout(ctx, bound)
+	}
 	defer cancel()
 	var err error
-	done := bounded(opCtx, func() error { return fn(opCtx) }, nil, &err)
+	var done <-chan struct{}
+	if bound > 0 {
+		done = bounded(opCtx, func() error { return fn(opCtx) }, nil, &err)
+	} else {
+		// Unbounded by cfg.Timeout: fn watches ctx itself and reports its own timeout.
+		err = fn(opCtx)
+	}
 	if done != nil {
 		e := s.newError(s.protocol, op, ErrUnreachable, "", true, ctx)
 		s.broken, s.inflight = e, done

@@ -30,7 +30,8 @@ import (
 )
 
 // The Redfish rig is a small Redfish service written after the DMTF schema (ServiceRoot v1.15,
-// ComputerSystem v1.20, Bios v1.2, Manager v1.17, AccountService v1.12, SessionService v1.1):
+// ComputerSystem v1.20, Bios v1.2, Manager v1.17, AccountService v1.12, SessionService v1.1;
+// UpdateService v1.11, SoftwareInventory v1.9 and Task v1.7 in redfish_update.go):
 // no packaged Redfish server exists, so the tests talk to this one. It answers what bmclib's
 // gofish provider and gofish itself ask for, and it is strict where real BMCs are strict
 // (credentials, ETags, allowable values, read-only properties), because a lenient rig would hide
@@ -58,6 +59,11 @@ type RedfishOptions struct {
 	// RestartTime is how long the BMC is away after a Manager.Reset (default 300 ms): every
 	// request then gets 503, as from a BMC whose web server is still starting.
 	RestartTime time.Duration
+	// UpdateTime is how long a firmware update task runs (default RedfishUpdateTime).
+	UpdateTime time.Duration
+	// UpdateNoContent makes SimpleUpdate answer 204 with Location set to the Task resource
+	// itself, as sushy-tools does, instead of 202 with a task monitor.
+	UpdateNoContent bool
 }
 
 // RedfishUser is an account RedfishOptions.Accounts creates.
@@ -114,6 +120,14 @@ type Redfish struct {
 
 	resets       []string  // every reset accepted, "ComputerSystem.Reset ForceRestart", "Manager.Reset GracefulRestart"
 	restartUntil time.Time // the BMC is restarting until then (Manager.Reset)
+	restartFrom  time.Time // ... and from then (zero: now; a restart in an update task)
+	// rebootPending: the restart of an update task has not yet dropped the sessions.
+	rebootPending bool
+
+	images    map[string]rfImage // firmware images the rig can "fetch", by ImageURI
+	tasks     []*rfTask
+	nextTask  int
+	nextFault rfUpdateFault
 
 	failing    int // requests still to fail with failStatus (FailNext)
 	failStatus int
@@ -567,7 +581,13 @@ func (r *Redfish) serve(w http.ResponseWriter, req *http.Request) {
 	}
 
 	r.mu.Lock()
-	if time.Now().Before(r.restartUntil) {
+	if now := time.Now(); !now.Before(r.restartFrom) && r.rebootPending {
+		// An update task's restart began: like Manager.Reset, it forgets every session.
+		r.rebootPending = false
+		r.sessions = map[string]*rfSession{}
+		r.liveSessions = 0
+	}
+	if now := time.Now(); now.Before(r.restartUntil) && !now.Before(r.restartFrom) {
 		r.mu.Unlock()
 		rfError(w, http.StatusServiceUnavailable, "ServiceTemporarilyUnavailable", "The service is temporarily unavailable; retry the request later.", nil, nil)
 		return
@@ -759,6 +779,7 @@ func (r *Redfish) route(rq *rfRequest) {
 		r.get(rq, r.collection(accounts, "#ManagerAccountCollection.ManagerAccountCollection", "Accounts Collection", ids), allow)
 	case strings.HasPrefix(p, accounts+"/"):
 		r.account(rq, strings.TrimPrefix(p, accounts+"/"))
+	case r.routeUpdate(rq):
 	default:
 		rfError(rq.w, http.StatusNotFound, "ResourceMissingAtURI", fmt.Sprintf("The resource at the URI '%s' was not found.", p), []any{p}, nil)
 	}
@@ -834,6 +855,8 @@ func (r *Redfish) serviceRoot() map[string]any {
 		"Managers":       rfLink("/redfish/v1/Managers"),
 		"SessionService": rfLink("/redfish/v1/SessionService"),
 		"AccountService": rfLink("/redfish/v1/AccountService"),
+		"UpdateService":  rfLink("/redfish/v1/UpdateService"),
+		"Tasks":          rfLink("/redfish/v1/TaskService"),
 		"Links":          map[string]any{"Sessions": rfLink("/redfish/v1/SessionService/Sessions")},
 	}
 }
@@ -1240,7 +1263,7 @@ func (r *Redfish) resetManager(rq *rfRequest) {
 	if d <= 0 {
 		d = 300 * time.Millisecond
 	}
-	r.restartUntil = time.Now().Add(d)
+	r.restartFrom, r.restartUntil = time.Time{}, time.Now().Add(d)
 	r.sessions = map[string]*rfSession{}
 	r.liveSessions = 0
 	rq.w.WriteHeader(http.StatusNoContent)

@@ -53,6 +53,18 @@ resource "gpucluster_node" "gpu002" {
   }
   reset_after_bios = "graceful"
 
+  # The site's qualified firmware: refresh reads the running versions from the BMC's Redfish
+  # FirmwareInventory, and a node off the baseline plans as an update, which apply installs
+  # through UpdateService.SimpleUpdate (the BMC fetches the image) and reads back.
+  firmware = {
+    bmc  = "25.01.03"
+    bios = "1.7.0"
+    images = {
+      bmc  = "https://images.mgmt.example/dgx-h100/bmc-25.01.03.bin"
+      bios = "https://images.mgmt.example/dgx-h100/bios-1.7.0.bin"
+    }
+  }
+
   timeouts {
     create = "30m"
   }
