@@ -54,7 +54,9 @@ type facts struct {
 	guids    map[string]string // HCA name -> port GUID; switch name -> node GUID
 	uplink   cableEnd          // a leaf-spine link, for the unplugged-cable fault
 	spine    cableEnd
-	day2     day2Cable // another leaf-spine link, the one that goes bad on day 2
+	day2     day2Cable    // another leaf-spine link, the one that goes bad on day 2
+	links    int          // the design's links (cables), every one judged by first light
+	swap     [2]nodeCable // two node cables on one leaf, the ones first light's wave exchanges
 }
 
 // day2Cable is the cable of the day-2 step: its label and both ends.
@@ -235,6 +237,8 @@ func (s *Session) readFacts() {
 					uplinks = append(uplinks, day2Cable{label: fmt.Sprintf("%s:%d <-> %s:%d", c.A.Device, c.A.Port, c.B.Device, c.B.Port), a: c.A, b: c.B})
 				}
 			}
+			s.facts.links = len(v.Cables)
+			s.pickSwap(v.Cables, func(d string) bool { return v.Switches[d].Role == "leaf" })
 			// Day 2's cable: the issue's leaf01:40 where the design has it, else the first uplink;
 			// never the one the faults unplug.
 			for _, u := range uplinks {
@@ -244,8 +248,39 @@ func (s *Session) readFacts() {
 			}
 		}
 	}
-	if s.facts.topology == "" || len(s.facts.guids) == 0 || s.facts.uplink.Device == "" || s.facts.day2.a == s.facts.uplink {
+	if s.facts.topology == "" || s.facts.swap[1].leaf.Device == "" || len(s.facts.guids) == 0 || s.facts.uplink.Device == "" || s.facts.day2.a == s.facts.uplink {
 		t.Fatalf("demo: the first plan of %s did not give the expected topology, the HCAs and a leaf-spine cable (see %s)", s.o.Example, s.logs)
+	}
+}
+
+// pickSwap picks the two node cables first light's wave exchanges: the first and the third (by
+// leaf port) of the last node's on one leaf, so that neither is the SM host's port (gpu001) nor
+// one whose P_Keys a later step reads (gpu005), and the two are in different cages (a twin-port
+// cable's two splits share one plug at the leaf).
+func (s *Session) pickSwap(cables map[string]struct {
+	A cableEnd `json:"a"`
+	B cableEnd `json:"b"`
+}, isLeaf func(string) bool) {
+	last := Nodes[len(Nodes)-1]
+	byLeaf := map[string][]nodeCable{}
+	for _, c := range cables {
+		for _, nc := range []nodeCable{{c.A, c.B}, {c.B, c.A}} {
+			if isLeaf(nc.leaf.Device) && strings.HasPrefix(nc.hca.Device, last+"/") {
+				byLeaf[nc.leaf.Device] = append(byLeaf[nc.leaf.Device], nc)
+			}
+		}
+	}
+	leaves := make([]string, 0, len(byLeaf))
+	for l := range byLeaf {
+		leaves = append(leaves, l)
+	}
+	sort.Strings(leaves)
+	for _, l := range leaves {
+		if ncs := byLeaf[l]; len(ncs) >= 3 {
+			sort.Slice(ncs, func(i, j int) bool { return ncs[i].leaf.Port < ncs[j].leaf.Port })
+			s.facts.swap = [2]nodeCable{ncs[0], ncs[2]}
+			return
+		}
 	}
 }
 

@@ -7,6 +7,7 @@
 # secrets.auto.tfvars.json (the fleet's BMC password, mode 0600) next to a copy of this file.
 # Against real hosts, the same configuration takes their addresses instead.
 #
+# First light (docs/guides/bring-up.md): after a wave is cabled, a punch list of what to fix.
 # Day 2 (docs/guides/day-2.md): every cable is judged from its port counters; a bad one is
 # recorded in failed_cables and the fabric keeps taking changes while it is down.
 
@@ -202,6 +203,23 @@ check "fabric_as_declared" {
   assert {
     condition     = data.gpucluster_discovered_fabric.live.clean
     error_message = join("\n", data.gpucluster_discovered_fabric.live.report)
+  }
+}
+
+# First light (docs/guides/bring-up.md): the floor the discovered fabric read, checked link by
+# link against the design. A wrong cable is one row of a punch list a technician can walk (two
+# cables with exchanged ends are one swap), with where both ends are. Cables recorded in
+# failed_cables are not expected up.
+data "gpucluster_cable_validation" "floor" {
+  design        = local.design
+  absent_cables = [for f in var.failed_cables : f.cable]
+  floor         = data.gpucluster_discovered_fabric.live.floor
+}
+
+check "first_light" {
+  assert {
+    condition     = data.gpucluster_cable_validation.floor.passed
+    error_message = data.gpucluster_cable_validation.floor.report
   }
 }
 
