@@ -14,6 +14,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
 )
 
 var (
@@ -173,7 +174,7 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
 	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
 	rd := specReader{}
-	if floor := rd.decodeAsBuilt(requestValue(ctx, fromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
+	if floor := rd.decodeAsBuilt(requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
 		if inputs.Design == nil {
 			rd.diags.AddAttributeError(path.Root(plan.AttrAsBuilt), "as_built without a design",
 				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design). For the bill of materials of the floor alone, give it to a gpucluster_fabric without a design (as_built = data.gpucluster_discovered_fabric.x.floor) and read that fabric's `bom`.")

@@ -1,21 +1,18 @@
-package provider
+package tfwire
 
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
-// nullAsBuilt returns the MessagePack object b (a request's config, as Terraform encodes it: a
-// map of attribute name to value) with the value of its `as_built` replaced by nil, without
+// nullAttr returns the MessagePack object b (a request's config, as Terraform encodes it: a
+// map of attribute name to value) with the value of its attribute name (an `as_built` floor) replaced by nil, without
 // decoding anything else. A data source's validation has no use for an `as_built` floor, and
 // decoding one with tftypes costs as much as the read that does use it (a floor of 2,048 HCAs:
 // 0.12 s a request). Values are stepped over by their headers, as the MessagePack specification
 // lays them out (https://github.com/msgpack/msgpack/blob/master/spec.md). ok is false when b is
 // not a map or holds no `as_built`; then b is returned as it is.
-func nullAsBuilt(b []byte) (out []byte, ok bool, err error) {
-	const name = plan.AttrAsBuilt
+func nullAttr(b []byte, name string) (out []byte, ok bool, err error) {
 	if len(b) == 0 || !isMapCode(b[0]) {
 		return b, false, nil
 	}

@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"context"
@@ -27,12 +27,13 @@ import (
 // that holds them, with what would fit; configurations whose numbers all fit pass untouched.
 
 // wrapNumbers puts the number check in front of inner.
-func wrapNumbers(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	return &numberServer{ProviderServer: inner}
+func wrapNumbers(inner tfprotov6.ProviderServer, newProvider func() provider.Provider) tfprotov6.ProviderServer {
+	return &numberServer{ProviderServer: inner, newProvider: newProvider}
 }
 
 type numberServer struct {
 	tfprotov6.ProviderServer
+	newProvider func() provider.Provider
 
 	once        sync.Once
 	provider    attr.Type
@@ -45,7 +46,7 @@ type numberServer struct {
 func (s *numberServer) schemas(ctx context.Context) {
 	s.once.Do(func() {
 		s.resources, s.dataSources = map[string]attr.Type{}, map[string]attr.Type{}
-		p := New("schema")()
+		p := s.newProvider()
 		var ps provider.SchemaResponse
 		p.Schema(ctx, provider.SchemaRequest{}, &ps)
 		s.provider = ps.Schema.Type()
