@@ -264,7 +264,7 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	// The floor comes from Wrap's stash (bypass.go strips as_built like the fabric's maps).
+	// The floor comes from Wrap's stash (internal/tfwire strips as_built like the fabric's maps).
 	asBuiltIn := requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, nil)
 	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
 		asBuiltIn = v
@@ -284,7 +284,7 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		record = recordValue(floor, rec) // the record as it came: the design carries the floor given
 	}
 	out := topologyOutputs(des, fit, record, sel)
-	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
+	// Through Wrap the item maps skip the framework (wire.go, bypassOutputs).
 	tfwire.StashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups", "design")
 	state, err := tfwire.WithOutputs(req.Config.Raw, out)
 	if err != nil {

@@ -21,12 +21,12 @@ import (
 //
 //  1. adds fabricInputAttributes() to its schema,
 //  2. embeds fabricInputsModel in its model (`fabricInputsModel` with no tag),
-//  3. is listed in bypass.go (bypassResources or bypassDataSources), and
+//  3. is listed in wire.go (bypassResources or bypassDataSources), and
 //  4. calls readFabric (or decodeInputs and plan.Build), which decode the config, or the request value that
 //     withStashedLists chose (the fabric's plan and prior state), and build it with the plan
 //     pipeline (internal/plan).
 //
-// Through Wrap the model's input fields are null (bypass.go strips them); the reader takes the
+// Through Wrap the model's input fields are null (internal/tfwire strips them); the reader takes the
 // values from Wrap's stash, or from the model when the request did not go through Wrap.
 
 // fabricInputNames are the input attributes, as Wrap strips them.

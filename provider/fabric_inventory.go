@@ -28,7 +28,7 @@ import (
 //
 // The nested attributes are all Optional, without validators, defaults or plan modifiers:
 // Terraform validates map elements as unknown objects first and the framework would report
-// Required children as missing (terraform-plugin-framework issue 186), and bypass.go keeps the
+// Required children as missing (terraform-plugin-framework issue 186), and internal/tfwire keeps the
 // maps away from the framework, which would not run them anyway. Presence is checked by the
 // decoder (required), every other check by fabric.Build and the checks behind it.
 

@@ -175,7 +175,7 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	}
 }
 
-// TestInputsCarryNoFrameworkBehaviour: bypass.go keeps the inputs away from the framework, which
+// TestInputsCarryNoFrameworkBehaviour: internal/tfwire keeps the inputs away from the framework, which
 // would silently skip any validator, default or plan modifier declared in them; nothing in them
 // may be Required (framework issue 186) or Computed (Wrap plans them as configured).
 func TestInputsCarryNoFrameworkBehaviour(t *testing.T) {

@@ -12,7 +12,7 @@
 //
 // Each part exists because a profile showed the framework's cost:
 //
-//   - The bypass (bypass.go). The framework is quadratic in the number of values of a plan and
+//   - The bypass (server.go). The framework is quadratic in the number of values of a plan and
 //     state: in internal/fwserver, MarkComputedNilsAsUnknown (server_planresourcechange.go) and
 //     NullifyWriteOnlyAttributes (write_only_nullification.go, run by Create, Read, Update,
 //     PlanResourceChange and UpgradeResourceState) reassign the ctx they capture with

@@ -11,11 +11,11 @@ import (
 // The number check, for the tests of package tfwire_test: they need the provider's real schemas,
 // and the provider imports this package.
 
-// NumberChecker is a numberServer with its schemas read.
-type NumberChecker struct{ s *numberServer }
+// NumberChecker is a numberCheck with its schemas read.
+type NumberChecker struct{ s *numberCheck }
 
 func NewNumberChecker(newProvider func() provider.Provider) NumberChecker {
-	s := &numberServer{newProvider: newProvider}
+	s := &numberCheck{newProvider: newProvider}
 	s.schemas(context.Background())
 	return NumberChecker{s}
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// The RPCs of actions and list resources pass the wrappers of Wrap (bypassServer, numberServer)
-// untouched: neither carries a fabric's inputs. terraform-plugin-go v0.31 keeps them out of
+// The RPCs of actions and list resources pass Wrap's server untouched: none carries a fabric's
+// inputs. terraform-plugin-go v0.31 keeps them out of
 // tfprotov6.ProviderServer (in ProviderServerWithActions and ProviderServerWithListResource) and
 // tf6server finds them by a type assertion on the server it serves, so a wrapper that only embeds
 // ProviderServer would hide them ("Provider ValidateActionConfig Not Implemented"). These
@@ -16,10 +16,8 @@ import (
 
 //nolint:staticcheck // SA1019: deprecated only because they will merge into ProviderServer; v0.31's tf6server looks for them
 var (
-	_ tfprotov6.ProviderServerWithActions      = (*bypassServer)(nil)
-	_ tfprotov6.ProviderServerWithListResource = (*bypassServer)(nil)
-	_ tfprotov6.ProviderServerWithActions      = (*numberServer)(nil)
-	_ tfprotov6.ProviderServerWithListResource = (*numberServer)(nil)
+	_ tfprotov6.ProviderServerWithActions      = (*server)(nil)
+	_ tfprotov6.ProviderServerWithListResource = (*server)(nil)
 )
 
 // forwarded is what the framework's server offers besides tfprotov6.ProviderServer.
@@ -38,42 +36,22 @@ func inner(s tfprotov6.ProviderServer) forwarded {
 	return f
 }
 
-func (s *bypassServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
+func (s *server) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
 	return inner(s.ProviderServer).ValidateActionConfig(ctx, req)
 }
 
-func (s *bypassServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
+func (s *server) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
 	return inner(s.ProviderServer).PlanAction(ctx, req)
 }
 
-func (s *bypassServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+func (s *server) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
 	return inner(s.ProviderServer).InvokeAction(ctx, req)
 }
 
-func (s *bypassServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
+func (s *server) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
 	return inner(s.ProviderServer).ValidateListResourceConfig(ctx, req)
 }
 
-func (s *bypassServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
-	return inner(s.ProviderServer).ListResource(ctx, req)
-}
-
-func (s *numberServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
-	return inner(s.ProviderServer).ValidateActionConfig(ctx, req)
-}
-
-func (s *numberServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
-	return inner(s.ProviderServer).PlanAction(ctx, req)
-}
-
-func (s *numberServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
-	return inner(s.ProviderServer).InvokeAction(ctx, req)
-}
-
-func (s *numberServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
-	return inner(s.ProviderServer).ValidateListResourceConfig(ctx, req)
-}
-
-func (s *numberServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+func (s *server) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	return inner(s.ProviderServer).ListResource(ctx, req)
 }

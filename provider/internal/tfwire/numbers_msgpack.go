@@ -230,7 +230,7 @@ func (s *mpScanner) value(t attr.Type, name string) {
 
 // checkRaw is check without decoding: the MessagePack form when Terraform sent it, else the
 // decoded walk.
-func (s *numberServer) checkRaw(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+func (s *numberCheck) checkRaw(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
 	if t == nil || dv == nil {
 		return nil
 	}

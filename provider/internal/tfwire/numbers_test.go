@@ -19,7 +19,7 @@ import (
 )
 
 // fabricConfig is a gpucluster_fabric configuration of n cables between leaf01 and HCAs, with
-// port as the switch end's port of the first cable: the shape numberServer walks.
+// port as the switch end's port of the first cable: the shape the number check walks.
 func fabricConfig(t testing.TB, s tfwire.NumberChecker, n int, port any) *tfprotov6.DynamicValue {
 	t.Helper()
 	ctx := context.Background()

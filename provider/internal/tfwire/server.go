@@ -34,12 +34,15 @@ type Config struct {
 // inputs named by cfg bypass the framework (see the package doc), and that numbers which fit no
 // attribute are refused in the user's terms before either sees them (numbers.go).
 func Wrap(inner tfprotov6.ProviderServer, cfg Config) tfprotov6.ProviderServer {
-	return wrapNumbers(&bypassServer{ProviderServer: inner, cfg: cfg}, cfg.Provider)
+	return &server{ProviderServer: inner, cfg: cfg, numbers: numberCheck{newProvider: cfg.Provider}}
 }
 
-type bypassServer struct {
+// server is the one wrapping server: each RPC it serves first refuses the numbers that fit no
+// attribute (numbers.go), then keeps the inputs and outputs of Config away from the framework.
+type server struct {
 	tfprotov6.ProviderServer
-	cfg Config
+	cfg     Config
+	numbers numberCheck
 
 	once        sync.Once
 	resources   map[string]tftypes.Object // schema types of the bypassed resources
@@ -48,7 +51,7 @@ type bypassServer struct {
 
 // types loads the schema types of the bypassed resources and data sources once. When the
 // schema cannot be had, nothing is bypassed.
-func (s *bypassServer) types(ctx context.Context) {
+func (s *server) types(ctx context.Context) {
 	s.once.Do(func() {
 		s.resources, s.dataSources = map[string]tftypes.Object{}, map[string]tftypes.Object{}
 		resp, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
@@ -68,7 +71,7 @@ func (s *bypassServer) types(ctx context.Context) {
 	})
 }
 
-func (s *bypassServer) resourceType(ctx context.Context, name string) (tftypes.Object, bool) {
+func (s *server) resourceType(ctx context.Context, name string) (tftypes.Object, bool) {
 	if !s.cfg.Resources[name] {
 		return tftypes.Object{}, false
 	}
@@ -77,7 +80,7 @@ func (s *bypassServer) resourceType(ctx context.Context, name string) (tftypes.O
 	return t, ok
 }
 
-func (s *bypassServer) dataSourceType(ctx context.Context, name string) (tftypes.Object, bool) {
+func (s *server) dataSourceType(ctx context.Context, name string) (tftypes.Object, bool) {
 	if !s.cfg.DataSources[name] && !s.cfg.Outputs[name] {
 		return tftypes.Object{}, false
 	}
@@ -155,7 +158,7 @@ func restore(typ tftypes.Object, dv *tfprotov6.DynamicValue, lists map[string]tf
 }
 
 // stripAll strips each value into the stash under its source.
-func (s *bypassServer) stripAll(typ tftypes.Object, st *listStash, vals map[Source]**tfprotov6.DynamicValue) error {
+func (s *server) stripAll(typ tftypes.Object, st *listStash, vals map[Source]**tfprotov6.DynamicValue) error {
 	for src, dv := range vals {
 		out, lists, err := strip(typ, s.cfg.Inputs, *dv)
 		if err != nil {
@@ -174,7 +177,10 @@ func bypassError(typeName string, err error) []*tfprotov6.Diagnostic {
 	}}
 }
 
-func (s *bypassServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if d := s.numbers.resourceMisfits(ctx, req.TypeName, req.Config); len(d) > 0 {
+		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: d}, nil
+	}
 	typ, ok := s.resourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.ValidateResourceConfig(ctx, req)
@@ -189,7 +195,7 @@ func (s *bypassServer) ValidateResourceConfig(ctx context.Context, req *tfprotov
 	return s.ProviderServer.ValidateResourceConfig(context.WithValue(ctx, listStashKey{}, &st), &r)
 }
 
-func (s *bypassServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	typ, ok := s.resourceType(ctx, req.TypeName)
 	// gpucluster_fabric has schema version 0 and no state upgraders, so for a version 0 JSON
 	// state the framework (server_upgraderesourcestate.go) only unmarshals it with the schema
@@ -220,7 +226,7 @@ func (s *bypassServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &dv}, nil
 }
 
-func (s *bypassServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	typ, ok := s.resourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.ReadResource(ctx, req)
@@ -241,7 +247,11 @@ func (s *bypassServer) ReadResource(ctx context.Context, req *tfprotov6.ReadReso
 	return resp, nil
 }
 
-func (s *bypassServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	// Checked again: a number that came through a reference was unknown at validation.
+	if d := s.numbers.resourceMisfits(ctx, req.TypeName, req.Config); len(d) > 0 {
+		return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, Diagnostics: d}, nil
+	}
 	typ, ok := s.resourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
@@ -265,7 +275,7 @@ func (s *bypassServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 	return resp, nil
 }
 
-func (s *bypassServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	typ, ok := s.resourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.ApplyResourceChange(ctx, req)
@@ -294,7 +304,10 @@ func (s *bypassServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.A
 	return resp, nil
 }
 
-func (s *bypassServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+func (s *server) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	if d := s.numbers.dataSourceMisfits(ctx, req.TypeName, req.Config); len(d) > 0 {
+		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: d}, nil
+	}
 	typ, ok := s.dataSourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
@@ -315,7 +328,10 @@ func (s *bypassServer) ValidateDataResourceConfig(ctx context.Context, req *tfpr
 	return s.ProviderServer.ValidateDataResourceConfig(context.WithValue(ctx, listStashKey{}, &st), &r)
 }
 
-func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+func (s *server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	if d := s.numbers.dataSourceMisfits(ctx, req.TypeName, req.Config); len(d) > 0 {
+		return &tfprotov6.ReadDataSourceResponse{Diagnostics: d}, nil
+	}
 	typ, ok := s.dataSourceType(ctx, req.TypeName)
 	if !ok {
 		return s.ProviderServer.ReadDataSource(ctx, req)
@@ -364,7 +380,7 @@ func (s *bypassServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDa
 
 // readOutputs serves a data source of bypassOutputs: the framework gets the state without the
 // stashed outputs, and they go into the response here, encoded once.
-func (s *bypassServer) readOutputs(ctx context.Context, typ tftypes.Object, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+func (s *server) readOutputs(ctx context.Context, typ tftypes.Object, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	var st outputStash
 	resp, err := s.ProviderServer.ReadDataSource(context.WithValue(ctx, outputStashKey{}, &st), req)
 	if err != nil || resp == nil || hasErrorDiag(resp.Diagnostics) {
