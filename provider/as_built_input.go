@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // An `as_built` argument (gpucluster_topology, gpucluster_bom, gpucluster_fabric): the fabric
@@ -27,7 +27,7 @@ import (
 //
 // The argument stays dynamic, so that the maps it used to take get an error that says how to
 // migrate rather than Terraform's type mismatch, and it is still not kept in the data sources'
-// state (internal/tfwire): the discovered fabric's state holds it.
+// state (tfwire): the discovered fabric's state holds it.
 
 // asBuiltMaps are the inventory maps an as-built floor has: discovery sees no racks, and
 // partitions are configuration, not floor.

@@ -14,7 +14,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -170,7 +170,7 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	// The inputs come from Wrap's stash when the request went through it (see wire.go and internal/tfwire); m
+	// The inputs come from Wrap's stash when the request went through it (see wire.go and tfwire); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
 	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
 	rd := specReader{}

@@ -11,7 +11,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The as-built fabric of gpucluster_discovered_fabric: the floor in the fabric's own shapes

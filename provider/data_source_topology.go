@@ -18,7 +18,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -264,7 +264,7 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	// The floor comes from Wrap's stash (internal/tfwire strips as_built like the fabric's maps).
+	// The floor comes from Wrap's stash (tfwire strips as_built like the fabric's maps).
 	asBuiltIn := requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, nil)
 	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
 		asBuiltIn = v

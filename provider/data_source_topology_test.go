@@ -20,7 +20,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 const topo = "data.gpucluster_topology.pod"

@@ -12,7 +12,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The inputs of a fabric, shared by gpucluster_fabric and every data source that reads one
@@ -26,7 +26,7 @@ import (
 //     withStashedLists chose (the fabric's plan and prior state), and build it with the plan
 //     pipeline (internal/plan).
 //
-// Through Wrap the model's input fields are null (internal/tfwire strips them); the reader takes the
+// Through Wrap the model's input fields are null (tfwire strips them); the reader takes the
 // values from Wrap's stash, or from the model when the request did not go through Wrap.
 
 // fabricInputNames are the input attributes, as Wrap strips them.

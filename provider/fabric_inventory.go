@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // One table per inventory shape (rack, switch, node, hca, cable, partition). Each field of a
@@ -28,7 +28,7 @@ import (
 //
 // The nested attributes are all Optional, without validators, defaults or plan modifiers:
 // Terraform validates map elements as unknown objects first and the framework would report
-// Required children as missing (terraform-plugin-framework issue 186), and internal/tfwire keeps the
+// Required children as missing (terraform-plugin-framework issue 186), and tfwire keeps the
 // maps away from the framework, which would not run them anyway. Presence is checked by the
 // decoder (required), every other check by fabric.Build and the checks behind it.
 

@@ -1,7 +1,7 @@
 package provider
 
 import (
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 	"math/big"
 	"sort"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // fillAll sets every field of t the shape knows to a value that is not its unset value.
@@ -175,7 +175,7 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	}
 }
 
-// TestInputsCarryNoFrameworkBehaviour: internal/tfwire keeps the inputs away from the framework, which
+// TestInputsCarryNoFrameworkBehaviour: tfwire keeps the inputs away from the framework, which
 // would silently skip any validator, default or plan modifier declared in them; nothing in them
 // may be Required (framework issue 186) or Computed (Wrap plans them as configured).
 func TestInputsCarryNoFrameworkBehaviour(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The plan summary (internal/plan/summary.go writes it): one warning diagnostic per fabric whose

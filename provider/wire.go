@@ -4,11 +4,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // Wrap returns the protocol 6 server main.go serves: the framework's server behind the wire
-// layer (internal/tfwire, whose package doc says why it exists), told which of this provider's
+// layer (tfwire, whose package doc says why it exists), told which of this provider's
 // types carry inputs and outputs too big for the framework.
 func Wrap(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
 	return tfwire.Wrap(inner, tfwire.Config{

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/provider"
-	"github.com/gpucluster/terraform-provider-gpucluster/provider/internal/tfwire"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // fabricConfig is a gpucluster_fabric configuration of n cables between leaf01 and HCAs, with
