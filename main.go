@@ -27,7 +27,7 @@ func main() {
 
 	// tf6server.Serve with provider.Wrap rather than providerserver.Serve: the wrapper keeps
 	// gpucluster_fabric's inventory lists away from the framework, which is quadratic in them
-	// (see provider/bypass.go). The options are the ones providerserver.Serve would pass.
+	// (see provider/tfwire). The options are the ones providerserver.Serve would pass.
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // An `as_built` argument (gpucluster_topology, gpucluster_bom, gpucluster_fabric): the fabric
@@ -26,7 +27,7 @@ import (
 //
 // The argument stays dynamic, so that the maps it used to take get an error that says how to
 // migrate rather than Terraform's type mismatch, and it is still not kept in the data sources'
-// state (bypass.go): the discovered fabric's state holds it.
+// state (tfwire): the discovered fabric's state holds it.
 
 // asBuiltMaps are the inventory maps an as-built floor has: discovery sees no racks, and
 // partitions are configuration, not floor.
@@ -67,7 +68,7 @@ func (r *specReader) floorArg(v tftypes.Value, at path.Path) (rec asbuilt.Record
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {
 		r.diags.AddAttributeError(at, "Invalid as_built",
-			fmt.Sprintf("as_built must be the floor { summary, sha256, record } that gpucluster_discovered_fabric gives as `floor`, not %s: as_built = data.gpucluster_discovered_fabric.x.floor.", tfKind(v)))
+			fmt.Sprintf("as_built must be the floor { summary, sha256, record } that gpucluster_discovered_fabric gives as `floor`, not %s: as_built = data.gpucluster_discovered_fabric.x.floor.", tfwire.Kind(v)))
 		return rec, false
 	}
 	for _, m := range asBuiltMaps {
@@ -97,9 +98,9 @@ func (r *specReader) floorArg(v tftypes.Value, at path.Path) (rec asbuilt.Record
 				fmt.Sprintf("as_built has no %s: hand on gpucluster_discovered_fabric's `floor` unchanged (as_built = data.gpucluster_discovered_fabric.x.floor).", name))
 			return false
 		}
-		s, isStr := tfAsString(fv)
+		s, isStr := tfwire.AsString(fv)
 		if !isStr {
-			r.diags.AddAttributeError(at.AtName(name), "Invalid "+name, fmt.Sprintf("as_built's %s must be a string, not %s.", name, tfKind(fv)))
+			r.diags.AddAttributeError(at.AtName(name), "Invalid "+name, fmt.Sprintf("as_built's %s must be a string, not %s.", name, tfwire.Kind(fv)))
 			return false
 		}
 		*dst = s

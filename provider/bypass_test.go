@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -70,8 +71,8 @@ type recordingServer struct {
 
 func (r *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	r.got, r.readFail = req.ProposedNewState.Unmarshal(r.typ)
-	r.stashed, _ = stashedValue(ctx, fromProposed, "cables")
-	racks, _ := stashedValue(ctx, fromProposed, "racks")
+	r.stashed, _ = tfwire.Stashed(ctx, tfwire.FromProposed, "cables")
+	racks, _ := tfwire.Stashed(ctx, tfwire.FromProposed, "racks")
 	r.unknown = !racks.IsKnown()
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -169,11 +170,11 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		return
 	}
 	cat := inventoryCatalog(d.data)
-	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
+	// The inputs come from Wrap's stash when the request went through it (see wire.go and tfwire); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
 	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
 	rd := specReader{}
-	if floor := rd.decodeAsBuilt(requestValue(ctx, fromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
+	if floor := rd.decodeAsBuilt(requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
 		if inputs.Design == nil {
 			rd.diags.AddAttributeError(path.Root(plan.AttrAsBuilt), "as_built without a design",
 				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design). For the bill of materials of the floor alone, give it to a gpucluster_fabric without a design (as_built = data.gpucluster_discovered_fabric.x.floor) and read that fabric's `bom`.")

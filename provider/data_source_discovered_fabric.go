@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -151,7 +152,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	// The declared fabric first: a declaration error is reported without touching the host.
 	var declared *fabric.Graph
 	// Through Wrap the model's inputs are null; whether a fabric was declared is in the stash.
-	if hasFabricInputs(ctx, fromConfig, &m.fabricInputsModel) {
+	if hasFabricInputs(ctx, tfwire.FromConfig, &m.fabricInputsModel) {
 		declared = declaredGraph(ctx, d.data, &m, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -215,7 +216,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	// discovered_nodes) go into the response as MessagePack written straight from the parsed
 	// floor: through the framework each value was built, checked and encoded one at a time, three
 	// quarters of the read (BenchmarkDiscoveredFabricAsBuilt).
-	state, err := withRawOutputs(ctx, resp.State.Raw, map[string][]byte{
+	state, err := tfwire.WithRawOutputs(ctx, resp.State.Raw, map[string][]byte{
 		"as_built":         appendAsBuilt(nil, floor, items),
 		"discovered_nodes": appendDiscoveredNodes(nil, disc.Nodes),
 	})

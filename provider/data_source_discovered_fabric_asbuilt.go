@@ -11,6 +11,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The as-built fabric of gpucluster_discovered_fabric: the floor in the fabric's own shapes
@@ -119,40 +120,40 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 // items does not name is null.
 func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 	s := f.Spec
-	b = appendMapLen(b, 4)
+	b = tfwire.AppendMapLen(b, 4)
 	if !items[fabric.MapCables] {
-		b = appendNil(appendString(b, fabric.MapCables))
+		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapCables))
 	} else {
-		b = appendMapLen(appendString(b, fabric.MapCables), len(s.Cables))
+		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapCables), len(s.Cables))
 		for i := range s.Cables {
 			c := &s.Cables[i]
 			// floorOnly's attributes of a cable, by name.
-			b = cableShape.appendObject(appendString(b, cableKey(c)), c,
+			b = cableShape.appendObject(tfwire.AppendString(b, cableKey(c)), c,
 				strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
 		}
 	}
 	if !items[fabric.MapHCAs] {
-		b = appendNil(appendString(b, fabric.MapHCAs))
+		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapHCAs))
 	} else {
-		b = appendMapLen(appendString(b, fabric.MapHCAs), len(s.HCAs))
+		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapHCAs), len(s.HCAs))
 		for i := range s.HCAs {
-			b = hcaShape.appendObject(appendString(b, s.HCAs[i].Name), &s.HCAs[i])
+			b = hcaShape.appendObject(tfwire.AppendString(b, s.HCAs[i].Name), &s.HCAs[i])
 		}
 	}
 	if !items[fabric.MapNodes] {
-		b = appendNil(appendString(b, fabric.MapNodes))
+		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapNodes))
 	} else {
-		b = appendMapLen(appendString(b, fabric.MapNodes), len(s.Nodes))
+		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapNodes), len(s.Nodes))
 		for i := range s.Nodes {
-			b = nodeShape.appendObject(appendString(b, s.Nodes[i].Name), &s.Nodes[i])
+			b = nodeShape.appendObject(tfwire.AppendString(b, s.Nodes[i].Name), &s.Nodes[i])
 		}
 	}
 	if !items[fabric.MapSwitches] {
-		b = appendNil(appendString(b, fabric.MapSwitches))
+		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapSwitches))
 	} else {
-		b = appendMapLen(appendString(b, fabric.MapSwitches), len(s.Switches))
+		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapSwitches), len(s.Switches))
 		for i := range s.Switches {
-			b = switchShape.appendObject(appendString(b, s.Switches[i].Name), &s.Switches[i])
+			b = switchShape.appendObject(tfwire.AppendString(b, s.Switches[i].Name), &s.Switches[i])
 		}
 	}
 	return b
@@ -160,15 +161,15 @@ func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 
 // appendDiscoveredNodes writes discovered_nodes: a list of objects, attributes in name order.
 func appendDiscoveredNodes(b []byte, nodes []opensm.DiscoveredNode) []byte {
-	b = appendArrayLen(b, len(nodes))
+	b = tfwire.AppendArrayLen(b, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
-		b = appendMapLen(b, len(discoveredNodeAttrTypes))
-		b = appendString(appendString(b, "description"), n.Desc)
-		b = appendString(appendString(b, "guid"), n.GUID.String())
-		b = appendString(appendString(b, "kind"), n.Kind)
-		b = appendInt(appendString(b, "lid"), int64(n.LID))
-		b = appendInt(appendString(b, "ports"), int64(n.Ports))
+		b = tfwire.AppendMapLen(b, len(discoveredNodeAttrTypes))
+		b = tfwire.AppendString(tfwire.AppendString(b, "description"), n.Desc)
+		b = tfwire.AppendString(tfwire.AppendString(b, "guid"), n.GUID.String())
+		b = tfwire.AppendString(tfwire.AppendString(b, "kind"), n.Kind)
+		b = tfwire.AppendInt(tfwire.AppendString(b, "lid"), int64(n.LID))
+		b = tfwire.AppendInt(tfwire.AppendString(b, "ports"), int64(n.Ports))
 	}
 	return b
 }

@@ -95,7 +95,7 @@ func (d *openSMFilesDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m keeps
+	// The inputs come from Wrap's stash when the request went through it (see wire.go and tfwire); m keeps
 	// the null lists for State.Set and Wrap puts the config's back in the response.
 	f, unknown, diags := readFabric(ctx, inventoryCatalog(d.data), &m.fabricInputsModel, true)
 	resp.Diagnostics.Append(diags...)

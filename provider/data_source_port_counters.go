@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/counters"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -227,7 +228,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddAttributeError(path.Root("previous"), "The snapshot's clock is wrong", err.Error())
 		return
 	}
-	declared := hasFabricInputs(ctx, fromConfig, &m.fabricInputsModel)
+	declared := hasFabricInputs(ctx, tfwire.FromConfig, &m.fabricInputsModel)
 	if declared && !m.Ports.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("ports"), "ports with a declared fabric",
 			"With design or the inventory maps every designed cable is read; leave out ports, or the fabric.")

@@ -18,6 +18,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -263,8 +264,8 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Internal error", "the configuration of gpucluster_topology holds an unknown value at read; this is a bug in the provider")
 		return
 	}
-	// The floor comes from Wrap's stash (bypass.go strips as_built like the fabric's maps).
-	asBuiltIn := requestValue(ctx, fromConfig, plan.AttrAsBuilt, nil)
+	// The floor comes from Wrap's stash (tfwire strips as_built like the fabric's maps).
+	asBuiltIn := requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, nil)
 	if v, ok := cfg[plan.AttrAsBuilt]; ok && asBuiltIn.IsNull() {
 		asBuiltIn = v
 	}
@@ -283,9 +284,9 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		record = recordValue(floor, rec) // the record as it came: the design carries the floor given
 	}
 	out := topologyOutputs(des, fit, record, sel)
-	// Through Wrap the item maps skip the framework (bypass.go, bypassOutputs).
-	stashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups", "design")
-	state, err := withOutputs(req.Config.Raw, out)
+	// Through Wrap the item maps skip the framework (wire.go, bypassOutputs).
+	tfwire.StashOutputs(ctx, out, "racks", "switches", "nodes", "hcas", "cables", "appliance_links", "groups", "design")
+	state, err := tfwire.WithOutputs(req.Config.Raw, out)
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", "building the data source's state: "+err.Error()+"; this is a bug in the provider")
 		return
@@ -518,25 +519,4 @@ func topologyOutputs(des *topogen.Design, fit *asbuilt.Fitted, floor tftypes.Val
 	}
 	out["notes"] = tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, notes)
 	return out
-}
-
-// withOutputs returns the configuration object with the computed attributes filled in: the
-// data source's new state.
-func withOutputs(config tftypes.Value, outputs map[string]tftypes.Value) (tftypes.Value, error) {
-	var cfg map[string]tftypes.Value
-	if err := config.As(&cfg); err != nil {
-		return tftypes.Value{}, err
-	}
-	// As hands out the configuration's own map: copy it, the framework still reads the config.
-	attrs := make(map[string]tftypes.Value, len(cfg))
-	for k, v := range cfg {
-		attrs[k] = v
-	}
-	for k, v := range outputs {
-		attrs[k] = v
-	}
-	if err := tftypes.ValidateValue(config.Type(), attrs); err != nil {
-		return tftypes.Value{}, err
-	}
-	return tftypes.NewValue(config.Type(), attrs), nil
 }

@@ -12,7 +12,7 @@ import (
 // although the framework would walk every nested value of it (ReifyNullCollectionBlocks,
 // semantic equality: tens of seconds for tens of thousands of objects) because the framework
 // never sees these values: Wrap puts the item maps into the response itself (bypassOutputs in
-// bypass.go). Its type is the map of the same objects a MapAttribute had
+// wire.go). Its type is the map of the same objects a MapAttribute had
 // (TestTopologyItemSchemaTypes), so state and the encoder are unchanged.
 func outMap(desc string, attrs map[string]schema.Attribute) schema.MapNestedAttribute {
 	return schema.MapNestedAttribute{Computed: true, MarkdownDescription: desc,

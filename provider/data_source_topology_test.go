@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 const topo = "data.gpucluster_topology.pod"
@@ -527,7 +528,7 @@ func TestTopologyOutputs(t *testing.T) {
 		for k, at := range typ.AttributeTypes {
 			cfg[k] = tftypes.NewValue(at, nil)
 		}
-		if _, err := withOutputs(tftypes.NewValue(typ, cfg), out); err != nil {
+		if _, err := tfwire.WithOutputs(tftypes.NewValue(typ, cfg), out); err != nil {
 			t.Errorf("%s: state: %v", p.Kind, err)
 		}
 	}

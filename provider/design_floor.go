@@ -48,7 +48,7 @@ var floorFieldDocs = map[string]string{
 }
 
 // floorRecordSchema is a design's `as_built` in the fabric's (and bom's) `design` input; like
-// the rest of `design` it carries no framework behaviour (bypass.go).
+// the rest of `design` it carries no framework behaviour (tfwire).
 func floorRecordSchema() schema.SingleNestedAttribute {
 	attrs := map[string]schema.Attribute{}
 	for name, doc := range floorFieldDocs {

@@ -66,7 +66,7 @@ var (
 )
 
 // argSchema is one argument as an Optional input of a resource schema, without validators,
-// defaults or plan modifiers (bypass.go keeps `design` away from the framework, as the maps); a
+// defaults or plan modifiers (tfwire keeps `design` away from the framework, as the maps); a
 // required one says so and is checked by decodeArgs.
 func argSchema(a *topogen.Arg) schema.Attribute {
 	doc := a.Doc

@@ -12,6 +12,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The inputs of a fabric, shared by gpucluster_fabric and every data source that reads one
@@ -20,12 +21,12 @@ import (
 //
 //  1. adds fabricInputAttributes() to its schema,
 //  2. embeds fabricInputsModel in its model (`fabricInputsModel` with no tag),
-//  3. is listed in bypass.go (bypassResources or bypassDataSources), and
+//  3. is listed in wire.go (bypassResources or bypassDataSources), and
 //  4. calls readFabric (or decodeInputs and plan.Build), which decode the config, or the request value that
 //     withStashedLists chose (the fabric's plan and prior state), and build it with the plan
 //     pipeline (internal/plan).
 //
-// Through Wrap the model's input fields are null (bypass.go strips them); the reader takes the
+// Through Wrap the model's input fields are null (tfwire strips them); the reader takes the
 // values from Wrap's stash, or from the model when the request did not go through Wrap.
 
 // fabricInputNames are the input attributes, as Wrap strips them.
@@ -34,7 +35,7 @@ var fabricInputNames = []string{"design", "absent_cables", fabric.MapRacks, fabr
 // fabricInputsModel holds the inputs in a model; embed it. src, set by withStashedLists, says
 // which request value the inputs are read from.
 type fabricInputsModel struct {
-	src    listSource
+	src    tfwire.Source
 	srcSet bool
 	// takesFloor is set for gpucluster_fabric, whose `as_built` (asBuilt, the model's value) is
 	// read with the inputs; the data sources that embed the model have no such argument, or
@@ -78,7 +79,7 @@ func (m *fabricInputsModel) value(name string) attr.Value {
 // value src as Wrap stashed it. Use the copy only to read the inputs: never State.Set or
 // Plan.Set it; the model written back keeps the null inputs the framework sent (Wrap restores
 // them).
-func withStashedLists(_ context.Context, src listSource, m *fabricModel, _ *diag.Diagnostics) *fabricModel {
+func withStashedLists(_ context.Context, src tfwire.Source, m *fabricModel, _ *diag.Diagnostics) *fabricModel {
 	c := *m
 	c.src, c.srcSet = src, true
 	c.takesFloor, c.asBuilt = true, m.AsBuilt
@@ -106,14 +107,14 @@ func fabricInputAttributes() map[string]schema.Attribute {
 
 // inputValue returns the input name of the request source src: Wrap's stash, or the model's
 // value when the request did not go through Wrap.
-func inputValue(ctx context.Context, src listSource, name string, in *fabricInputsModel) tftypes.Value {
+func inputValue(ctx context.Context, src tfwire.Source, name string, in *fabricInputsModel) tftypes.Value {
 	return requestValue(ctx, src, name, in.value(name))
 }
 
 // requestValue returns the attribute name of the request source src: Wrap's stash, or av, the
 // model's value, when the request did not go through Wrap.
-func requestValue(ctx context.Context, src listSource, name string, av attr.Value) tftypes.Value {
-	if v, ok := stashedValue(ctx, src, name); ok {
+func requestValue(ctx context.Context, src tfwire.Source, name string, av attr.Value) tftypes.Value {
+	if v, ok := tfwire.Stashed(ctx, src, name); ok {
 		return v
 	}
 	if av == nil || av.IsNull() {
@@ -130,7 +131,7 @@ func requestValue(ctx context.Context, src listSource, name string, av attr.Valu
 }
 
 // hasFabricInputs reports whether the request declares any fabric (a design or any map).
-func hasFabricInputs(ctx context.Context, src listSource, in *fabricInputsModel) bool {
+func hasFabricInputs(ctx context.Context, src tfwire.Source, in *fabricInputsModel) bool {
 	for _, name := range fabricInputNames {
 		if name != "absent_cables" && !inputValue(ctx, src, name, in).IsNull() {
 			return true
@@ -144,7 +145,7 @@ func hasFabricInputs(ctx context.Context, src listSource, in *fabricInputsModel)
 // maps. Missing and malformed values are attribute errors; unknown is true when a value the
 // fabric depends on is not known yet.
 func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool, diag.Diagnostics) {
-	src := fromConfig
+	src := tfwire.FromConfig
 	if in.srcSet {
 		src = in.src
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // One table per inventory shape (rack, switch, node, hca, cable, partition). Each field of a
@@ -27,7 +28,7 @@ import (
 //
 // The nested attributes are all Optional, without validators, defaults or plan modifiers:
 // Terraform validates map elements as unknown objects first and the framework would report
-// Required children as missing (terraform-plugin-framework issue 186), and bypass.go keeps the
+// Required children as missing (terraform-plugin-framework issue 186), and tfwire keeps the
 // maps away from the framework, which would not run them anyway. Presence is checked by the
 // decoder (required), every other check by fabric.Build and the checks behind it.
 
@@ -357,7 +358,7 @@ func (s *shape[T]) decodeMap(r *specReader, v tftypes.Value) []T {
 	var m map[string]tftypes.Value
 	if v.As(&m) != nil {
 		r.diags.AddAttributeError(r.mapPath(s.attr), "Invalid attribute type",
-			fmt.Sprintf("%s must be a map of objects keyed by name, not %s.", s.attr, tfKind(v)))
+			fmt.Sprintf("%s must be a map of objects keyed by name, not %s.", s.attr, tfwire.Kind(v)))
 		return nil
 	}
 	keys := make([]string, 0, len(m))
@@ -384,13 +385,13 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	var attrs map[string]tftypes.Value
 	if v.IsNull() || v.As(&attrs) != nil {
 		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element",
-			fmt.Sprintf("every element of %s must be an object, and %s is %s", s.attr, key, tfKind(v)))
+			fmt.Sprintf("every element of %s must be an object, and %s is %s", s.attr, key, tfwire.Kind(v)))
 		return false
 	}
 	at := func(f *field[T]) path.Path { return r.mapPath(s.attr).AtMapKey(key).AtName(f.name) }
 	wrongType := func(f *field[T], av tftypes.Value, want string) {
 		r.diags.AddAttributeError(at(f), "Invalid attribute type",
-			fmt.Sprintf("%s must be %s, and %s has %s.", f.name, want, r.mapPath(s.attr).AtMapKey(key), tfKind(av)))
+			fmt.Sprintf("%s must be %s, and %s has %s.", f.name, want, r.mapPath(s.attr).AtMapKey(key), tfwire.Kind(av)))
 	}
 	for i := range s.fields {
 		f := &s.fields[i]
@@ -411,7 +412,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 		}
 		switch f.kind {
 		case kString:
-			str, ok := tfAsString(av)
+			str, ok := tfwire.AsString(av)
 			if !ok {
 				wrongType(f, av, "a string")
 				continue
@@ -422,7 +423,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 		case kInt:
-			n, ok := tfAsInt(av)
+			n, ok := tfwire.AsInt(av)
 			if !ok {
 				wrongType(f, av, "a whole number")
 				continue
@@ -432,7 +433,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 				r.explicitUnset(at(f), f.name)
 			}
 		case kFloat:
-			n, ok := tfAsNumber(av)
+			n, ok := tfwire.AsNumber(av)
 			if !ok {
 				wrongType(f, av, "a number")
 				continue
@@ -442,7 +443,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 				r.explicitUnset(at(f), f.name)
 			}
 		case kBool:
-			b, ok := tfAsBool(av)
+			b, ok := tfwire.AsBool(av)
 			if !ok {
 				wrongType(f, av, "a bool")
 				continue
@@ -524,7 +525,7 @@ func tfNumberFloat(v tftypes.Value) float64 {
 func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	var attrs map[string]tftypes.Value
 	if v.As(&attrs) != nil {
-		r.diags.AddAttributeError(p, "Invalid attribute type", fmt.Sprintf("a cable end must be an object { device, port }, not %s.", tfKind(v)))
+		r.diags.AddAttributeError(p, "Invalid attribute type", fmt.Sprintf("a cable end must be an object { device, port }, not %s.", tfwire.Kind(v)))
 		return fabric.End{}
 	}
 	var e fabric.End
@@ -536,8 +537,8 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 		r.diags.AddAttributeError(p.AtName("device"), "Missing required attribute", "device is required for every cable end.")
 	default:
 		var ok bool
-		if e.Device, ok = tfAsString(dv); !ok {
-			r.diags.AddAttributeError(p.AtName("device"), "Invalid attribute type", "device must be a string (a switch or HCA name), not "+tfKind(dv)+".")
+		if e.Device, ok = tfwire.AsString(dv); !ok {
+			r.diags.AddAttributeError(p.AtName("device"), "Invalid attribute type", "device must be a string (a switch or HCA name), not "+tfwire.Kind(dv)+".")
 		}
 	}
 	switch {
@@ -547,8 +548,8 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 		r.diags.AddAttributeError(p.AtName("port"), "Missing required attribute", "port is required for every cable end.")
 	default:
 		var ok bool
-		if e.Port, ok = tfAsInt(pv); !ok {
-			r.diags.AddAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfKind(pv)+".")
+		if e.Port, ok = tfwire.AsInt(pv); !ok {
+			r.diags.AddAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfwire.Kind(pv)+".")
 		}
 	}
 	if r.foreign != nil {

@@ -1,12 +1,13 @@
 package provider
 
 import (
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 	"math/big"
 	"sort"
 )
 
 // The shapes' MessagePack encoder: an element written straight from its fabric struct, as
-// encode and then appendMsgPack would write it, without building a tftypes value per
+// encode and then tfwire.AppendValue would write it, without building a tftypes value per
 // attribute first. gpucluster_discovered_fabric writes its as_built this way: a floor of 2,048
 // HCAs is 62,000 values, and building them as tftypes values and encoding those was half of
 // its read (BenchmarkDiscoveredFabricAsBuilt). TestShapeMessagePackMatchesEncode holds the two
@@ -32,7 +33,7 @@ func (s *shape[T]) sortedFields() []int {
 // appendObject writes t as the shape's object, with extra (sorted by name) merged in.
 func (s *shape[T]) appendObject(b []byte, t *T, extra ...strAttr) []byte {
 	order := s.sortedFields()
-	b = appendMapLen(b, len(order)+len(extra))
+	b = tfwire.AppendMapLen(b, len(order)+len(extra))
 	i, j := 0, 0
 	for i < len(order) || j < len(extra) {
 		if j == len(extra) || i < len(order) && s.fields[order[i]].name < extra[j].name {
@@ -40,7 +41,7 @@ func (s *shape[T]) appendObject(b []byte, t *T, extra ...strAttr) []byte {
 			i++
 			continue
 		}
-		b = appendStrOrNil(appendString(b, extra[j].name), extra[j].value)
+		b = tfwire.AppendStrOrNil(tfwire.AppendString(b, extra[j].name), extra[j].value)
 		j++
 	}
 	return b
@@ -48,35 +49,35 @@ func (s *shape[T]) appendObject(b []byte, t *T, extra ...strAttr) []byte {
 
 // appendAttr writes the field's name and value, with unset values null as in encode.
 func (f *field[T]) appendAttr(b []byte, t *T) []byte {
-	b = appendString(b, f.name)
+	b = tfwire.AppendString(b, f.name)
 	switch f.kind {
 	case kString:
-		return appendStrOrNil(b, *f.str(t))
+		return tfwire.AppendStrOrNil(b, *f.str(t))
 	case kInt:
 		if v := *f.num(t); v != f.unset {
-			return appendInt(b, int64(v))
+			return tfwire.AppendInt(b, int64(v))
 		}
-		return append(b, msgpackNil)
+		return tfwire.AppendNil(b)
 	case kFloat:
 		if v := *f.flt(t); v != 0 {
-			return appendNumber(b, big.NewFloat(v))
+			return tfwire.AppendNumber(b, big.NewFloat(v))
 		}
-		return append(b, msgpackNil)
+		return tfwire.AppendNil(b)
 	case kBool:
-		return appendBool(b, *f.bl(t))
+		return tfwire.AppendBool(b, *f.bl(t))
 	case kEnd:
 		e := f.end(t)
-		b = appendString(appendMapLen(b, 2), "device")
-		b = appendString(b, e.Device)
-		return appendInt(appendString(b, "port"), int64(e.Port))
+		b = tfwire.AppendString(tfwire.AppendMapLen(b, 2), "device")
+		b = tfwire.AppendString(b, e.Device)
+		return tfwire.AppendInt(tfwire.AppendString(b, "port"), int64(e.Port))
 	}
 	ms := *f.mem(t)
-	b = appendArrayLen(b, len(ms))
+	b = tfwire.AppendArrayLen(b, len(ms))
 	for _, m := range ms {
-		b = appendMapLen(b, 3)
-		b = appendStrOrNil(appendString(b, "guid"), m.GUID)
-		b = appendStrOrNil(appendString(b, "hca"), m.HCA)
-		b = appendStrOrNil(appendString(b, "membership"), m.Membership)
+		b = tfwire.AppendMapLen(b, 3)
+		b = tfwire.AppendStrOrNil(tfwire.AppendString(b, "guid"), m.GUID)
+		b = tfwire.AppendStrOrNil(tfwire.AppendString(b, "hca"), m.HCA)
+		b = tfwire.AppendStrOrNil(tfwire.AppendString(b, "membership"), m.Membership)
 	}
 	return b
 }

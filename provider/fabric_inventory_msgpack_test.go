@@ -108,36 +108,6 @@ func TestShapeMessagePackMatchesEncode(t *testing.T) {
 	}
 }
 
-// TestReplaceAttrs replaces some attributes of an object's MessagePack and no other byte, and
-// refuses to replace one that is not there.
-func TestReplaceAttrs(t *testing.T) {
-	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"a": tftypes.String, "big": tftypes.List{ElementType: tftypes.Number}, "z": tftypes.Bool,
-	}}
-	v := func(a string, big []tftypes.Value, z bool) []byte {
-		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
-			"a": tftypes.NewValue(tftypes.String, a), "big": tftypes.NewValue(typ.AttributeTypes["big"], big),
-			"z": tftypes.NewValue(tftypes.Bool, z),
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dv.MsgPack
-	}
-	nums := []tftypes.Value{tftypes.NewValue(tftypes.Number, 1), tftypes.NewValue(tftypes.Number, 70000)}
-	in := v("x", nil, true)
-	got, err := replaceAttrs(in, map[string][]byte{"big": appendInt(appendInt(appendArrayLen(nil, 2), 1), 70000)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := v("x", nums, true); string(got) != string(want) {
-		t.Fatalf("got % x, want % x", got, want)
-	}
-	if _, err := replaceAttrs(in, map[string][]byte{"nope": {msgpackNil}}); err == nil {
-		t.Fatal("an attribute the object lacks was replaced")
-	}
-}
-
 // readMsgPack reads b as tftypes reads what a provider sends Terraform.
 func readMsgPack(b []byte, typ tftypes.Type) (tftypes.Value, error) {
 	return (&tfprotov6.DynamicValue{MsgPack: b}).Unmarshal(typ)

@@ -19,6 +19,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // fillAll sets every field of t the shape knows to a value that is not its unset value.
@@ -174,7 +175,7 @@ func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	}
 }
 
-// TestInputsCarryNoFrameworkBehaviour: bypass.go keeps the inputs away from the framework, which
+// TestInputsCarryNoFrameworkBehaviour: tfwire keeps the inputs away from the framework, which
 // would silently skip any validator, default or plan modifier declared in them; nothing in them
 // may be Required (framework issue 186) or Computed (Wrap plans them as configured).
 func TestInputsCarryNoFrameworkBehaviour(t *testing.T) {
@@ -236,9 +237,7 @@ func sortedCopy(ss []string) []string {
 
 // stashCtx is a request context as Wrap makes it, with the inputs of the config.
 func stashCtx(inputs map[string]tftypes.Value) context.Context {
-	st := &listStash{}
-	st.lists[fromConfig] = inputs
-	return context.WithValue(context.Background(), listStashKey{}, st)
+	return tfwire.WithStashed(context.Background(), tfwire.FromConfig, inputs)
 }
 
 // topologyInputs returns gpucluster_topology's outputs for p (design and maps), as the fabric

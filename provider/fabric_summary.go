@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The plan summary (internal/plan/summary.go writes it): one warning diagnostic per fabric whose
@@ -47,7 +48,7 @@ func (r *fabricResource) priorOf(ctx context.Context, m, planned *fabricModel, n
 	cat := inventoryCatalog(r.data)
 	f := next.Fabric
 	if !sameInputs(ctx, m, planned) {
-		f, _, _ = readFabric(ctx, cat, &withStashedLists(ctx, fromPrior, m, &ignored).fabricInputsModel, false)
+		f, _, _ = readFabric(ctx, cat, &withStashedLists(ctx, tfwire.FromPrior, m, &ignored).fabricInputsModel, false)
 	}
 	var sm *plan.OpenSMSettings
 	if f != nil {
@@ -74,8 +75,8 @@ func violationsOf(o types.Object) []string {
 // sameInputs reports whether the prior state's inputs are those of the plan, value for value.
 func sameInputs(ctx context.Context, prior, planned *fabricModel) bool {
 	for _, n := range fabricInputNames {
-		a := inputValue(ctx, fromPrior, n, &prior.fabricInputsModel)
-		b := inputValue(ctx, fromProposed, n, &planned.fabricInputsModel)
+		a := inputValue(ctx, tfwire.FromPrior, n, &prior.fabricInputsModel)
+		b := inputValue(ctx, tfwire.FromProposed, n, &planned.fabricInputsModel)
 		if !a.IsFullyKnown() || !a.Equal(b) {
 			return false
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 var (
@@ -131,7 +132,7 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	// The lists come from Wrap's stash (the framework got them null; see bypass.go).
-	fp, diags := planFabric(ctx, r.data, withStashedLists(ctx, fromProposed, &m, &resp.Diagnostics))
+	fp, diags := planFabric(ctx, r.data, withStashedLists(ctx, tfwire.FromProposed, &m, &resp.Diagnostics))
 	if fp.out != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.
 		r.summarize(ctx, req.State, &m, fp.out, &resp.Diagnostics)
@@ -269,7 +270,7 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 	}
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
 	// it goes back through State.Set (Wrap restores the planned lists in the response).
-	planned := withStashedLists(ctx, fromPlanned, m, diags)
+	planned := withStashedLists(ctx, tfwire.FromPlanned, m, diags)
 	rendered, ok := r.finalRender(ctx, m, planned, diags)
 	if !ok {
 		return nil, opensm.Expect{}

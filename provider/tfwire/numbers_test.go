@@ -1,4 +1,4 @@
-package provider
+package tfwire_test
 
 import (
 	"bytes"
@@ -13,15 +13,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/provider"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // fabricConfig is a gpucluster_fabric configuration of n cables between leaf01 and HCAs, with
-// port as the switch end's port of the first cable: the shape numberServer walks.
-func fabricConfig(t testing.TB, s *numberServer, n int, port any) *tfprotov6.DynamicValue {
+// port as the switch end's port of the first cable: the shape the number check walks.
+func fabricConfig(t testing.TB, s tfwire.NumberChecker, n int, port any) *tfprotov6.DynamicValue {
 	t.Helper()
 	ctx := context.Background()
-	s.schemas(ctx)
-	tt := as[tftypes.Object](t, s.resources["gpucluster_fabric"].TerraformType(ctx))
+	tt := as[tftypes.Object](t, s.Resource("gpucluster_fabric").TerraformType(ctx))
 	vals := map[string]tftypes.Value{}
 	for k, at := range tt.AttributeTypes {
 		vals[k] = tftypes.NewValue(at, nil)
@@ -54,12 +56,11 @@ func fabricConfig(t testing.TB, s *numberServer, n int, port any) *tfprotov6.Dyn
 // TestNumberMisfits: a fractional port deep in a fabric map is named by its whole path and
 // reported on the map element Terraform can show; whole numbers pass.
 func TestNumberMisfits(t *testing.T) {
-	s := &numberServer{}
+	s := tfwire.NewNumberChecker(provider.New("test"))
 	ctx := context.Background()
-	s.schemas(ctx)
-	typ := s.resources["gpucluster_fabric"]
+	typ := s.Resource("gpucluster_fabric")
 	for name, check := range map[string]func(context.Context, attr.Type, *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic{
-		"decoded": s.check, "msgpack": s.checkRaw,
+		"decoded": s.Check, "msgpack": s.CheckRaw,
 	} {
 		if d := check(ctx, typ, fabricConfig(t, s, 3, 7)); len(d) != 0 {
 			t.Fatalf("%s: whole numbers refused: %v", name, d[0].Detail)
@@ -81,13 +82,13 @@ func TestNumberMisfits(t *testing.T) {
 			}
 		}
 	}
-	if msg := float64Misfit("max_oversubscription", bigFloat(t, "1e400")); !strings.Contains(msg, "max_oversubscription = 1e+400 is beyond the largest number") {
+	if msg := tfwire.Float64Misfit("max_oversubscription", bigFloat(t, "1e400")); !strings.Contains(msg, "max_oversubscription = 1e+400 is beyond the largest number") {
 		t.Errorf("1e400: %q", msg)
 	}
-	if msg := float64Misfit("x", bigFloat(t, "1e-400")); !strings.Contains(msg, "too close to zero") {
+	if msg := tfwire.Float64Misfit("x", bigFloat(t, "1e-400")); !strings.Contains(msg, "too close to zero") {
 		t.Errorf("1e-400: %q", msg)
 	}
-	if msg := int64Misfit("port", bigFloat(t, "1e30")); !strings.Contains(msg, "whole number from") {
+	if msg := tfwire.Int64Misfit("port", bigFloat(t, "1e30")); !strings.Contains(msg, "whole number from") {
 		t.Errorf("1e30: %q", msg)
 	}
 }
@@ -95,28 +96,37 @@ func TestNumberMisfits(t *testing.T) {
 // TestNumberScanUnknown: unknown values (a port from another resource) and nulls pass the
 // MessagePack walk, which reads to the end of the configuration.
 func TestNumberScanUnknown(t *testing.T) {
-	s := &numberServer{}
+	s := tfwire.NewNumberChecker(provider.New("test"))
 	dv := fabricConfig(t, s, 3, tftypes.UnknownValue)
-	if d, err := scanNumbers(dv.MsgPack, s.resources["gpucluster_fabric"]); err != nil || len(d) != 0 {
+	if d, err := tfwire.ScanNumbers(dv.MsgPack, s.Resource("gpucluster_fabric")); err != nil || len(d) != 0 {
 		t.Fatalf("unknown port: %v %v", d, err)
 	}
-	if _, err := scanNumbers(dv.MsgPack[:len(dv.MsgPack)-1], s.resources["gpucluster_fabric"]); err == nil {
+	if _, err := tfwire.ScanNumbers(dv.MsgPack[:len(dv.MsgPack)-1], s.Resource("gpucluster_fabric")); err == nil {
 		t.Fatal("a truncated configuration was read to the end")
 	}
+	// A million nested arrays where the schema has an object: stepped over by counting, not by
+	// recursion (no stack to exhaust), with nothing to report, as the decoded walk, which cannot
+	// decode them, reports nothing; cut short, they are refused.
 	deep := append(bytes.Repeat([]byte{0x91}, 1<<20), 0xc0)
-	if _, err := scanNumbers(deep, s.resources["gpucluster_fabric"]); err == nil {
-		t.Fatal("a million nested arrays were read")
+	if d, err := tfwire.ScanNumbers(deep, s.Resource("gpucluster_fabric")); err != nil || len(d) != 0 {
+		t.Fatalf("a million nested arrays: %v %v", d, err)
+	}
+	if d := s.Check(context.Background(), s.Resource("gpucluster_fabric"), &tfprotov6.DynamicValue{MsgPack: deep}); len(d) != 0 {
+		t.Fatalf("the decoded walk reported %v", d)
+	}
+	if _, err := tfwire.ScanNumbers(deep[:len(deep)-1], s.Resource("gpucluster_fabric")); err == nil {
+		t.Fatal("a million nested arrays cut short were read to the end")
 	}
 }
 
 // BenchmarkNumberCheck: what the check adds to a plan of a fabric with 4,096 cables.
 func BenchmarkNumberCheck(b *testing.B) {
-	s := &numberServer{}
+	s := tfwire.NewNumberChecker(provider.New("test"))
 	dv := fabricConfig(b, s, 4096, 1)
-	t := s.resources["gpucluster_fabric"]
+	t := s.Resource("gpucluster_fabric")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if d := s.checkRaw(context.Background(), t, dv); len(d) != 0 {
+		if d := s.CheckRaw(context.Background(), t, dv); len(d) != 0 {
 			b.Fatal(d)
 		}
 	}
@@ -140,7 +150,7 @@ func bigFloat(t *testing.T, s string) *big.Float {
 // second on a cold cache). Those configurations stay seeds, for go test; while fuzzing, inputs
 // beyond maxFuzzMsgPack are skipped.
 func FuzzScanNumbers(f *testing.F) {
-	s := &numberServer{}
+	s := tfwire.NewNumberChecker(provider.New("test"))
 	for _, port := range []any{7, 36.5, tftypes.UnknownValue} {
 		f.Add(fabricConfig(f, s, 2, port).MsgPack)
 	}
@@ -167,14 +177,14 @@ func FuzzScanNumbers(f *testing.F) {
 		}
 		f.Add(dv.MsgPack)
 	}
-	fabricType := s.resources["gpucluster_fabric"]
+	fabricType := s.Resource("gpucluster_fabric")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if fuzzing() && len(b) > maxFuzzMsgPack {
 			return
 		}
-		_, _ = scanNumbers(b, fuzzNumberType)
+		_, _ = tfwire.ScanNumbers(b, fuzzNumberType)
 		if !fuzzing() {
-			_, _ = scanNumbers(b, fabricType) // the seeds, in go test, against the real schema too
+			_, _ = tfwire.ScanNumbers(b, fabricType) // the seeds, in go test, against the real schema too
 		}
 	})
 }
@@ -201,4 +211,14 @@ func fuzzing() bool {
 func bigFloatOf(s string) *big.Float {
 	f, _, _ := big.ParseFloat(s, 10, 512, big.ToNearestEven)
 	return f
+}
+
+// as asserts that x has type T.
+func as[T any](t testing.TB, x any) T {
+	t.Helper()
+	v, ok := x.(T)
+	if !ok {
+		t.Fatalf("%T is not a %T", x, *new(T))
+	}
+	return v
 }

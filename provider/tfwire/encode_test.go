@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"math"
@@ -9,17 +9,15 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
 )
 
-// msgpackRoundTrip encodes v with appendMsgPack and decodes it with tftypes' decoder of the
+// msgpackRoundTrip encodes v with AppendValue and decodes it with tftypes' decoder of the
 // encoding Terraform reads: the value must be what tftypes' own encoder gives Terraform (a
 // number beyond float64 travels as its decimal text in both, so it comes back at the decoder's
 // precision, not the original's).
 func msgpackRoundTrip(t *testing.T, typ tftypes.Type, v tftypes.Value) {
 	t.Helper()
-	b, err := appendMsgPack(nil, v, typ)
+	b, err := AppendValue(nil, v, typ)
 	if err != nil {
 		t.Fatalf("encode %s: %v", v, err)
 	}
@@ -99,22 +97,7 @@ func TestFastMsgPackCollections(t *testing.T) {
 	msgpackRoundTrip(t, obj, v)
 }
 
-// The topology's whole state, every map filled, round-trips for every kind.
-func TestFastMsgPackTopologyState(t *testing.T) {
-	typ := topologySchemaType(t)
-	for _, p := range []topogen.Params{
-		{Kind: topogen.KindRailOptimized, ScalableUnits: 2, ReservedNodeSlots: 1, CableKind: "fiber-mm"},
-		{Kind: topogen.KindDragonflyPlus, Groups: 2, Nodes: 64, GroupOversubscription: 2},
-		{Kind: topogen.KindTorus3D, TorusDims: [3]int{2, 2, 3}},
-	} {
-		cfg := map[string]tftypes.Value{}
-		for k, at := range typ.AttributeTypes {
-			cfg[k] = tftypes.NewValue(at, nil)
-		}
-		state, err := withOutputs(tftypes.NewValue(typ, cfg), topologyOutputs(generate(t, p), nil, noFloor, itemSelection{maps: allItems().maps, byGroup: p.Kind == topogen.KindTorus3D}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgpackRoundTrip(t, typ, state)
-	}
+// readMsgPack reads b as tftypes reads what a provider sends Terraform.
+func readMsgPack(b []byte, typ tftypes.Type) (tftypes.Value, error) {
+	return (&tfprotov6.DynamicValue{MsgPack: b}).Unmarshal(typ)
 }

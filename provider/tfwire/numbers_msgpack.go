@@ -1,8 +1,7 @@
-package provider
+package tfwire
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math"
 	"math/big"
@@ -53,111 +52,60 @@ func (s *mpScanner) byte() byte {
 	return c
 }
 
-func (s *mpScanner) take(n int) []byte {
-	if n < 0 || s.i+n > len(s.b) {
+// advance moves to next, where a read of msgpack.go ended, or fails with it.
+func (s *mpScanner) advance(next int, err error) {
+	if err != nil {
 		s.fail()
-		return nil
+		return
 	}
-	out := s.b[s.i : s.i+n]
-	s.i += n
-	return out
+	s.i = next
 }
 
+// uint reads a number's payload of n bytes.
 func (s *mpScanner) uint(n int) uint64 {
-	p := s.take(n)
-	switch len(p) {
-	case 1:
-		return uint64(p[0])
-	case 2:
-		return uint64(binary.BigEndian.Uint16(p))
-	case 4:
-		return uint64(binary.BigEndian.Uint32(p))
-	case 8:
-		return binary.BigEndian.Uint64(p)
-	}
-	return 0
+	v, err := uintAt(s.b, s.i, n)
+	s.advance(s.i+n, err)
+	return v
 }
 
-// mapLen, arrayLen and str read a header; ok is false for nil.
+// mapLen, arrayLen and strAfter read, with msgpack.go's readers, the rest of a value whose first
+// byte c has been read; ok is false, and nothing is read, for a value of another kind.
 func (s *mpScanner) mapLen(c byte) (int, bool) {
-	switch {
-	case c >= 0x80 && c <= 0x8f:
-		return int(c & 0x0f), true
-	case c == 0xde:
-		return int(s.uint(2)), true
-	case c == 0xdf:
-		return int(s.uint(4)), true
+	if !isMapCode(c) {
+		return 0, false
 	}
-	return 0, false
+	n, next, err := mapHeader(s.b, s.i-1)
+	s.advance(next, err)
+	return n, true
 }
 
 func (s *mpScanner) arrayLen(c byte) (int, bool) {
-	switch {
-	case c >= 0x90 && c <= 0x9f:
-		return int(c & 0x0f), true
-	case c == 0xdc:
-		return int(s.uint(2)), true
-	case c == 0xdd:
-		return int(s.uint(4)), true
+	if !isArrayCode(c) {
+		return 0, false
 	}
-	return 0, false
+	n, next, err := arrayHeader(s.b, s.i-1)
+	s.advance(next, err)
+	return n, true
 }
 
 func (s *mpScanner) strAfter(c byte) (string, bool) {
-	var n int
-	switch {
-	case c >= 0xa0 && c <= 0xbf:
-		n = int(c & 0x1f)
-	case c == 0xd9:
-		n = int(s.uint(1))
-	case c == 0xda:
-		n = int(s.uint(2))
-	case c == 0xdb:
-		n = int(s.uint(4))
-	default:
+	if !isStrCode(c) {
 		return "", false
 	}
-	return string(s.take(n)), true
+	str, next, err := readStr(s.b, s.i-1)
+	s.advance(next, err)
+	return str, true
 }
 
-// skip passes over one value of any kind, whose first byte c has been read.
-func (s *mpScanner) skip(c byte) {
-	if s.depth++; s.depth > maxDepth {
-		s.fail()
+// skip passes over one value of any kind, whose first byte c has been read, with skipValue,
+// which counts rather than recurses: no nesting in a value the schema does not describe (a
+// dynamic argument's) can exhaust the stack.
+func (s *mpScanner) skip(byte) {
+	if s.err != nil {
+		return
 	}
-	defer func() { s.depth-- }()
-	switch {
-	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
-	case c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf:
-		n, _ := s.mapLen(c)
-		for k := 0; k < 2*n && s.err == nil; k++ {
-			s.skip(s.byte())
-		}
-	case c >= 0x90 && c <= 0x9f || c == 0xdc || c == 0xdd:
-		n, _ := s.arrayLen(c)
-		for k := 0; k < n && s.err == nil; k++ {
-			s.skip(s.byte())
-		}
-	case c >= 0xa0 && c <= 0xbf || c >= 0xd9 && c <= 0xdb:
-		s.strAfter(c)
-	case c >= 0xc4 && c <= 0xc6: // bin 8/16/32
-		s.take(int(s.uint(1 << (c - 0xc4))))
-	case c >= 0xc7 && c <= 0xc9: // ext 8/16/32: length, type, data
-		n := int(s.uint(1 << (c - 0xc7)))
-		s.take(1 + n)
-	case c == 0xca:
-		s.take(4)
-	case c == 0xcb:
-		s.take(8)
-	case c >= 0xcc && c <= 0xcf: // uint 8-64
-		s.take(1 << (c - 0xcc))
-	case c >= 0xd0 && c <= 0xd3: // int 8-64
-		s.take(1 << (c - 0xd0))
-	case c >= 0xd4 && c <= 0xd8: // fixext 1-16: type, data
-		s.take(1 + 1<<(c-0xd4))
-	default:
-		s.fail()
-	}
+	end, err := skipValue(s.b, s.i-1)
+	s.advance(end, err)
 }
 
 // number reads a number whose first byte c has been read; ok is false for anything else (nil,
@@ -282,7 +230,7 @@ func (s *mpScanner) value(t attr.Type, name string) {
 
 // checkRaw is check without decoding: the MessagePack form when Terraform sent it, else the
 // decoded walk.
-func (s *numberServer) checkRaw(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+func (s *numberCheck) checkRaw(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
 	if t == nil || dv == nil {
 		return nil
 	}

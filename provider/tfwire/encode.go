@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"encoding/binary"
@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// appendMsgPack writes v (of type typ) as the msgpack Terraform reads, as
+// AppendValue writes v (of type typ) as the msgpack Terraform reads, as
 // tfprotov6.NewDynamicValue does, without tftypes' attribute path per value: tftypes builds a
 // path for every value it writes, in case it has an error to report, and for the 18,432 nodes
 // and HCAs of a 16,384-endpoint topology that was most of the provider's time and garbage
@@ -20,7 +20,7 @@ import (
 // objects as maps of their attributes, numbers as the smallest integer that holds them, else a
 // float64 when exact, else their decimal text. Unknown values and dynamic types, which need
 // tftypes' extension types, are written by tftypes.
-func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) {
+func AppendValue(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) {
 	if typ.Is(tftypes.DynamicPseudoType) || !v.IsKnown() {
 		dv, err := tfprotov6.NewDynamicValue(typ, v)
 		if err != nil {
@@ -42,15 +42,15 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		b = appendMapLen(b, len(keys))
+		b = AppendMapLen(b, len(keys))
 		for _, k := range keys {
 			av, ok := attrs[k]
 			if !ok {
 				return nil, fmt.Errorf("attribute %q: no value set", k)
 			}
-			b = appendString(b, k)
+			b = AppendString(b, k)
 			var err error
-			if b, err = appendMsgPack(b, av, t.AttributeTypes[k]); err != nil {
+			if b, err = AppendValue(b, av, t.AttributeTypes[k]); err != nil {
 				return nil, fmt.Errorf("attribute %q: %w", k, err)
 			}
 		}
@@ -60,11 +60,11 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 		if err := v.As(&m); err != nil {
 			return nil, err
 		}
-		b = appendMapLen(b, len(m))
+		b = AppendMapLen(b, len(m))
 		for k, ev := range m {
-			b = appendString(b, k)
+			b = AppendString(b, k)
 			var err error
-			if b, err = appendMsgPack(b, ev, t.ElementType); err != nil {
+			if b, err = AppendValue(b, ev, t.ElementType); err != nil {
 				return nil, fmt.Errorf("key %q: %w", k, err)
 			}
 		}
@@ -74,7 +74,7 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 		if err := v.As(&l); err != nil {
 			return nil, err
 		}
-		b = appendArrayLen(b, len(l))
+		b = AppendArrayLen(b, len(l))
 		for i, ev := range l {
 			var et tftypes.Type
 			switch t := t.(type) {
@@ -86,7 +86,7 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 				et = t.ElementTypes[i]
 			}
 			var err error
-			if b, err = appendMsgPack(b, ev, et); err != nil {
+			if b, err = AppendValue(b, ev, et); err != nil {
 				return nil, fmt.Errorf("element %d: %w", i, err)
 			}
 		}
@@ -98,39 +98,39 @@ func appendMsgPack(b []byte, v tftypes.Value, typ tftypes.Type) ([]byte, error) 
 		if err := v.As(&s); err != nil {
 			return nil, err
 		}
-		return appendString(b, s), nil
+		return AppendString(b, s), nil
 	case typ.Is(tftypes.Bool):
 		var x bool
 		if err := v.As(&x); err != nil {
 			return nil, err
 		}
-		return appendBool(b, x), nil
+		return AppendBool(b, x), nil
 	case typ.Is(tftypes.Number):
 		var n big.Float
 		if err := v.As(&n); err != nil {
 			return nil, err
 		}
-		return appendNumber(b, &n), nil
+		return AppendNumber(b, &n), nil
 	}
 	return nil, fmt.Errorf("unknown type %s", typ)
 }
 
-// appendNumber writes a number as tftypes does: infinities and exact non-integers as float64,
+// AppendNumber writes a number as tftypes does: infinities and exact non-integers as float64,
 // integers that fit as integers, anything else as its decimal text.
-func appendNumber(b []byte, n *big.Float) []byte {
+func AppendNumber(b []byte, n *big.Float) []byte {
 	if n.IsInf() {
 		return appendFloat(b, math.Inf(n.Sign()))
 	}
 	if i, acc := n.Int64(); acc == big.Exact {
-		return appendInt(b, i)
+		return AppendInt(b, i)
 	}
 	if f, acc := n.Float64(); acc == big.Exact && !n.IsInt() {
 		return appendFloat(b, f)
 	}
-	return appendString(b, n.Text('f', -1))
+	return AppendString(b, n.Text('f', -1))
 }
 
-func appendInt(b []byte, i int64) []byte {
+func AppendInt(b []byte, i int64) []byte {
 	switch {
 	case i >= 0 && i < 128:
 		return append(b, byte(i))
@@ -161,22 +161,22 @@ func appendFloat(b []byte, f float64) []byte {
 // msgpackNil is MessagePack's nil, Terraform's null.
 const msgpackNil = 0xc0
 
-func appendBool(b []byte, x bool) []byte {
+func AppendBool(b []byte, x bool) []byte {
 	if x {
 		return append(b, 0xc3)
 	}
 	return append(b, 0xc2)
 }
 
-// appendStrOrNil writes "" as null, as tfStrOrNull has it.
-func appendStrOrNil(b []byte, s string) []byte {
+// AppendStrOrNil writes "" as null, as tfStrOrNull has it.
+func AppendStrOrNil(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, msgpackNil)
 	}
-	return appendString(b, s)
+	return AppendString(b, s)
 }
 
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	switch n := len(s); {
 	case n < 32:
 		b = append(b, 0xa0|byte(n))
@@ -190,7 +190,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func appendArrayLen(b []byte, n int) []byte {
+func AppendArrayLen(b []byte, n int) []byte {
 	switch {
 	case n < 16:
 		return append(b, 0x90|byte(n))
@@ -200,10 +200,10 @@ func appendArrayLen(b []byte, n int) []byte {
 	return binary.BigEndian.AppendUint32(append(b, 0xdd), uint32(n))
 }
 
-// appendNil appends MessagePack's nil, a null value.
-func appendNil(b []byte) []byte { return append(b, 0xc0) }
+// AppendNil appends MessagePack's nil, a null value.
+func AppendNil(b []byte) []byte { return append(b, 0xc0) }
 
-func appendMapLen(b []byte, n int) []byte {
+func AppendMapLen(b []byte, n int) []byte {
 	switch {
 	case n < 16:
 		return append(b, 0x80|byte(n))

@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"math/big"
@@ -14,7 +14,7 @@ import (
 // "false" as a bool); ok is false where Terraform would refuse. For a typed attribute the value
 // already has the wanted type and they only read it.
 
-func tfAsString(v tftypes.Value) (string, bool) {
+func AsString(v tftypes.Value) (string, bool) {
 	switch {
 	case v.Type().Is(tftypes.String):
 		var s string
@@ -38,7 +38,7 @@ func tfAsString(v tftypes.Value) (string, bool) {
 	return "", false
 }
 
-func tfAsNumber(v tftypes.Value) (*big.Float, bool) {
+func AsNumber(v tftypes.Value) (*big.Float, bool) {
 	switch {
 	case v.Type().Is(tftypes.Number):
 		var f big.Float
@@ -54,9 +54,9 @@ func tfAsNumber(v tftypes.Value) (*big.Float, bool) {
 	return nil, false
 }
 
-// tfAsInt reads a whole number that fits an int64 (a port, a unit, a count).
-func tfAsInt(v tftypes.Value) (int, bool) {
-	f, ok := tfAsNumber(v)
+// AsInt reads a whole number that fits an int64 (a port, a unit, a count).
+func AsInt(v tftypes.Value) (int, bool) {
+	f, ok := AsNumber(v)
 	if !ok || !f.IsInt() {
 		return 0, false
 	}
@@ -64,7 +64,7 @@ func tfAsInt(v tftypes.Value) (int, bool) {
 	return int(i), acc == big.Exact
 }
 
-func tfAsBool(v tftypes.Value) (bool, bool) {
+func AsBool(v tftypes.Value) (bool, bool) {
 	var b bool
 	switch {
 	case v.Type().Is(tftypes.Bool):
@@ -84,8 +84,8 @@ func tfAsBool(v tftypes.Value) (bool, bool) {
 	return false, false
 }
 
-// tfKind names a value's type as a message says it: "a string", "a map", "an object".
-func tfKind(v tftypes.Value) string {
+// Kind names a value's type as a message says it: "a string", "a map", "an object".
+func Kind(v tftypes.Value) string {
 	t := v.Type()
 	switch {
 	case t == nil:

@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"context"
@@ -22,17 +22,13 @@ import (
 // converts it into an Int64 or a Float64 attribute and, when it does not fit, reports
 // "Value %!s(*big.Float=36.5) is not an integer" (a format verb *big.Float does not have), or,
 // for 1e400 in a Float64, "an unexpected error ... This is always an error in the provider".
-// Neither names what is wrong in the user's terms. numberServer looks at the numbers of every
+// Neither names what is wrong in the user's terms. Wrap's server looks at the numbers of every
 // configuration before the framework does and refuses those that do not fit, on the attribute
 // that holds them, with what would fit; configurations whose numbers all fit pass untouched.
 
-// wrapNumbers puts the number check in front of inner.
-func wrapNumbers(inner tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	return &numberServer{ProviderServer: inner}
-}
-
-type numberServer struct {
-	tfprotov6.ProviderServer
+// numberCheck holds the framework types the check reads numbers by, one per schema.
+type numberCheck struct {
+	newProvider func() provider.Provider
 
 	once        sync.Once
 	provider    attr.Type
@@ -42,10 +38,10 @@ type numberServer struct {
 
 // schemas reads the framework schemas once: the protocol schema says "number" for Int64 and
 // Float64 alike, so the kind of each number comes from the framework's own types.
-func (s *numberServer) schemas(ctx context.Context) {
+func (s *numberCheck) schemas(ctx context.Context) {
 	s.once.Do(func() {
 		s.resources, s.dataSources = map[string]attr.Type{}, map[string]attr.Type{}
-		p := New("schema")()
+		p := s.newProvider()
 		var ps provider.SchemaResponse
 		p.Schema(ctx, provider.SchemaRequest{}, &ps)
 		s.provider = ps.Schema.Type()
@@ -71,7 +67,7 @@ func (s *numberServer) schemas(ctx context.Context) {
 }
 
 // check returns the diagnostics of the numbers in dv that do not fit their attributes.
-func (s *numberServer) check(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+func (s *numberCheck) check(ctx context.Context, t attr.Type, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
 	if t == nil || dv == nil {
 		return nil
 	}
@@ -217,52 +213,35 @@ func float64Misfit(name string, f *big.Float) string {
 	return ""
 }
 
-func (s *numberServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+// providerMisfits, resourceMisfits and dataSourceMisfits check a configuration of the provider, of
+// the resource and of the data source named.
+func (s *numberCheck) providerMisfits(ctx context.Context, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
 	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.provider, req.Config); len(d) > 0 {
+	return s.checkRaw(ctx, s.provider, dv)
+}
+
+func (s *numberCheck) resourceMisfits(ctx context.Context, name string, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+	s.schemas(ctx)
+	return s.checkRaw(ctx, s.resources[name], dv)
+}
+
+func (s *numberCheck) dataSourceMisfits(ctx context.Context, name string, dv *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+	s.schemas(ctx)
+	return s.checkRaw(ctx, s.dataSources[name], dv)
+}
+
+// The provider's configuration is checked here; the others where server.go serves their RPCs.
+
+func (s *server) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	if d := s.numbers.providerMisfits(ctx, req.Config); len(d) > 0 {
 		return &tfprotov6.ValidateProviderConfigResponse{PreparedConfig: req.Config, Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ValidateProviderConfig(ctx, req)
 }
 
-func (s *numberServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
-	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.provider, req.Config); len(d) > 0 {
+func (s *server) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	if d := s.numbers.providerMisfits(ctx, req.Config); len(d) > 0 {
 		return &tfprotov6.ConfigureProviderResponse{Diagnostics: d}, nil
 	}
 	return s.ProviderServer.ConfigureProvider(ctx, req)
-}
-
-func (s *numberServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
-		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: d}, nil
-	}
-	return s.ProviderServer.ValidateResourceConfig(ctx, req)
-}
-
-// PlanResourceChange checks again: a number that came through a reference was unknown at
-// validation.
-func (s *numberServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.resources[req.TypeName], req.Config); len(d) > 0 {
-		return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, Diagnostics: d}, nil
-	}
-	return s.ProviderServer.PlanResourceChange(ctx, req)
-}
-
-func (s *numberServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
-		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: d}, nil
-	}
-	return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
-}
-
-func (s *numberServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	s.schemas(ctx)
-	if d := s.checkRaw(ctx, s.dataSources[req.TypeName], req.Config); len(d) > 0 {
-		return &tfprotov6.ReadDataSourceResponse{Diagnostics: d}, nil
-	}
-	return s.ProviderServer.ReadDataSource(ctx, req)
 }

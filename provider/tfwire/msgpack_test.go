@@ -1,4 +1,4 @@
-package provider
+package tfwire
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func (g valueGen) of(t tftypes.Type, depth int) tftypes.Value {
 
 // nullAsBuilt leaves every other attribute as tftypes decodes it and only the one named null,
 // over values of every MessagePack form; whatever it is given, it never reads past the end.
-func TestNullAsBuilt(t *testing.T) {
+func TestNullAttr(t *testing.T) {
 	g := valueGen{rand.New(rand.NewSource(1))}
 	for i := 0; i < 100; i++ {
 		types, vals := map[string]tftypes.Type{}, map[string]tftypes.Value{}
@@ -99,7 +99,7 @@ func TestNullAsBuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, ok, err := nullAsBuilt(dv.MsgPack)
+		out, ok, err := nullAttr(dv.MsgPack, "as_built")
 		if err != nil || !ok {
 			t.Fatalf("case %d (%s): ok %v, %v", i, dynT, ok, err)
 		}
@@ -122,14 +122,44 @@ func TestNullAsBuilt(t *testing.T) {
 			t.Fatalf("case %d (as_built of %s): the other attributes changed", i, dynT)
 		}
 		for cut := 0; cut < len(dv.MsgPack); cut += 1 + len(dv.MsgPack)/50 {
-			_, _, _ = nullAsBuilt(dv.MsgPack[:cut]) // must not panic
+			_, _, _ = nullAttr(dv.MsgPack[:cut], "as_built") // must not panic
 		}
 	}
-	if _, ok, _ := nullAsBuilt([]byte{0x93, 1, 2, 3}); ok {
+	if _, ok, _ := nullAttr([]byte{0x93, 1, 2, 3}, "as_built"); ok {
 		t.Error("an array read as a map")
 	}
 	b := []byte{0x81, 0xa1, 'x', 0x01}
-	if out, ok, err := nullAsBuilt(b); ok || err != nil || string(out) != string(b) {
+	if out, ok, err := nullAttr(b, "as_built"); ok || err != nil || string(out) != string(b) {
 		t.Errorf("a map without the attribute: %x %v %v", out, ok, err)
+	}
+}
+
+// TestReplaceAttrs replaces some attributes of an object's MessagePack and no other byte, and
+// refuses to replace one that is not there.
+func TestReplaceAttrs(t *testing.T) {
+	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+		"a": tftypes.String, "big": tftypes.List{ElementType: tftypes.Number}, "z": tftypes.Bool,
+	}}
+	v := func(a string, big []tftypes.Value, z bool) []byte {
+		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
+			"a": tftypes.NewValue(tftypes.String, a), "big": tftypes.NewValue(typ.AttributeTypes["big"], big),
+			"z": tftypes.NewValue(tftypes.Bool, z),
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dv.MsgPack
+	}
+	nums := []tftypes.Value{tftypes.NewValue(tftypes.Number, 1), tftypes.NewValue(tftypes.Number, 70000)}
+	in := v("x", nil, true)
+	got, err := replaceAttrs(in, map[string][]byte{"big": AppendInt(AppendInt(AppendArrayLen(nil, 2), 1), 70000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := v("x", nums, true); string(got) != string(want) {
+		t.Fatalf("got % x, want % x", got, want)
+	}
+	if _, err := replaceAttrs(in, map[string][]byte{"nope": {msgpackNil}}); err == nil {
+		t.Fatal("an attribute the object lacks was replaced")
 	}
 }

@@ -1,21 +1,18 @@
-package provider
+package tfwire
 
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
-// nullAsBuilt returns the MessagePack object b (a request's config, as Terraform encodes it: a
-// map of attribute name to value) with the value of its `as_built` replaced by nil, without
+// nullAttr returns the MessagePack object b (a request's config, as Terraform encodes it: a
+// map of attribute name to value) with the value of its attribute name (an `as_built` floor) replaced by nil, without
 // decoding anything else. A data source's validation has no use for an `as_built` floor, and
 // decoding one with tftypes costs as much as the read that does use it (a floor of 2,048 HCAs:
 // 0.12 s a request). Values are stepped over by their headers, as the MessagePack specification
 // lays them out (https://github.com/msgpack/msgpack/blob/master/spec.md). ok is false when b is
 // not a map or holds no `as_built`; then b is returned as it is.
-func nullAsBuilt(b []byte) (out []byte, ok bool, err error) {
-	const name = plan.AttrAsBuilt
+func nullAttr(b []byte, name string) (out []byte, ok bool, err error) {
 	if len(b) == 0 || !isMapCode(b[0]) {
 		return b, false, nil
 	}
@@ -87,39 +84,60 @@ func need(b []byte, i, n int) error {
 }
 
 // uintAt reads the big-endian unsigned integer of width w (1, 2, 4 or 8 bytes) at i.
-func uintAt(b []byte, i, w int) (int, error) {
+func uintAt(b []byte, i, w int) (uint64, error) {
 	if err := need(b, i, w); err != nil {
 		return 0, err
 	}
 	switch w {
 	case 1:
-		return int(b[i]), nil
+		return uint64(b[i]), nil
 	case 2:
-		return int(binary.BigEndian.Uint16(b[i:])), nil
+		return uint64(binary.BigEndian.Uint16(b[i:])), nil
 	case 4:
-		return int(binary.BigEndian.Uint32(b[i:])), nil
+		return uint64(binary.BigEndian.Uint32(b[i:])), nil
 	}
-	return int(binary.BigEndian.Uint64(b[i:])), nil
+	return binary.BigEndian.Uint64(b[i:]), nil
+}
+
+// lenAt reads a length of width w (1, 2 or 4 bytes) at i.
+func lenAt(b []byte, i, w int) (int, error) {
+	n, err := uintAt(b, i, w)
+	return int(n), err
 }
 
 func isMapCode(c byte) bool { return c >= 0x80 && c <= 0x8f || c == 0xde || c == 0xdf }
 
+func isArrayCode(c byte) bool { return c >= 0x90 && c <= 0x9f || c == 0xdc || c == 0xdd }
+
+func isStrCode(c byte) bool { return c >= 0xa0 && c <= 0xbf || c >= 0xd9 && c <= 0xdb }
+
 // mapHeader reads a map header at i: its number of pairs and where the first key starts.
 func mapHeader(b []byte, i int) (int, int, error) {
+	return header(b, i, 0x80, 0xde, "map")
+}
+
+// arrayHeader reads an array header at i: its number of elements and where the first starts.
+func arrayHeader(b []byte, i int) (int, int, error) {
+	return header(b, i, 0x90, 0xdc, "array")
+}
+
+// header reads the header of a map or an array at i: its fix form (fix, the count in the low
+// four bits) or its 16- and 32-bit forms (code16, code16+1).
+func header(b []byte, i int, fix, code16 byte, kind string) (int, int, error) {
 	if err := need(b, i, 1); err != nil {
 		return 0, 0, err
 	}
 	switch c := b[i]; {
-	case c >= 0x80 && c <= 0x8f:
+	case c >= fix && c <= fix+0x0f:
 		return int(c & 0x0f), i + 1, nil
-	case c == 0xde:
-		n, err := uintAt(b, i+1, 2)
+	case c == code16:
+		n, err := lenAt(b, i+1, 2)
 		return n, i + 3, err
-	case c == 0xdf:
-		n, err := uintAt(b, i+1, 4)
+	case c == code16+1:
+		n, err := lenAt(b, i+1, 4)
 		return n, i + 5, err
 	}
-	return 0, 0, fmt.Errorf("msgpack: no map at offset %d", i)
+	return 0, 0, fmt.Errorf("msgpack: no %s at offset %d", kind, i)
 }
 
 // readStr reads a string at i and returns it with the offset after it.
@@ -133,13 +151,13 @@ func readStr(b []byte, i int) (string, int, error) {
 	case c >= 0xa0 && c <= 0xbf:
 		n, at = int(c&0x1f), i+1
 	case c == 0xd9:
-		n, err = uintAt(b, i+1, 1)
+		n, err = lenAt(b, i+1, 1)
 		at = i + 2
 	case c == 0xda:
-		n, err = uintAt(b, i+1, 2)
+		n, err = lenAt(b, i+1, 2)
 		at = i + 3
 	case c == 0xdb:
-		n, err = uintAt(b, i+1, 4)
+		n, err = lenAt(b, i+1, 4)
 		at = i + 5
 	default:
 		return "", 0, fmt.Errorf("msgpack: no string at offset %d", i)
@@ -189,14 +207,14 @@ func skipValue(b []byte, i int) (int, error) {
 		case c >= 0xd4 && c <= 0xd8: // fixext1..16: type byte, data
 			size = 1 + 1<<(c-0xd4)
 		case c == 0xdc, c == 0xde: // array16, map16
-			m, err := uintAt(b, i+1, 2)
+			m, err := lenAt(b, i+1, 2)
 			if err != nil {
 				return 0, err
 			}
 			pending += m * (1 + int(c-0xdc)/2)
 			size = 2
 		case c == 0xdd, c == 0xdf: // array32, map32
-			m, err := uintAt(b, i+1, 4)
+			m, err := lenAt(b, i+1, 4)
 			if err != nil {
 				return 0, err
 			}
@@ -207,7 +225,7 @@ func skipValue(b []byte, i int) (int, error) {
 		}
 		if lenWidth > 0 {
 			var err error
-			if n, err = uintAt(b, i+1, lenWidth); err != nil {
+			if n, err = lenAt(b, i+1, lenWidth); err != nil {
 				return 0, err
 			}
 		}
