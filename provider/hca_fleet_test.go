@@ -166,30 +166,10 @@ func (f *hcaFleet) settle(t testing.TB) {
 	resetConnections()
 	for _, s := range f.nodes {
 		pid := s.Proc.Cmd.Process.Pid
-		if !testrig.WaitFor(30*time.Second, func() bool { return len(childPIDs(pid)) == 0 }) {
+		if !testrig.WaitFor(30*time.Second, func() bool { return len(testrig.Children(pid)) == 0 }) {
 			t.Fatalf("%s still serves a connection", s)
 		}
 	}
-}
-
-func childPIDs(pid int) []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		n, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		if f := strings.Fields(string(stat[i+1:])); i > 0 && len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func selfCPU() time.Duration {

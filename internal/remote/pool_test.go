@@ -127,7 +127,7 @@ func TestPoolRedialsADeadConnection(t *testing.T) {
 
 	// Kill the sshd process that serves the connection (a child of the listener).
 	killed := 0
-	for _, pid := range childrenOf(s.Proc.Cmd.Process.Pid) {
+	for _, pid := range testrig.Children(s.Proc.Cmd.Process.Pid) {
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			killed++
 		}
@@ -170,27 +170,6 @@ func TestPoolRedialsADeadConnection(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("failing took %s", d)
 	}
-}
-
-// childrenOf lists the PIDs whose parent is pid.
-func childrenOf(pid int) []int {
-	var out []int
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		n, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		if f := strings.Fields(string(stat[i+1:])); i > 0 && len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // TestPoolChecksHostKeys: a host that comes back with another key is refused, even with a
@@ -256,7 +235,7 @@ func TestPoolIdleAndClose(t *testing.T) {
 		t.Fatal("the idle connection was not closed")
 	}
 	// sshd saw it end: the process that served it is gone.
-	if !testrig.WaitFor(5*time.Second, func() bool { return len(childrenOf(s.Proc.Cmd.Process.Pid)) == 0 }) {
+	if !testrig.WaitFor(5*time.Second, func() bool { return len(testrig.Children(s.Proc.Cmd.Process.Pid)) == 0 }) {
 		t.Errorf("sshd still serves the idle connection")
 	}
 	poolRun(t, p, cfg, "true")

@@ -187,6 +187,26 @@ func stopSSHD(p *Process) {
 
 // descendants lists the PIDs below pid in the process tree, from /proc.
 func descendants(pid int) []int {
+	children := parents()
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// Children lists the PIDs whose parent is pid, from /proc: an sshd's children are the
+// connections it serves, which is how tests count a client's open connections.
+func Children(pid int) []int { return parents()[pid] }
+
+// parents maps each PID of /proc to its children.
+func parents() map[int][]int {
 	children := map[int][]int{}
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
@@ -211,17 +231,7 @@ func descendants(pid int) []int {
 			children[ppid] = append(children[ppid], n)
 		}
 	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
+	return children
 }
 
 // RestartWithNewHostKey stops this server, gives it a freshly generated host key and starts it
