@@ -40,10 +40,6 @@ func obj(attrs map[string]any) tftypes.Value {
 	return tftypes.NewValue(tftypes.Object{AttributeTypes: types}, vals)
 }
 
-func end(device string, port any) tftypes.Value {
-	return obj(map[string]any{"device": device, "port": port})
-}
-
 // errorsAt lists the reader's diagnostics as "path: detail", sorted.
 func errorsAt(r *specReader) []string {
 	var out []string

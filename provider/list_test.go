@@ -123,7 +123,11 @@ func TestAccQueryAdoptsFloor(t *testing.T) {
 		t.Fatal(diags.Error())
 	}
 	byName := 0
-	for _, blk := range hf.Body.(*hclsyntax.Body).Blocks {
+	body, ok := hf.Body.(*hclsyntax.Body)
+	if !ok {
+		t.Fatalf("the generated file's body is a %T", hf.Body)
+	}
+	for _, blk := range body.Blocks {
 		if blk.Type != "resource" || (blk.Labels[0] != "gpucluster_switch" && blk.Labels[0] != "gpucluster_node") {
 			continue
 		}

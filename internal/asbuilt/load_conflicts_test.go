@@ -12,7 +12,8 @@ import (
 
 // twoLeafText is two QM9700 leaves (by their part) and a spine, each leaf with one HCA, and the
 // cables given as "leafNN[p] spine01[q]" pairs, written from both ends as ibnetdiscover does.
-func twoLeafText(hcaOn map[string]int, uplinks [][2]int, spinePorts int) string {
+func twoLeafText(hcaOn map[string]int, uplinks [][2]int) string {
+	const spinePorts = 64
 	ports := map[string][]string{}
 	add := func(a string, pa int, b string, pb int) {
 		ports[a] = append(ports[a], fmt.Sprintf(`[%d]	"%s"[%d]		# "%s" lid 0 4xNDR`, pa, b, pb, b))
@@ -45,7 +46,7 @@ func twoLeafText(hcaOn map[string]int, uplinks [][2]int, spinePorts int) string 
 // not have. Each is refused as the topology it is, naming the line or the switch; the clean floor
 // is adopted with every cable.
 func TestLoadRefusesWhatIsNotOneFabric(t *testing.T) {
-	clean := twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {34, 2}}, 64)
+	clean := twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {34, 2}})
 	l, err := LoadText(clean, "", ReadOptions{})
 	if err != nil || len(l.Floor.Spec.Cables) != 3 {
 		t.Fatalf("the clean floor: %v", err)
@@ -55,11 +56,11 @@ func TestLoadRefusesWhatIsNotOneFabric(t *testing.T) {
 		input      Input
 		want       string
 	}{
-		{"leaf01[33] to spine01[1] and spine01[2]", twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {33, 2}}, 64),
+		{"leaf01[33] to spine01[1] and spine01[2]", twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {33, 2}}),
 			InputTopologyText, "is on two cables"},
-		{"an HCA port on two leaves", twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1, "MF0;leaf02:MQM9700/U1": 1}, nil, 64),
+		{"an HCA port on two leaves", twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1, "MF0;leaf02:MQM9700/U1": 1}, nil),
 			InputTopologyText, "gpu001 mlx5_0[1] is on two cables"},
-		{"port 65 of a 64-port QM9700 (its header says 65)", twoLeafText(nil, [][2]int{{65, 1}}, 64),
+		{"port 65 of a 64-port QM9700 (its header says 65)", twoLeafText(nil, [][2]int{{65, 1}}),
 			InputFloor, "switch leaf01 (0x0002c90000000002) is a QM9700, which has 64 ports, but cables are on its port(s) 65"},
 	} {
 		_, err := LoadText(c.text, "", ReadOptions{})
@@ -78,10 +79,10 @@ func TestLoadRefusesWhatIsNotOneFabric(t *testing.T) {
 // text and as_built. Whatever LoadText adopts has one cable per link the parser read (routers
 // aside), each on its own key, and no two cables on one port. The seeds run in `go test`.
 func FuzzLoadText(f *testing.F) {
-	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {34, 2}}, 64))
-	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {33, 2}}, 64))
-	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1, "MF0;leaf02:MQM9700/U1": 1}, nil, 64))
-	f.Add(twoLeafText(nil, [][2]int{{65, 1}}, 64))
+	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {34, 2}}))
+	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1}, [][2]int{{33, 1}, {33, 2}}))
+	f.Add(twoLeafText(map[string]int{"MF0;leaf01:MQM9700/U1": 1, "MF0;leaf02:MQM9700/U1": 1}, nil))
+	f.Add(twoLeafText(nil, [][2]int{{65, 1}}))
 	f.Fuzz(func(t *testing.T, text string) {
 		l, err := LoadText(text, "", ReadOptions{})
 		if err != nil {

@@ -3,6 +3,7 @@ package asbuilt
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -279,8 +280,10 @@ func (q qlFloor) spec() *fabric.Spec {
 	}
 	end := func(e string) fabric.End {
 		i := strings.LastIndexByte(e, ':')
-		var p int
-		fmt.Sscanf(e[i+1:], "%d", &p)
+		p, err := strconv.Atoi(e[i+1:])
+		if err != nil {
+			panic(fmt.Sprintf("the test's own cable end %q has no port: %v", e, err))
+		}
 		return fabric.End{Device: e[:i], Port: p}
 	}
 	var pairs []string

@@ -120,10 +120,9 @@ func kindsOf(s *fabric.Spec) map[string]string {
 	return k
 }
 
-func splitEnd(e string) (string, int) {
-	i := strings.LastIndexByte(e, ':')
-	p, _ := strconv.Atoi(e[i+1:])
-	return e[:i], p
+// deviceOf is the device of a cable end label "device:port".
+func deviceOf(e string) string {
+	return e[:strings.LastIndexByte(e, ':')]
 }
 
 // checkTechnician holds a fit and its work order to what a technician can do (DESIGN.md, "The
@@ -214,8 +213,8 @@ func checkTechnician(t *testing.T, f *Fitted, wo []bom.Change) {
 			if to == stays {
 				to = c.Row.B.Endpoint()
 			}
-			fd, _ := splitEnd(from)
-			td, _ := splitEnd(to)
+			fd := deviceOf(from)
+			td := deviceOf(to)
 			if kindOf(fd, true) != kindOf(td, false) {
 				fail("move %s -> %s takes a %s end to a %s", from, to, kindOf(fd, true), kindOf(td, false))
 			}

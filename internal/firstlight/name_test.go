@@ -22,7 +22,7 @@ func TestNameMatchInventory(t *testing.T) {
 			floor.Switches[i].Name = "renamed-on-site" // its GUID kept
 		}
 	}
-	var hcaCable int = -1
+	hcaCable := -1
 	for i, c := range floor.Cables {
 		for _, e := range []*fabric.End{&floor.Cables[i].A, &floor.Cables[i].B} {
 			if e.Device == old {

@@ -99,7 +99,9 @@ func ExportTopo(g *fabric.Graph) Topo {
 // panelNum orders a system's lines by their local panel's number ("   P12 -> ...").
 func panelNum(line string) float64 {
 	var n float64
-	fmt.Sscanf(strings.TrimSpace(line), "P%g", &n)
+	if _, err := fmt.Sscanf(strings.TrimSpace(line), "P%g", &n); err != nil {
+		return 0 // a line without a panel number sorts first; every line written here has one
+	}
 	return n
 }
 

@@ -259,13 +259,17 @@ func (v *validation) judge() {
 			continue
 		}
 		g := v.fc[j]
-		if !(g.okA && g.okB && ((g.a == oa && g.b == ob) || (g.a == ob && g.b == oa))) {
+		exchanged := g.okA && g.okB && ((g.a == oa && g.b == ob) || (g.a == ob && g.b == oa))
+		if !exchanged {
 			continue
 		}
 		// Exchange the plugs at f.b and oa, or at f.a and ob; prefer the pair on one device,
 		// then a pair of switch ports.
 		x, y := f.b, oa
-		if f.a.Device == ob.Device && f.b.Device != oa.Device || (v.isSwitch(f.a.Device) && v.isSwitch(ob.Device) && !(v.isSwitch(f.b.Device) && v.isSwitch(oa.Device))) {
+		oneDeviceAtA := f.a.Device == ob.Device && f.b.Device != oa.Device
+		switchesAtA := v.isSwitch(f.a.Device) && v.isSwitch(ob.Device)
+		switchesAtB := v.isSwitch(f.b.Device) && v.isSwitch(oa.Device)
+		if oneDeviceAtA || (switchesAtA && !switchesAtB) {
 			x, y = f.a, ob
 		}
 		if walkLess(v.where.at(y), v.where.at(x)) {

@@ -39,8 +39,8 @@ func newerImage(psid string) *dFirmware {
 // requires the same stdout, stderr and exit code: the texts of a missing image, an image that is
 // not one, and a device that is not there, in the order the real tool checks them.
 func TestFlintDoubleErrorsAreMstflints(t *testing.T) {
-	real, err := exec.LookPath("mstflint")
-	if err != nil || !strings.HasPrefix(real, "/usr/") {
+	mstflint, err := exec.LookPath("mstflint")
+	if err != nil || !strings.HasPrefix(mstflint, "/usr/") {
 		t.Fatalf("Debian's mstflint is needed to compare the double with (apt-get install mstflint; make deps does): %v", err)
 	}
 	double := filepath.Join(buildDouble(t), "mstflint")
@@ -74,7 +74,7 @@ func TestFlintDoubleErrorsAreMstflints(t *testing.T) {
 		{"-d", "0000:ff:1f.7", "-i", "missing.bin", "-y", "b"}, // the image is opened first
 		{"-d", "0000:ff:1f.7", "-i", "zero.bin", "-y", "b"},    // then the device
 	} {
-		want, got := run(real, args), run(double, args)
+		want, got := run(mstflint, args), run(double, args)
 		if got != want {
 			t.Errorf("mstflint %s:\nreal   %d %q %q\ndouble %d %q %q", strings.Join(args, " "),
 				want.exit, want.stdout, want.stderr, got.exit, got.stdout, got.stderr)

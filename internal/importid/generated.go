@@ -41,7 +41,7 @@ func Identifier(name string) string {
 	if s == "" {
 		return ""
 	}
-	if c := s[0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+	if c := s[0]; c < 'A' || c > 'z' || (c > 'Z' && c < 'a') {
 		s = "_" + s
 	}
 	return s

@@ -61,7 +61,10 @@ func TestNameGenerated(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatalf("%s\n%s", diags.Error(), out)
 	}
-	body := f.Body.(*hclsyntax.Body)
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		t.Fatalf("the file's body is a %T", f.Body)
+	}
 	seen := map[string]bool{}
 	ident := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 	for _, b := range body.Blocks {
@@ -78,8 +81,15 @@ func TestNameGenerated(t *testing.T) {
 		if b.Type != "import" {
 			continue
 		}
-		to := b.Body.Attributes["to"].Expr.(*hclsyntax.ScopeTraversalExpr).Traversal
-		addr := to.RootName() + "." + to[1].(hcl.TraverseAttr).Name
+		expr, ok := b.Body.Attributes["to"].Expr.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || len(expr.Traversal) < 2 {
+			t.Fatalf("import block without a resource address in to")
+		}
+		name, ok := expr.Traversal[1].(hcl.TraverseAttr)
+		if !ok {
+			t.Fatalf("import to %s: not a resource address", expr.Traversal.RootName())
+		}
+		addr := expr.Traversal.RootName() + "." + name.Name
 		if !seen[addr] {
 			t.Errorf("import to %s: no such resource in the file", addr)
 		}

@@ -38,7 +38,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c, err := dial(ctx, cfg)
-	return c, cfg.scrub("connecting to", err)
+	return c, cfg.scrub(err)
 }
 
 func dial(ctx context.Context, cfg Config) (*Client, error) {

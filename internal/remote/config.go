@@ -120,9 +120,10 @@ func (c Config) signer() (ssh.Signer, error) {
 	return s, nil
 }
 
-// scrub is the last line of defence: an error that somehow carries a fragment of the private key
-// or the passphrase is replaced by one that names only the operation.
-func (c Config) scrub(op string, err error) error {
+// scrub is the last line of defence: an error of connecting that somehow carries a fragment of
+// the private key or the passphrase is replaced by one that names only the operation.
+func (c Config) scrub(err error) error {
+	const op = "connecting to"
 	if err == nil {
 		return nil
 	}

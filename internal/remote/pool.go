@@ -127,7 +127,7 @@ func (p *Pool) Client(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if _, err := e.connected(ctx); err != nil {
-		return nil, cfg.scrub("connecting to", err)
+		return nil, cfg.scrub(err)
 	}
 	return &Client{pooled: e, addr: e.addr, lockKey: e.lockKey}, nil
 }
@@ -317,7 +317,7 @@ func (e *pooled) session(ctx context.Context) (*ssh.Session, *ssh.Client, func()
 		c, err := e.connected(ctx)
 		if err != nil {
 			release()
-			return nil, nil, nil, cfg.scrub("connecting to", err)
+			return nil, nil, nil, cfg.scrub(err)
 		}
 		sess, err := openSession(ctx, c, cfg.timeout())
 		if err == nil {

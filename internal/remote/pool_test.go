@@ -22,9 +22,9 @@ func accepted(s *testrig.SSHD) int {
 	return strings.Count(s.Proc.Output(), "Accepted publickey for ")
 }
 
-func poolT(t *testing.T, o PoolOptions) *Pool {
+func poolT(t *testing.T) *Pool {
 	t.Helper()
-	p := NewPool(o)
+	p := NewPool(PoolOptions{})
 	t.Cleanup(func() { p.Close() })
 	return p
 }
@@ -50,7 +50,7 @@ func poolRun(t *testing.T, p *Pool, cfg Config, cmd string) string {
 func TestPoolSharesOneConnection(t *testing.T) {
 	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
-	p := poolT(t, PoolOptions{})
+	p := poolT(t)
 	cfg := configFor(s)
 	active := filepath.Join(s.Dir, "active")
 	if err := os.Mkdir(active, 0o755); err != nil {
@@ -115,7 +115,7 @@ func TestPoolSharesOneConnection(t *testing.T) {
 func TestPoolRedialsADeadConnection(t *testing.T) {
 	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
-	p := poolT(t, PoolOptions{})
+	p := poolT(t)
 	cfg := configFor(s)
 	c, err := p.Client(context.Background(), cfg)
 	if err != nil {
@@ -178,7 +178,7 @@ func TestPoolRedialsADeadConnection(t *testing.T) {
 func TestPoolChecksHostKeys(t *testing.T) {
 	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
-	p := poolT(t, PoolOptions{})
+	p := poolT(t)
 	cfg := configFor(s)
 	poolRun(t, p, cfg, "true")
 
@@ -266,7 +266,7 @@ func TestPoolIdleAndClose(t *testing.T) {
 func TestPoolCancelKillsTheCommand(t *testing.T) {
 	testrig.RequirePeers(t)
 	s := testrig.StartSSHD(t, testrig.SSHDOptions{})
-	p := poolT(t, PoolOptions{})
+	p := poolT(t)
 	cfg := configFor(s)
 	c, err := p.Client(context.Background(), cfg)
 	if err != nil {

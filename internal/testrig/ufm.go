@@ -272,9 +272,10 @@ func (u *UFM) authorize(req *http.Request) (string, bool) {
 	return p, false
 }
 
-func ufmJSON(w http.ResponseWriter, status int, v any) {
+// ufmJSON answers 200 with v as JSON (every JSON answer of UFM's PKey API is a 200).
+func ufmJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
@@ -289,10 +290,10 @@ func (u *UFM) route(w http.ResponseWriter, req *http.Request, path string) {
 	switch {
 	case req.Method == http.MethodGet && p == "/app/ufm_version":
 		// [IBK8S] Validate(), [NCX] version(): JSON with ufm_release_version.
-		ufmJSON(w, http.StatusOK, map[string]string{"ufm_release_version": "6.19.3-1"})
+		ufmJSON(w, map[string]string{"ufm_release_version": "6.19.3-1"})
 	case req.Method == http.MethodPost && p == "/app/tokens":
 		// [SDK] UFM_API_TOKEN = 'app/tokens', response.json().get("access_token").
-		ufmJSON(w, http.StatusOK, map[string]any{"access_token": u.Token, "revoked": false, "username": u.Username})
+		ufmJSON(w, map[string]any{"access_token": u.Token, "revoked": false, "username": u.Username})
 	case req.Method == http.MethodGet && p == "/resources/pkeys":
 		// [NCX]: guids_data and qos_conf together on the list are not supported (nvbug 5409095).
 		if q.Get("guids_data") == "true" && q.Get("qos_conf") == "true" {
@@ -303,19 +304,19 @@ func (u *UFM) route(w http.ResponseWriter, req *http.Request, path string) {
 		for k, pk := range u.pkeys {
 			out[ufmKey(k)] = pk.view(q.Get("guids_data") == "true", q.Get("qos_conf") == "true")
 		}
-		ufmJSON(w, http.StatusOK, out)
+		ufmJSON(w, out)
 	case req.Method == http.MethodGet && strings.HasPrefix(p, "/resources/pkeys/"):
 		k, ok := parseUFMPKey(strings.TrimPrefix(p, "/resources/pkeys/"))
 		pk := u.pkeys[k]
 		if !ok || pk == nil {
 			if u.emptyOK {
-				ufmJSON(w, http.StatusOK, map[string]any{}) // [NCX] quirk
+				ufmJSON(w, map[string]any{}) // [NCX] quirk
 				return
 			}
 			http.Error(w, "404 NOT FOUND", http.StatusNotFound)
 			return
 		}
-		ufmJSON(w, http.StatusOK, pk.view(q.Get("guids_data") == "true", q.Get("qos_conf") == "true"))
+		ufmJSON(w, pk.view(q.Get("guids_data") == "true", q.Get("qos_conf") == "true"))
 	case req.Method == http.MethodPost && p == "/resources/pkeys/add":
 		u.addPKey(w, req)
 	case req.Method == http.MethodPost && p == "/resources/pkeys":
