@@ -356,7 +356,12 @@ func ParseTopology(text string) (*Discovered, error) {
 	byID := map[string]int{}
 	headerLine := map[int]int{}
 	badID := false // a node id that does not parse: its cables then name an id no node has
-	for n, raw := range strings.Split(text, "\n") {
+	// Line by line without splitting: strings.Split of a 64 MiB file of blank lines made 67
+	// million string headers, 1 GiB (issue 32's 27 bytes of memory per byte read).
+	n := -1
+	for raw := range strings.Lines(text) {
+		n++
+		raw = strings.TrimSuffix(raw, "\n")
 		line := strings.TrimSpace(raw)
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
