@@ -61,9 +61,14 @@ func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, re
 			"BMC lock is held throughout, so the action never interleaves with an apply of the node.",
 		Attributes: map[string]schema.Attribute{
 			"node": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The node's name, e.g. `gpucluster_node.gpu001.name`: what progress lines and errors call it.",
-				Validators:          []validator.String{nameValidator()},
+				Required: true,
+				MarkdownDescription: "The node whose BMC `bmc` is, e.g. `gpucluster_node.gpu001.name` beside " +
+					"`bmc = gpucluster_node.gpu001.bmc`: what progress lines and errors call it, each beside the BMC actually " +
+					"touched (`node gpu001 (BMC 10.0.0.11:443): already on ...`). The BMC decides the machine, not the name: " +
+					"where this run reads or applies a `gpucluster_node` with that BMC (as with an `action_trigger` on it, or " +
+					"the nodes refreshed before an `-invoke`), a `node` that is not that node is refused before the BMC is " +
+					"touched; a BMC no declared node has is acted on under the name given.",
+				Validators: []validator.String{nameValidator()},
 			},
 			"bmc": bmcAttr,
 			"power": schema.StringAttribute{
@@ -93,17 +98,35 @@ func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	node := tgt.node
+	owners := &bmc.Owners{}
+	if a.data != nil && a.data.bmcOwners != nil {
+		owners = a.data.bmcOwners
+	}
+	key, owner, known := owners.Owner(tgt.cfg)
+	if known && owner != node {
+		// The BMC is what is touched: a name that is not its node's would act on one machine and
+		// report another (issue 32).
+		resp.Diagnostics.AddAttributeError(path.Root("node"), "bmc is another node's BMC",
+			fmt.Sprintf("The BMC at %s is gpucluster_node %q's (this run reads or applies it with that bmc), and node is %q: "+
+				"the action would act on %s while naming %s. Give the node and its own BMC together: node = "+
+				"gpucluster_node.%s.name with bmc = gpucluster_node.%s.bmc, or the bmc of %s.", key, owner, node, owner, node, owner, owner, node))
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = maskSecrets(ctx, tgt.cfg.Password)
 	tgt.cfg.Logger = bmcLogger(ctx)
-	node := tgt.node
-	err := bmc.RunPower(ctx, tgt.cfg, m.Power.ValueString(), func(step string) { actionProgress(ctx, resp, "node %s: %s", node, step) })
+	// Every line names the BMC touched beside the node it was given as, so the log says which
+	// machine was acted on even for a node this run does not declare.
+	err := bmc.RunPower(ctx, tgt.cfg, m.Power.ValueString(), func(step string) {
+		actionProgress(ctx, resp, "node %s (BMC %s): %s", node, key, step)
+	})
 	var refused *bmc.PowerRefusedError
 	var step *bmc.StepError
 	switch {
 	case errors.As(err, &refused):
-		resp.Diagnostics.AddAttributeError(path.Root("power"), fmt.Sprintf("Node %s is off", node), fmt.Sprintf("Node %q: %s", node, refused.Reason))
+		resp.Diagnostics.AddAttributeError(path.Root("power"), fmt.Sprintf("Node %s is off", node), fmt.Sprintf("Node %q (BMC %s): %s", node, key, refused.Reason))
 	case errors.As(err, &step):
 		tgt.fail(&resp.Diagnostics, step.Step, step.Err)
 	}

@@ -119,7 +119,7 @@ func TestAccActionNodePowerInvoke(t *testing.T) {
 	if got := rig.Resets(); !reflect.DeepEqual(got, []string{"ComputerSystem.Reset ForceRestart"}) {
 		t.Fatalf("after force_restart the rig saw %v", got)
 	}
-	if !strings.Contains(out, "node gpu001: on again after force_restart") {
+	if !strings.Contains(out, "node gpu001 (BMC 127.0.0.1:"+fmt.Sprint(rig.Port)+"): on again after force_restart") {
 		t.Errorf("no progress line in the output:\n%s", out)
 	}
 	mustInvoke(bmc.PowerCycle)

@@ -136,13 +136,16 @@ func (d *bomDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	prior := designSchema()
 	prior.MarkdownDescription = "The design as it is cabled now, e.g. the `design` of a `gpucluster_topology` at the " +
 		"scalable units built so far, when `design` is the one to build. With it, `cabling_changes_csv` says what the " +
-		"technicians must do to go from one to the other."
+		"technicians must do to go from one to the other. Not beside a floor (`as_built`, here or carried by `design`), " +
+		"which is what is cabled now: refused."
 	attrs["prior_design"] = prior
 	attrs["as_built"] = asBuiltInputAttribute("The fabric on the floor, `gpucluster_discovered_fabric`'s `floor` read " +
 		"from an `ibnetdiscover` snapshot: the design is fitted to it (devices matched by their links, the floor's names, " +
 		"GUIDs and ports kept wherever the design has that link), and `cabling_changes_csv` is the work order from the " +
 		"floor: every cable to unplug, to move from the ports it is really on, and to add; its counts are the design's " +
-		"`as_built_fit`. Beside `prior_design`, the floor wins: it is what the technicians find. Needs `design`.")
+		"`as_built_fit`. Needs `design`; if the design carries a floor already (`gpucluster_topology`'s `as_built`), it must be " +
+		"that same record (another floor, or an edited record, is refused). Not with `prior_design`: the floor is what is " +
+		"cabled now.")
 	attrs["cabling_changes_csv"] = outStr("With `prior_design`: the re-cabling work order, as CSV (RFC 4180) after the header `" +
 		strings.Join(bom.ChangesHeader, ",") + "`, one row per cable to `add`, `remove` " +
 		"or `move` (a cable that keeps one end and changes the other; `from` names the end it leaves), each end named as " +
@@ -174,10 +177,17 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
 	inputs, unknown, diags := decodeInputs(ctx, &m.fabricInputsModel)
 	rd := specReader{}
-	if floor := rd.decodeAsBuilt(requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
+	if floor, rec := rd.decodeFloor(requestValue(ctx, tfwire.FromConfig, plan.AttrAsBuilt, m.AsBuilt), path.Root(plan.AttrAsBuilt)); floor != nil {
 		if inputs.Design == nil {
 			rd.diags.AddAttributeError(path.Root(plan.AttrAsBuilt), "as_built without a design",
 				"as_built is the floor a design is fitted to; set `design` (e.g. data.gpucluster_topology.x.design). For the bill of materials of the floor alone, give it to a gpucluster_fabric without a design (as_built = data.gpucluster_discovered_fabric.x.floor) and read that fabric's `bom`.")
+		}
+		// A design fitted to a floor already carries it (its as_built): the work order is from that
+		// floor or from none. Another floor here would write the order against a floor the design
+		// was not fitted to (issue 32: 1,022 rows against the wrong floor).
+		carried, has := designRecord(inputValue(ctx, m.inputSource(), "design", &m.fabricInputsModel))
+		if has {
+			rd.designsFloor(rec, carried, path.Root(plan.AttrAsBuilt))
 		}
 		inputs.AsBuilt = floor
 	}
@@ -196,6 +206,16 @@ func (d *bomDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		return
 	}
 	var prior *topogen.Params
+	if f.Fit != nil && !m.PriorDesign.IsNull() {
+		// Two accounts of what is cabled now: the floor is what the technicians find, and a work
+		// order from one while the other is silently dropped (issue 32) is refused instead.
+		resp.Diagnostics.AddAttributeError(path.Root(plan.AttrPriorDesign), "prior_design beside a floor",
+			"The design is fitted to a floor (as_built, here or carried by the design), which is what is cabled now; "+
+				"prior_design says that too, and only one can be where the work order starts. Drop prior_design for the "+
+				"work order from the floor, or give a design built without a floor (and no as_built) for the work order "+
+				"from prior_design.")
+		return
+	}
 	if f.Fit == nil && !m.PriorDesign.IsNull() {
 		p, d := decodePriorDesign(ctx, m.PriorDesign)
 		if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,6 +84,90 @@ data "gpucluster_bom" "work" {
 				}),
 			},
 			{Config: config(4), Check: rows(map[string]int{"add": 1025, "move": 257}, anyRow)},
+		},
+	})
+}
+
+// TestAccBOMFloorIsTheDesigns: the BOM's floor is the one the design is fitted to (issue 32: a
+// floor other than the design's wrote a 1,022-row work order against the wrong floor). The
+// design fitted to the brownfield floor, given the same file read without its node name map
+// (another record: the devices named by their descriptions) is refused on as_built;
+// the design's own floor passes; prior_design beside a floor is refused on prior_design.
+func TestAccBOMFloorIsTheDesigns(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("../examples/clusters/brownfield/floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(bom string) string {
+		return fmt.Sprintf(`
+data "gpucluster_discovered_fabric" "floor" {
+  topology_file = %[1]q
+  node_name_map = %[2]q
+  simulated     = true
+}
+
+data "gpucluster_discovered_fabric" "other" {
+  topology_file = %[1]q
+  simulated     = true
+}
+
+data "gpucluster_topology" "pod" {
+  kind                   = "rail-optimized"
+  scalable_units         = 2
+  planned_scalable_units = 2
+  reserved_node_slots    = 0
+  items                  = []
+  as_built               = data.gpucluster_discovered_fabric.floor.floor
+}
+
+data "gpucluster_topology" "cabled" {
+  kind                   = "rail-optimized"
+  scalable_units         = 2
+  planned_scalable_units = 2
+  reserved_node_slots    = 0
+  items                  = []
+}
+
+data "gpucluster_bom" "work" {
+  design = data.gpucluster_topology.pod.design
+  %[3]s
+}
+
+output "floors" {
+  value = [data.gpucluster_discovered_fabric.floor.floor.sha256, data.gpucluster_discovered_fabric.other.floor.sha256]
+}
+`, filepath.Join(dir, "ibnetdiscover.out"), filepath.Join(dir, "node-name-map"), bom)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:      config("as_built = data.gpucluster_discovered_fabric.other.floor"),
+				ExpectError: regexp.MustCompile(`(?s)as_built is not the design.s floor.*as_built = data.gpucluster_discovered_fabric.other.floor.*The design is fitted to the floor\s+of\s+sha256`),
+			},
+			{
+				Config: config("as_built = data.gpucluster_discovered_fabric.floor.floor"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrSet("data.gpucluster_bom.work", "cabling_changes_csv"),
+					func(s *terraform.State) error {
+						// The two reads are two floors: the refusal above is about a real difference.
+						o := s.RootModule().Outputs["floors"].Value.([]any)
+						if o[0] == o[1] {
+							return fmt.Errorf("the two reads have one sha256 %v", o[0])
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config:      config("prior_design = data.gpucluster_topology.cabled.design"),
+				ExpectError: regexp.MustCompile(`(?s)prior_design beside a floor.*prior_design = `),
+			},
+			{
+				Config:      config("as_built = data.gpucluster_discovered_fabric.floor.floor\n  prior_design = data.gpucluster_topology.cabled.design"),
+				ExpectError: regexp.MustCompile(`(?s)prior_design beside a floor`),
+			},
 		},
 	})
 }

@@ -34,6 +34,7 @@ type discoveredFabricModel struct {
 	TopologyFile         types.String `tfsdk:"topology_file"`
 	NodeNameMap          types.String `tfsdk:"node_name_map"`
 	Simulated            types.Bool   `tfsdk:"simulated"`
+	EmptyOK              types.Bool   `tfsdk:"empty_ok"`
 
 	fabricInputsModel // the declared fabric: design, absent_cables and the inventory maps
 
@@ -88,6 +89,14 @@ func (d *discoveredFabricDataSource) Schema(_ context.Context, _ datasource.Sche
 		MarkdownDescription: "The fabric is ibsim running the declared fabric (`expected_topology` of `gpucluster_opensm_files`): " +
 			"400G links are expected as " +
 			"`4xHDR`, the stand-in ibsim can parse, instead of `4xNDR`; in `as_built` they read as `4xNDR`.",
+	}
+	attrs["empty_ok"] = schema.BoolAttribute{
+		Optional: true,
+		MarkdownDescription: "The floor is empty on purpose (no fabric cabled yet): a topology that holds nothing (0 bytes, " +
+			"blank lines, comments) is read as a floor with no device. Without it (the default) a topology with no switch is " +
+			"an error on `topology_file` (or `ibnetdiscover_command`): a failed `ibnetdiscover > file` leaves 0 bytes, and a " +
+			"design fitted to that floor would buy everything. A text with lines that cannot be read, or with CAs but no " +
+			"switch, is an error either way.",
 	}
 	attrs["node_name_map"] = schema.StringAttribute{
 		Optional: true,
@@ -159,7 +168,8 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		}
 	}
 
-	src := floorSource{topologyFile: m.TopologyFile, nodeNameMap: m.NodeNameMap, command: m.IBNetDiscoverCommand, host: m.fabricHostModel}
+	src := floorSource{topologyFile: m.TopologyFile, nodeNameMap: m.NodeNameMap, command: m.IBNetDiscoverCommand, host: m.fabricHostModel,
+		emptyOK: m.EmptyOK.ValueBool(), offersEmptyOK: true}
 	l := src.load(ctx, d.data, m.Simulated.ValueBool(), path.Empty(), func(fromFile bool) (path.Path, string) {
 		if fromFile {
 			return path.Root("topology_file"), "The discovered fabric cannot be adopted"

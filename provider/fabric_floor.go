@@ -5,6 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
@@ -43,14 +44,23 @@ func (r *specReader) fabricFloor(v, dv tftypes.Value, in *plan.Inputs) {
 		return
 	}
 	carried, has := designRecord(dv)
-	switch {
-	case !has:
+	if !has {
 		r.diags.AddAttributeError(at, "as_built beside a design built without a floor",
 			"The design was not fitted to a floor, so this fabric would not be built on it. Give the floor to the "+
 				"topology (gpucluster_topology's as_built = data.gpucluster_discovered_fabric.x.floor) and hand its design "+
 				"on; or drop `design` to plan the floor as it stands.")
+		return
+	}
+	r.designsFloor(rec, carried, at)
+}
+
+// designsFloor checks that rec, an `as_built` given at at beside a design, is carried, the record
+// the design is fitted to: the same sha256 (else it is another floor), and the same record (else
+// the record was edited). gpucluster_fabric and gpucluster_bom alike.
+func (r *specReader) designsFloor(rec, carried asbuilt.Record, at path.Path) {
+	switch {
 	case carried.SHA256 != rec.SHA256:
-		r.diags.AddAttributeError(at.AtName(floorSHA256), "as_built is not the design's floor",
+		r.diags.AddAttributeError(at, "as_built is not the design's floor",
 			"The design is fitted to the floor of sha256 "+carried.SHA256+", and as_built is the floor of sha256 "+
 				rec.SHA256+": give the same floor to gpucluster_topology's as_built, or leave as_built out here (the "+
 				"design carries its floor).")

@@ -58,7 +58,7 @@ func TestFabricFloor(t *testing.T) {
 	}{
 		{"the design's own floor", designValue(p, recordValue(floor, rec)), arg(rec), ""},
 		{"a design without a floor", designValue(p, noFloor), arg(rec), "as_built: The design was not fitted to a floor"},
-		{"another floor", designValue(p, recordValue(floor, rec)), arg(other), "as_built.sha256: The design is fitted to the floor of sha256 " + rec.SHA256},
+		{"another floor", designValue(p, recordValue(floor, rec)), arg(other), "as_built: The design is fitted to the floor of sha256 " + rec.SHA256},
 		{"the design's digest over an edited record", designValue(p, recordValue(floor, rec)), arg(asbuilt.Record{SHA256: rec.SHA256, Data: other.Data}),
 			"as_built.record: as_built has the sha256 of the design's floor but not its record"},
 	} {

@@ -105,6 +105,14 @@ func fabricInputAttributes() map[string]schema.Attribute {
 	return attrs
 }
 
+// inputSource is where the inputs are read from: the source set for the request, else the config.
+func (c *fabricInputsModel) inputSource() tfwire.Source {
+	if c.srcSet {
+		return c.src
+	}
+	return tfwire.FromConfig
+}
+
 // inputValue returns the input name of the request source src: Wrap's stash, or the model's
 // value when the request did not go through Wrap.
 func inputValue(ctx context.Context, src tfwire.Source, name string, in *fabricInputsModel) tftypes.Value {
@@ -145,10 +153,7 @@ func hasFabricInputs(ctx context.Context, src tfwire.Source, in *fabricInputsMod
 // maps. Missing and malformed values are attribute errors; unknown is true when a value the
 // fabric depends on is not known yet.
 func decodeInputs(ctx context.Context, in *fabricInputsModel) (plan.Inputs, bool, diag.Diagnostics) {
-	src := tfwire.FromConfig
-	if in.srcSet {
-		src = in.src
-	}
+	src := in.inputSource()
 	r := specReader{}
 	out := plan.Inputs{Explicit: fabric.Spec{
 		Racks:      rackShape.decodeMap(&r, inputValue(ctx, src, fabric.MapRacks, in)),

@@ -90,6 +90,9 @@ func readFloor(ctx context.Context, data *Data, m floorModel, at path.Path) (*as
 type floorSource struct {
 	topologyFile, nodeNameMap, command types.String
 	host                               fabricHostModel
+	// emptyOK adopts a text with nothing in it as an empty floor (gpucluster_discovered_fabric's
+	// empty_ok, which offersEmptyOK says it has); elsewhere a floor with no switch is an error.
+	emptyOK, offersEmptyOK bool
 }
 
 // load fetches the text over SSH when no topology_file is given and hands it, or the file, to
@@ -99,17 +102,18 @@ type floorSource struct {
 func (s floorSource) load(ctx context.Context, data *Data, simulated bool, at path.Path,
 	adoptAt func(fromFile bool) (path.Path, string), diags *diag.Diagnostics) *asbuilt.Loaded {
 	opts := asbuilt.ReadOptions{Simulated: simulated, Catalog: inventoryCatalog(data)}
+	lo := asbuilt.LoadOptions{EmptyOK: s.emptyOK}
 	fromFile := !s.topologyFile.IsNull()
 	var l *asbuilt.Loaded
 	var err error
 	if fromFile {
-		l, err = asbuilt.LoadFile(s.topologyFile.ValueString(), s.nodeNameMap.ValueString(), opts)
+		l, err = asbuilt.LoadFileWith(s.topologyFile.ValueString(), s.nodeNameMap.ValueString(), opts, lo)
 	} else {
 		text, ok := discoverOverSSH(ctx, data, s.host, s.command, at, diags)
 		if !ok {
 			return nil
 		}
-		l, err = asbuilt.LoadText(text, s.nodeNameMap.ValueString(), opts)
+		l, err = asbuilt.LoadTextWith(text, s.nodeNameMap.ValueString(), opts, lo)
 	}
 	warnUnparsed(l.Unparsed, diags)
 	if err == nil {
@@ -131,7 +135,20 @@ func (s floorSource) load(ctx context.Context, data *Data, simulated bool, at pa
 			}
 		}
 	}
-	diags.AddAttributeError(p, summary, err.Error())
+	msg := err.Error()
+	if errors.Is(err, asbuilt.ErrNoSwitch) {
+		summary = "The topology holds no switch"
+		if !fromFile {
+			p = at.AtName("ibnetdiscover_command")
+		}
+		switch {
+		case s.offersEmptyOK && !s.emptyOK:
+			msg += " with empty_ok = true"
+		case !s.offersEmptyOK:
+			msg += " in gpucluster_discovered_fabric (empty_ok = true); a floor to list or import from holds a switch"
+		}
+	}
+	diags.AddAttributeError(p, summary, msg)
 	return nil
 }
 

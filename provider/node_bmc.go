@@ -433,7 +433,11 @@ type bmcTarget struct {
 // opTimeout is the node's timeout for the whole operation: each BMC call gets at most that
 // (and at most bmc.DefaultTimeout), so that a dead BMC fails within the configured timeout.
 func (r *nodeResource) bmcConfig(ctx context.Context, m *nodeModel, opTimeout time.Duration) (*bmcTarget, diag.Diagnostics) {
-	return bmcTargetFor(ctx, r.data, m.Name.ValueString(), m.BMC, opTimeout)
+	tgt, diags := bmcTargetFor(ctx, r.data, m.Name.ValueString(), m.BMC, opTimeout)
+	if r.data != nil && r.data.bmcOwners != nil && !diags.HasError() {
+		r.data.bmcOwners.Claim(tgt.cfg, tgt.node)
+	}
+	return tgt, diags
 }
 
 // bmcTargetFor builds the bmc.Config of node name from a `bmc` object of the node's shape (the

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/bmc"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
@@ -68,6 +69,9 @@ type Data struct {
 	UFM *ufm.Config
 	// floor is the provider's `floor` (floor.go), nil without one.
 	floor *providerFloor
+	// bmcOwners is which gpucluster_node each BMC is, as the nodes this run reads and applies
+	// claim them: gpucluster_node_power refuses a `node` that its `bmc` is not.
+	bmcOwners *bmc.Owners
 }
 
 // SSHDefaults are the provider-level SSH settings.
@@ -143,7 +147,7 @@ func (p *gpuclusterProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddAttributeError(path.Root("catalog_files"), "Invalid catalog file", err.Error())
 		return
 	}
-	data := &Data{Catalog: cat}
+	data := &Data{Catalog: cat, bmcOwners: &bmc.Owners{}}
 	if !cfg.SSH.IsNull() && !cfg.SSH.IsUnknown() {
 		var s sshModel
 		resp.Diagnostics.Append(cfg.SSH.As(ctx, &s, objectAsOptions)...)

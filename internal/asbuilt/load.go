@@ -1,6 +1,10 @@
 package asbuilt
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/inputfile"
@@ -32,7 +36,14 @@ const (
 	// two cables, a port beyond its node's count, a number that does not fit...), refused on
 	// where the text came from.
 	InputTopologyText
+	// InputEmpty: the text holds no switch (ErrNoSwitch): a 0-byte or blank file, a failed
+	// `ibnetdiscover > file`, bytes that are not ibnetdiscover output. An error unless the
+	// caller says an empty floor is meant (LoadOptions.EmptyOK).
+	InputEmpty
 )
+
+// ErrNoSwitch is LoadText's error for a text that holds no switch.
+var ErrNoSwitch = errors.New("the topology holds no switch")
 
 // LoadError is an error of LoadFile or LoadText and the input it is about.
 type LoadError struct {
@@ -46,11 +57,25 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // LoadFile reads the floor from a file of ibnetdiscover output, under inputfile.MaxTopologyFile,
 // as LoadText does from its text.
 func LoadFile(topologyFile, nodeNameMap string, opts ReadOptions) (*Loaded, error) {
+	return LoadFileWith(topologyFile, nodeNameMap, opts, LoadOptions{})
+}
+
+// LoadOptions tune LoadText and LoadFile beyond what Read takes.
+type LoadOptions struct {
+	// EmptyOK adopts a text that holds no node at all (no switch, no CA, and no line it could
+	// not read) as an empty floor, for a user who says the floor is empty on purpose. Without
+	// it a text with no switch is an InputEmpty error; with it, a text with unreadable lines and
+	// no switch is still one (4 MB of random bytes is not an empty floor).
+	EmptyOK bool
+}
+
+// LoadFileWith is LoadFile with LoadOptions.
+func LoadFileWith(topologyFile, nodeNameMap string, opts ReadOptions, lo LoadOptions) (*Loaded, error) {
 	b, err := inputfile.Read(topologyFile, inputfile.MaxTopologyFile)
 	if err != nil {
 		return &Loaded{}, &LoadError{InputTopology, err}
 	}
-	return LoadText(string(b), nodeNameMap, opts)
+	return LoadTextWith(string(b), nodeNameMap, opts, lo)
 }
 
 // LoadText reads the floor from ibnetdiscover output already fetched (run over SSH): it parses
@@ -58,12 +83,26 @@ func LoadFile(topologyFile, nodeNameMap string, opts ReadOptions) (*Loaded, erro
 // inputfile.MaxNodeNameMapFile) into opts.NodeNameMap, and Reads the floor. The Loaded is never
 // nil, and holds Unparsed even when the error is about a later step, so that a caller reports
 // both.
+//
+// A text with no switch is no floor (issue 32: a failed `ibnetdiscover > file` left 0 bytes, and
+// the design was fitted to nothing and everything bought): an InputEmpty error wrapping
+// ErrNoSwitch, saying what the text held, unless LoadOptions.EmptyOK and the text holds nothing
+// at all. A text cut short at a node boundary is refused by ParseTopology (a cable to a node not
+// in the text).
 func LoadText(text, nodeNameMap string, opts ReadOptions) (*Loaded, error) {
+	return LoadTextWith(text, nodeNameMap, opts, LoadOptions{})
+}
+
+// LoadTextWith is LoadText with LoadOptions.
+func LoadTextWith(text, nodeNameMap string, opts ReadOptions, lo LoadOptions) (*Loaded, error) {
 	l := &Loaded{Text: text}
 	var perr, refusal error
 	l.Discovered, perr = opensm.ParseTopology(text)
 	if l.Unparsed, refusal = opensm.TopologyProblems(perr); refusal != nil {
 		return l, &LoadError{InputTopologyText, refusal}
+	}
+	if err := emptyText(l, lo); err != nil {
+		return l, &LoadError{InputEmpty, err}
 	}
 	if nodeNameMap != "" {
 		b, err := inputfile.Read(nodeNameMap, inputfile.MaxNodeNameMapFile)
@@ -108,4 +147,33 @@ func NodeHCADevices(spec *fabric.Spec, nd *fabric.Node, cat *catalog.Catalog, mo
 		return devs
 	}
 	return fabric.DefaultHCADevices(count)
+}
+
+// emptyText is the error for a text with no switch, saying what it held instead; nil for a text
+// with a switch, or one with nothing at all when lo.EmptyOK.
+func emptyText(l *Loaded, lo LoadOptions) error {
+	c := l.Discovered.Counts()
+	if c["switches"] > 0 {
+		return nil
+	}
+	nodes := len(l.Discovered.Nodes)
+	if lo.EmptyOK && nodes == 0 && l.Unparsed == nil {
+		return nil
+	}
+	var held string
+	switch {
+	case l.Unparsed != nil:
+		held = "nothing ibnetdiscover prints, only lines that cannot be read (the first are listed in Unparsed)"
+	case nodes > 0:
+		held = fmt.Sprintf("%d CAs and %d routers but no switch", c["cas"], c["routers"])
+	case strings.TrimSpace(l.Text) == "":
+		held = fmt.Sprintf("no text at all (%d bytes, blank): a failed `ibnetdiscover > file` leaves that", len(l.Text))
+	default:
+		held = "comments only"
+	}
+	what := "; it holds " + held + ". Read the floor again (ibnetdiscover on a host of the fabric, with an SM running)"
+	if lo.EmptyOK {
+		return fmt.Errorf("%w%s; an empty floor said on purpose is a text with no node and no unreadable line", ErrNoSwitch, what)
+	}
+	return fmt.Errorf("%w, so it is no floor to adopt or fit a design to%s, or say the floor is empty on purpose", ErrNoSwitch, what)
 }

@@ -75,8 +75,12 @@ func (m *modelNotes) add(format string, args ...any) {
 }
 
 func (m *modelNotes) lines() []string {
-	out := make([]string, 0, len(m.order))
-	for _, s := range m.order {
+	out := make([]string, 0, min(len(m.order), maxListed+1))
+	for i, s := range m.order {
+		if i == maxListed { // capped, as every list of a message is
+			out = append(out, fmt.Sprintf("and %d more notes on models", len(m.order)-maxListed))
+			break
+		}
 		out = append(out, strings.ReplaceAll(s, "{n}", fmt.Sprint(m.byWay[s])))
 	}
 	return out

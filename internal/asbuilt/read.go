@@ -81,13 +81,27 @@ func Read(d *opensm.Discovered, opts ReadOptions) (*Floor, error) {
 	r := reader{d: d, opts: opts, cat: cat, names: make([]nodeName, len(d.Nodes))}
 	r.resolveNames()
 	if len(r.errs) > 0 {
-		return nil, fmt.Errorf("the discovered fabric has names this provider cannot use:\n- %s", strings.Join(r.errs, "\n- "))
+		return nil, fmt.Errorf("the discovered fabric has names this provider cannot use:\n- %s", capList(r.errs, "\n- ", "problem"))
 	}
 	f := r.build()
 	if len(r.errs) > 0 {
-		return nil, fmt.Errorf("the discovered fabric is not one this provider can adopt as it is (nothing is dropped or clamped to make it one):\n- %s", strings.Join(r.errs, "\n- "))
+		return nil, fmt.Errorf("the discovered fabric is not one this provider can adopt as it is (nothing is dropped or clamped to make it one):\n- %s", capList(r.errs, "\n- ", "problem"))
 	}
 	return f, nil
+}
+
+// maxListed is how many items of one kind an error or note spells out; the rest are counted
+// (issue 32: a text of millions of bad lines made a warning of 328 MB), as opensm's
+// TopologyError and the plan's problems do.
+const maxListed = 20
+
+// capList joins the first maxListed items with sep and counts the rest ("; and 3 more
+// problems").
+func capList(items []string, sep, what string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, sep)
+	}
+	return fmt.Sprintf("%s; and %d more %ss", strings.Join(items[:maxListed], sep), len(items)-maxListed, what)
 }
 
 // checkRadix refuses a cable on a port a switch's model does not have (port 80 of a 64-port
@@ -390,7 +404,7 @@ func (r *reader) build() *Floor {
 		f.Notes = append(f.Notes, fmt.Sprintf("links below 4xNDR: %s%s", strings.Join(slow, "; "), more))
 	}
 	if len(routers) > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%d router(s) left out: %s", len(routers), strings.Join(routers, ", ")))
+		f.Notes = append(f.Notes, fmt.Sprintf("%d router(s) left out: %s", len(routers), capList(routers, ", ", "router")))
 	}
 	return f
 }
