@@ -180,7 +180,7 @@ data "gpucluster_topology" "pod" {
   planned_scalable_units = 2
   reserved_node_slots    = 0
   items                  = []
-  as_built               = data.gpucluster_discovered_fabric.floor.as_built
+  as_built               = data.gpucluster_discovered_fabric.floor.floor
 }
 
 data "gpucluster_bom" "work" {
