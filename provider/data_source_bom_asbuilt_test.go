@@ -152,7 +152,10 @@ output "floors" {
 					resource.TestCheckResourceAttrSet("data.gpucluster_bom.work", "cabling_changes_csv"),
 					func(s *terraform.State) error {
 						// The two reads are two floors: the refusal above is about a real difference.
-						o := s.RootModule().Outputs["floors"].Value.([]any)
+						o, ok := s.RootModule().Outputs["floors"].Value.([]any)
+						if !ok || len(o) != 2 {
+							return fmt.Errorf("output floors is %#v, want the two sha256", s.RootModule().Outputs["floors"].Value)
+						}
 						if o[0] == o[1] {
 							return fmt.Errorf("the two reads have one sha256 %v", o[0])
 						}

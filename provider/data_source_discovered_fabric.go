@@ -240,7 +240,7 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 // declaredGraph builds the declared fabric from the data source's lists, reporting problems on
 // their attributes.
 func declaredGraph(ctx context.Context, data *Data, m *discoveredFabricModel, diags *diag.Diagnostics) *fabric.Graph {
-	// The inputs come from Wrap's stash when the request went through it (see bypass.go); m
+	// The inputs come from Wrap's stash when the request went through it (see provider/tfwire); m
 	// keeps the null inputs for State.Set and Wrap puts the config's back in the response.
 	f, unknown, d := readFabric(ctx, inventoryCatalog(data), &m.fabricInputsModel, false)
 	diags.Append(d...)

@@ -455,45 +455,9 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 			*f.mem(t) = r.decodeMembers(at(f), av)
 		}
 	}
-	if r.foreign != nil {
-		s.refuseForeign(r, key, attrs)
-	}
 	*s.ref(t) = fabric.Ref{Key: key}
 	s.fill(t, key)
 	return true
-}
-
-// refuseForeign reports the attributes of an element that the shape does not have. Terraform
-// does this for a typed map; an `as_built` argument is dynamic (as_built_input.go), so the
-// decoder does it, except for what r.foreign lets through (discovery's own attributes).
-func (s *shape[T]) refuseForeign(r *specReader, key string, attrs map[string]tftypes.Value) {
-	var extra []string
-	for name := range attrs {
-		if !s.has(name) && !r.foreign[s.attr][name] {
-			extra = append(extra, name)
-		}
-	}
-	if len(extra) == 0 {
-		return
-	}
-	sort.Strings(extra)
-	names := make([]string, len(s.fields))
-	for i := range s.fields {
-		names[i] = s.fields[i].name
-	}
-	for _, name := range extra {
-		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key).AtName(name), "Unsupported attribute",
-			fmt.Sprintf("an element of %s has no attribute %q; it takes %s.", s.attr, name, strings.Join(names, ", ")))
-	}
-}
-
-func (s *shape[T]) has(name string) bool {
-	for i := range s.fields {
-		if s.fields[i].name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // explicitUnset refuses a value written out that the fabric reads as "unset" (units = 0, rail =
@@ -550,13 +514,6 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 		var ok bool
 		if e.Port, ok = tfwire.AsInt(pv); !ok {
 			r.diags.AddAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfwire.Kind(pv)+".")
-		}
-	}
-	if r.foreign != nil {
-		for name := range attrs {
-			if name != "device" && name != "port" {
-				r.diags.AddAttributeError(p.AtName(name), "Unsupported attribute", fmt.Sprintf("a cable end has no attribute %q; it takes device and port.", name))
-			}
 		}
 	}
 	return e

@@ -131,7 +131,7 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// The lists come from Wrap's stash (the framework got them null; see bypass.go).
+	// The lists come from Wrap's stash (the framework got them null; see provider/tfwire).
 	fp, diags := planFabric(ctx, r.data, withStashedLists(ctx, tfwire.FromProposed, &m, &resp.Diagnostics))
 	if fp.out != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.

@@ -18,10 +18,6 @@ type specReader struct {
 	// under is the attribute that holds the maps being read (an `as_built` object); empty for
 	// the fabric's own maps, which are root attributes.
 	under path.Path
-	// foreign is set while an `as_built` argument is read: that argument is dynamic, so the
-	// decoder refuses the attributes a shape does not have, except those foreign lets through by
-	// map (the ones gpucluster_discovered_fabric adds). nil for typed maps, which Terraform checks.
-	foreign map[string]map[string]bool
 }
 
 // mapPath is the path of the inventory map attr where the reader is reading it.
