@@ -134,7 +134,7 @@ func (f *fabricCables) values(_ context.Context, cat *catalog.Catalog, reports [
 	links := make(map[string]attr.Value, len(reports))
 	for _, r := range reports {
 		where, shares := types.StringNull(), types.ListNull(types.StringType)
-		if r.Verdict == counters.Suspect || r.Verdict == counters.Down {
+		if r.Verdict == counters.Suspect || r.Verdict == counters.Down || r.Verdict == counters.Absent {
 			if f.graph != nil {
 				if mates == nil {
 					mates = bom.NewCageMates(bom.Cabling(f.graph, cat, bom.Options{}))
