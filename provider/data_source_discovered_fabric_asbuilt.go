@@ -120,42 +120,34 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 // items does not name is null.
 func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 	s := f.Spec
+	// Each map under its name (in name order), or nil where items does not name it.
+	part := func(b []byte, name string, n int, each func(b []byte, i int) []byte) []byte {
+		b = tfwire.AppendString(b, name)
+		if !items[name] {
+			return tfwire.AppendNil(b)
+		}
+		b = tfwire.AppendMapLen(b, n)
+		for i := 0; i < n; i++ {
+			b = each(b, i)
+		}
+		return b
+	}
 	b = tfwire.AppendMapLen(b, 4)
-	if !items[fabric.MapCables] {
-		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapCables))
-	} else {
-		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapCables), len(s.Cables))
-		for i := range s.Cables {
-			c := &s.Cables[i]
-			// floorOnly's attributes of a cable, by name.
-			b = cableShape.appendObject(tfwire.AppendString(b, cableKey(c)), c,
-				strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
-		}
-	}
-	if !items[fabric.MapHCAs] {
-		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapHCAs))
-	} else {
-		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapHCAs), len(s.HCAs))
-		for i := range s.HCAs {
-			b = hcaShape.appendObject(tfwire.AppendString(b, s.HCAs[i].Name), &s.HCAs[i])
-		}
-	}
-	if !items[fabric.MapNodes] {
-		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapNodes))
-	} else {
-		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapNodes), len(s.Nodes))
-		for i := range s.Nodes {
-			b = nodeShape.appendObject(tfwire.AppendString(b, s.Nodes[i].Name), &s.Nodes[i])
-		}
-	}
-	if !items[fabric.MapSwitches] {
-		b = tfwire.AppendNil(tfwire.AppendString(b, fabric.MapSwitches))
-	} else {
-		b = tfwire.AppendMapLen(tfwire.AppendString(b, fabric.MapSwitches), len(s.Switches))
-		for i := range s.Switches {
-			b = switchShape.appendObject(tfwire.AppendString(b, s.Switches[i].Name), &s.Switches[i])
-		}
-	}
+	b = part(b, fabric.MapCables, len(s.Cables), func(b []byte, i int) []byte {
+		c := &s.Cables[i]
+		// floorOnly's attributes of a cable, by name.
+		return cableShape.appendObject(tfwire.AppendString(b, cableKey(c)), c,
+			strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
+	})
+	b = part(b, fabric.MapHCAs, len(s.HCAs), func(b []byte, i int) []byte {
+		return hcaShape.appendObject(tfwire.AppendString(b, s.HCAs[i].Name), &s.HCAs[i])
+	})
+	b = part(b, fabric.MapNodes, len(s.Nodes), func(b []byte, i int) []byte {
+		return nodeShape.appendObject(tfwire.AppendString(b, s.Nodes[i].Name), &s.Nodes[i])
+	})
+	b = part(b, fabric.MapSwitches, len(s.Switches), func(b []byte, i int) []byte {
+		return switchShape.appendObject(tfwire.AppendString(b, s.Switches[i].Name), &s.Switches[i])
+	})
 	return b
 }
 

@@ -234,6 +234,24 @@ func (r *hcaResource) firmwareTarget(ctx context.Context, m *hcaModel, opTimeout
 	return t, diags
 }
 
+// connectLocked takes the node's host lock and the node's pooled connection: what every write to
+// an HCA holds, so that two HCAs of one node are written one after the other. release is nil
+// when either failed; the failure is in diags.
+func (t *hcaTarget) connectLocked(ctx context.Context, diags *diag.Diagnostics) (context.Context, *remote.Client, func()) {
+	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
+	if err != nil {
+		t.fail(diags, "wait for its node", err, nil)
+		return ctx, nil, nil
+	}
+	client, err := nodeConnections.Client(ctx, t.ssh)
+	if err != nil {
+		release()
+		t.fail(diags, "connect to its node", err, nil)
+		return ctx, nil, nil
+	}
+	return ctx, client, release
+}
+
 func (t *hcaTarget) fail(diags *diag.Diagnostics, what string, err error, commands []string) {
 	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), hca.Failure(t.name, t.device, t.ssh.Addr(), t.tool, err, commands))
 }
@@ -261,17 +279,11 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	if diags.HasError() {
 		return diags
 	}
-	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
-	if err != nil {
-		t.fail(&diags, "wait for its node", err, nil)
+	ctx, client, release := t.connectLocked(ctx, &diags)
+	if release == nil {
 		return diags
 	}
 	defer release()
-	client, err := nodeConnections.Client(ctx, t.ssh)
-	if err != nil {
-		t.fail(&diags, "connect to its node", err, nil)
-		return diags
-	}
 
 	// The validator allows none, 0, 3, 4 and 5 only.
 	opts := hca.ResetOptions(plan.Reset.ValueString())

@@ -239,19 +239,14 @@ func (r *hcaResource) firmwareImageApply(ctx context.Context, plan *hcaModel, op
 	if diags.HasError() {
 		return diags
 	}
-	ctx, release, err := remote.LockHost(ctx, t.ssh.Host, t.ssh.Port)
-	if err != nil {
-		t.fail(&diags, "wait for its node", err, nil)
+	ctx, client, release := t.connectLocked(ctx, &diags)
+	if release == nil {
 		return diags
 	}
 	defer release()
-	client, err := nodeConnections.Client(ctx, t.ssh)
-	if err != nil {
-		t.fail(&diags, "connect to its node", err, nil)
-		return diags
-	}
 	var after *hca.FirmwareInfo
 	if f.Image.IsNull() {
+		var err error
 		if after, err = hca.QueryFirmware(ctx, client, t.tool, t.device); err != nil {
 			t.fail(&diags, "read its firmware", err, nil)
 			return diags
