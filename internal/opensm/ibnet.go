@@ -352,7 +352,9 @@ func ParseTopology(text string) (*Discovered, error) {
 		width  string
 		speed  string
 	}
-	var halves []half
+	// Sized once from the port lines the text can hold (each starts a line with "["; none is
+	// shorter than 32 bytes), so that a large floor's halves are not grown by doubling.
+	halves := make([]half, 0, min(strings.Count(text, "\n[")+1, len(text)/32))
 	byID := map[string]int{}
 	headerLine := map[int]int{}
 	badID := false // a node id that does not parse: its cables then name an id no node has
@@ -504,14 +506,18 @@ func ParseTopology(text string) (*Discovered, error) {
 		}
 		te.unread("line %d: cannot read %q", n+1, Truncate(line, 80))
 	}
-	seen := map[[2]PortRef]bool{}
+	// clashed holds the cables already said to clash, so that the same cable read from its other
+	// end is not said twice; a cable already on (both ends, each naming the other) is a cable
+	// read from its other end.
+	clashed := map[[2]PortRef]bool{}
 	// on is the link each port is on and the line that put it there: a port on two links is two
 	// cables on one port, which no floor has.
 	type onLink struct {
 		other PortRef
 		line  int
 	}
-	on := map[PortRef]onLink{}
+	on := make(map[PortRef]onLink, len(halves))
+	t.Links = make([]DiscoveredLink, 0, len(halves)/2)
 	name := func(r PortRef) string { return fmt.Sprintf("%s[%d]", t.Nodes[r.Node].Desc, r.Port) }
 	for _, h := range halves {
 		peer, ok := byID[h.peerID]
@@ -539,7 +545,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			a, b = b, a
 		}
 		key := [2]PortRef{a, b}
-		if seen[key] {
+		if o, ok := on[a]; ok && o.other == b || clashed[key] {
 			continue
 		}
 		clash := false
@@ -554,11 +560,10 @@ func ParseTopology(text string) (*Discovered, error) {
 			}
 		}
 		if clash {
-			seen[key] = true // the same cable from its other end is the same problem
+			clashed[key] = true // the same cable from its other end is the same problem
 			continue
 		}
 		on[a], on[b] = onLink{b, h.line}, onLink{a, h.line}
-		seen[key] = true
 		t.Links = append(t.Links, DiscoveredLink{A: a, B: b, Width: h.width, Speed: h.speed})
 	}
 	if len(te.Unread) > 0 || len(te.Conflicts) > 0 {
