@@ -25,11 +25,17 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
 	_ resource.ResourceWithImportState = (*partitionResource)(nil)
 	_ resource.ResourceWithIdentity    = (*partitionResource)(nil)
+	_ resource.ResourceWithConfigure   = (*partitionResource)(nil)
 )
 
 func newPartitionResource() resource.Resource { return &partitionResource{} }
 
-type partitionResource struct{}
+type partitionResource struct{ data *Data }
+
+// Configure keeps the provider's settings: an import from UFM reads its PKeys (partition_ufm.go).
+func (r *partitionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
 
 type partitionModel struct {
 	ID      types.String `tfsdk:"id"`
@@ -185,14 +191,24 @@ func (r *partitionResource) Update(ctx context.Context, req resource.UpdateReque
 func (r *partitionResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 
-// ImportState takes the ID importid.ParsePartition reads, or an identity `{ name }`, which imports
-// the name alone: the key and members come from the configuration at the first apply (the
-// partition reaches OpenSM through the fabric, whose refresh reads partitions.conf back).
+// ImportState takes the ID importid.ParsePartition reads, or an identity `{ name }`. The ID
+// NAME,ufm=PKEY, and an identity whose name the provider's UFM lists, import the PKey as UFM holds
+// it (partition_ufm.go). Any other identity imports the name alone: the key and members come from
+// the configuration at the first apply (the partition reaches OpenSM through the fabric, whose
+// refresh reads partitions.conf back).
 func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importByIdentity(req) {
 		name := importName(ctx, req, fabric.CheckPartitionName, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
+		}
+		if r.data != nil && r.data.UFM != nil {
+			if m, found := importUFMByName(ctx, r.data, name, &resp.Diagnostics); found || resp.Diagnostics.HasError() {
+				if !resp.Diagnostics.HasError() {
+					resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				}
+				return
+			}
 		}
 		n := types.StringValue(name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: n, Name: n, PKey: types.StringNull(),
@@ -203,6 +219,12 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	pi, errs := importid.ParsePartition(req.ID)
 	if len(errs) > 0 {
 		addImportErrors(&resp.Diagnostics, errs...)
+		return
+	}
+	if pi.UFM != 0 {
+		if m, ok := importUFMByKey(ctx, r.data, pi.Name, pi.UFM, &resp.Diagnostics); ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		}
 		return
 	}
 	members := make([]attr.Value, len(pi.Members))
