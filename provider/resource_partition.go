@@ -60,7 +60,10 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An InfiniBand partition: a P_Key and its members, rendered into OpenSM's `partitions.conf` " +
 			"by the fabric resource (`NAME=PKEY[,ipoib][,mtu=..][,rate=..][,sl=..] : MEMBER=full|limited, ... ;`). " +
-			"The default partition 0x7fff always exists and is not declared here.",
+			"The default partition 0x7fff always exists and is not declared here. Where UFM runs the subnet manager " +
+			"(`subnet_manager.kind = \"ufm\"`), the fabric applies it through UFM's PKey REST API instead, and an existing " +
+			"UFM PKey is imported as UFM holds it, by the ID `NAME,ufm=0x0101` or by identity with the name the " +
+			"`gpucluster_partition` list resource gives.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,

@@ -1,13 +1,13 @@
 # A fabric whose subnet manager is NVIDIA UFM (a DGX SuperPOD's usual set-up): 8 DGX H100 on a
 # generated 2-tier fat tree, two tenant partitions and a storage partition, applied through UFM's
-# PKey REST API instead of an OpenSM partitions.conf pushed over SSH (docs/guides/day-2.md,
-# "Choosing the partition target").
+# PKey REST API instead of an OpenSM partitions.conf pushed over SSH (docs/guides/design.md,
+# "Choosing the partition target: OpenSM files or UFM").
 #
 # `terraform plan` works without a UFM: nothing reads UFM until there is state to refresh or
-# something to apply. `terraform apply` needs ufm_url and the credentials (TF_VAR_ufm_password,
-# or a token), and ufm_ca_file when UFM's certificate is not signed by a CA the system trusts.
+# something to apply. `terraform apply` needs ufm_url and the password (TF_VAR_ufm_password; the
+# provider's ufm also takes a token instead), and ufm_ca_file when UFM's certificate is not signed by a CA the system trusts.
 #
-# An existing PKey is brought under management with an import block (README.md here):
+# An existing PKey is brought under management with an import block (same section):
 #   import { to = gpucluster_partition.legacy, id = "legacy,ufm=0x0300" }
 # or listed with `terraform query` (list "gpucluster_partition").
 
