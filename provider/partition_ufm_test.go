@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-version"
+
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
@@ -15,6 +17,9 @@ import (
 // (given a member here, so that leaving it out of the list is a decision, not an empty answer):
 // one with a valid name, one whose name has a space (listed as pkey_0x0151) and one under UFM's
 // pre-6.22 API name.
+// identityVersion is the first Terraform with resource identity (import blocks with identity).
+var identityVersion = version.Must(version.NewVersion("1.12.0"))
+
 func ufmImportRig(t *testing.T) (*testrig.UFM, string) {
 	u := testrig.StartUFM(t, testrig.UFMOptions{})
 	caFile := filepath.Join(t.TempDir(), "ufm-ca.pem")
@@ -71,7 +76,7 @@ resource "gpucluster_partition" "t" {
 // a right one is.
 func TestAccPartitionImportUFM(t *testing.T) {
 	requireAcc(t)
-	requireTerraform(t, actionsVersion, "import by identity")
+	requireTerraform(t, identityVersion, "import by identity")
 	u, caFile := ufmImportRig(t)
 	c := newTerraformCLI(t)
 	prov := ufmProviderHCL(u, caFile)
@@ -187,8 +192,7 @@ func TestAccPartitionQueryUFM(t *testing.T) {
 // put back, and destroy removes the adopted PKey (the fabric owns it now) and nothing else.
 func TestAccPartitionAdoptUFM(t *testing.T) {
 	requireAcc(t)
-	requireTerraform(t, actionsVersion, "import by identity")
-	u, caFile := ufmImportRig(t)
+	u, caFile := ufmImportRig(t) // import blocks by ID: any Terraform 1.5+ and OpenTofu
 	// At SL 0: the fabric still checks a partition's SL against OpenSM's qos option in UFM mode
 	// (internal/opensm partitions.go), which UFM does not need.
 	u.SetPKey(0x0150, testrig.UFMPKey{Name: "tenant_a", IPoIB: true, MTULimit: 4, RateLimit: 200,
