@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
@@ -241,5 +243,35 @@ resource "gpucluster_fabric" "f" {
 		0x0152: {ufmHCAGUID(16) + ":limited", ufmHCAGUID(17) + ":limited"},
 	}); err != nil {
 		t.Errorf("after destroy: %v", err)
+	}
+}
+
+// TestUFMPartitionModel: what an import cannot say is refused or warned about, by name.
+func TestUFMPartitionModel(t *testing.T) {
+	g, err := partition.ParseGUID(simHCAGUID(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := partition.Partition{Name: "x", PKey: 0x0150, IPoIB: true, Index0: true, MTU: 4096, RateGbps: 7, SL: 2,
+		Members: []partition.Member{{GUID: g, Membership: partition.Limited}}}
+	var diags diag.Diagnostics
+	m := ufmPartitionModel("tenant", p, &diags)
+	if diags.ErrorsCount() != 1 || !strings.Contains(diags.Errors()[0].Detail(), "rate_limit 7 Gb/s") {
+		t.Errorf("rate 7: %v", diags)
+	}
+	if diags.WarningsCount() != 1 || !strings.Contains(diags.Warnings()[0].Detail(), "index0 = true") {
+		t.Errorf("index0: %v", diags)
+	}
+	if m.PKey.ValueString() != "0x0150" || m.MTU.ValueInt64() != 4096 || !m.Rate.IsNull() || m.SL.ValueInt64() != 2 || m.Name.ValueString() != "tenant" {
+		t.Errorf("model %+v", m)
+	}
+	el := m.Members.Elements()
+	if len(el) != 1 || !strings.Contains(el[0].String(), `"guid":"`+simHCAGUID(3)+`"`) || !strings.Contains(el[0].String(), `"membership":"limited"`) {
+		t.Errorf("members %v", el)
+	}
+	p.RateGbps, p.Index0 = 200, false
+	diags = nil
+	if m = ufmPartitionModel("tenant", p, &diags); diags.HasError() || diags.WarningsCount() != 0 || m.Rate.ValueInt64() != 200 {
+		t.Errorf("rate 200: %v %v", m.Rate, diags)
 	}
 }
