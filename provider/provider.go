@@ -213,6 +213,7 @@ func (p *gpuclusterProvider) ListResources(_ context.Context) []func() list.List
 		newCableList,
 		newHCAList,
 		newNodeList,
+		newPartitionList,
 		newSwitchList,
 	}
 }

@@ -25,11 +25,17 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
 	_ resource.ResourceWithImportState = (*partitionResource)(nil)
 	_ resource.ResourceWithIdentity    = (*partitionResource)(nil)
+	_ resource.ResourceWithConfigure   = (*partitionResource)(nil)
 )
 
 func newPartitionResource() resource.Resource { return &partitionResource{} }
 
-type partitionResource struct{}
+type partitionResource struct{ data *Data }
+
+// Configure keeps the provider's settings: an import from UFM reads its PKeys (partition_ufm.go).
+func (r *partitionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerData(req.ProviderData, &resp.Diagnostics)
+}
 
 type partitionModel struct {
 	ID      types.String `tfsdk:"id"`
@@ -54,7 +60,10 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An InfiniBand partition: a P_Key and its members, rendered into OpenSM's `partitions.conf` " +
 			"by the fabric resource (`NAME=PKEY[,ipoib][,mtu=..][,rate=..][,sl=..] : MEMBER=full|limited, ... ;`). " +
-			"The default partition 0x7fff always exists and is not declared here.",
+			"The default partition 0x7fff always exists and is not declared here. Where UFM runs the subnet manager " +
+			"(`subnet_manager.kind = \"ufm\"`), the fabric applies it through UFM's PKey REST API instead, and an existing " +
+			"UFM PKey is imported as UFM holds it, by the ID `NAME,ufm=0x0101` or by identity with the name the " +
+			"`gpucluster_partition` list resource gives.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -185,14 +194,24 @@ func (r *partitionResource) Update(ctx context.Context, req resource.UpdateReque
 func (r *partitionResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 
-// ImportState takes the ID importid.ParsePartition reads, or an identity `{ name }`, which imports
-// the name alone: the key and members come from the configuration at the first apply (the
-// partition reaches OpenSM through the fabric, whose refresh reads partitions.conf back).
+// ImportState takes the ID importid.ParsePartition reads, or an identity `{ name }`. The ID
+// NAME,ufm=PKEY, and an identity whose name the provider's UFM lists, import the PKey as UFM holds
+// it (partition_ufm.go). Any other identity imports the name alone: the key and members come from
+// the configuration at the first apply (the partition reaches OpenSM through the fabric, whose
+// refresh reads partitions.conf back).
 func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importByIdentity(req) {
 		name := importName(ctx, req, fabric.CheckPartitionName, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
+		}
+		if r.data != nil && r.data.UFM != nil {
+			if m, found := importUFMByName(ctx, r.data, name, &resp.Diagnostics); found || resp.Diagnostics.HasError() {
+				if !resp.Diagnostics.HasError() {
+					resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+				}
+				return
+			}
 		}
 		n := types.StringValue(name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: n, Name: n, PKey: types.StringNull(),
@@ -203,6 +222,12 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	pi, errs := importid.ParsePartition(req.ID)
 	if len(errs) > 0 {
 		addImportErrors(&resp.Diagnostics, errs...)
+		return
+	}
+	if pi.UFM != 0 {
+		if m, ok := importUFMByKey(ctx, r.data, pi.Name, pi.UFM, &resp.Diagnostics); ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		}
 		return
 	}
 	members := make([]attr.Value, len(pi.Members))

@@ -96,8 +96,24 @@ func TestParsePartition(t *testing.T) {
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("%+v, want %+v", p, want)
 	}
+	for id, k := range map[string]uint16{"tenant,ufm=0x0150": 0x150, "t,ufm=0X7FFE": 0x7ffe, "t,ufm=0x1": 1} {
+		p, errs := ParsePartition(id)
+		if len(errs) > 0 || p.UFM != k || p.Name != strings.Split(id, ",")[0] {
+			t.Errorf("%q: %+v %v, want P_Key 0x%04x", id, p, errs, k)
+		}
+	}
 	for id, msgs := range map[string][]string{
-		"compute,pkey=0x1":                         {`import ID "compute,pkey=0x1" needs members: ` + PartitionSyntax},
+		"compute,pkey=0x1": {`import ID "compute,pkey=0x1" needs members: ` + PartitionSyntax +
+			"; or, where UFM runs the subnet manager, NAME,ufm=0x0101 (a PKey the provider's ufm holds, 0x0001-0x7ffe)"},
+		// a bare P_Key: the message shows both right forms
+		"0x0150": {`import ID "0x0150" needs pkey and members: ` + PartitionSyntax +
+			"; or, where UFM runs the subnet manager, " + PartitionUFMSyntax},
+		"t,ufm=0x0150,pkey=0x0150": {`import ID "t,ufm=0x0150,pkey=0x0150": ufm= reads the PKey's members, flags and QoS from UFM and takes no other attribute: ` + PartitionUFMSyntax},
+		"t,ufm=150":                {`import ID "t,ufm=150": ufm="150" is not a P_Key, 0x and 1 to 4 hex digits: ` + PartitionUFMSyntax},
+		"t,ufm=0x10000":            {`import ID "t,ufm=0x10000": ufm="0x10000" is not a P_Key, 0x and 1 to 4 hex digits: ` + PartitionUFMSyntax},
+		"t,ufm=0x7fff":             {`import ID "t,ufm=0x7fff": ufm=0x7fff is out of range: P_Keys are 0x0001-0x7ffe (0x7fff is UFM's management PKey, never imported; membership is per member, never the 0x8000 bit): ` + PartitionUFMSyntax},
+		"t,ufm=0x8101":             {`import ID "t,ufm=0x8101": ufm=0x8101 is out of range: P_Keys are 0x0001-0x7ffe (0x7fff is UFM's management PKey, never imported; membership is per member, never the 0x8000 bit): ` + PartitionUFMSyntax},
+		"t,ufm=0x0":                {`import ID "t,ufm=0x0": ufm=0x0 is out of range: P_Keys are 0x0001-0x7ffe (0x7fff is UFM's management PKey, never imported; membership is per member, never the 0x8000 bit): ` + PartitionUFMSyntax},
 		"compute,pkey=0x1,members=ALL,ipoib=maybe": {`ipoib="maybe" is not true or false`},
 		// every bad number and the member list, each once
 		"compute,pkey=0x1,members=ALL=both,mtu=big,rate=1.5,sl=x": {

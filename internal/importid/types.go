@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 )
@@ -49,21 +50,34 @@ func ParseRack(id string) (Rack, error) {
 // partitions.conf but separated by ';' (fabric.ParseMembers), because ',' separates attributes.
 const PartitionSyntax = "NAME,pkey=0x....,members=MEMBER[=full|limited];...[,ipoib=true][,mtu=4096][,rate=400][,sl=N]"
 
+// PartitionUFMSyntax is the import ID of a PKey UFM holds: the partition's name in Terraform and
+// the P_Key, whose members, flags and QoS are read from the provider's UFM.
+const PartitionUFMSyntax = "NAME,ufm=0x0101 (a PKey the provider's ufm holds, 0x0001-0x7ffe)"
+
+// partitionSyntaxes is what an ID that is neither form is told.
+const partitionSyntaxes = PartitionSyntax + "; or, where UFM runs the subnet manager, " + PartitionUFMSyntax
+
 // Partition is a gpucluster_partition's import ID.
 type Partition struct {
 	Name, PKey string
-	Members    []fabric.Member
-	IPoIB      bool
-	MTU, Rate  *int64 // nil: OpenSM's default
-	SL         int64
+	// UFM is the P_Key of the ufm= form (0x0001-0x7ffe), 0 for the other form: everything else
+	// is then read from UFM.
+	UFM       uint16
+	Members   []fabric.Member
+	IPoIB     bool
+	MTU, Rate *int64 // nil: OpenSM's default
+	SL        int64
 }
 
 // ParsePartition reads a partition's import ID. The errors are each a problem of the ID: one
 // that keeps the rest from being read alone, else every bad number and the member list's error.
 func ParsePartition(id string) (Partition, []error) {
-	name, kv, err := Parse(id, "pkey", "members", "ipoib", "mtu", "rate", "sl")
+	name, kv, err := Parse(id, "pkey", "members", "ipoib", "mtu", "rate", "sl", "ufm")
 	if err == nil {
-		err = Require(id, kv, PartitionSyntax, "pkey", "members")
+		if v, ok := kv["ufm"]; ok {
+			return partitionUFM(id, name, v, len(kv))
+		}
+		err = Require(id, kv, partitionSyntaxes, "pkey", "members")
 	}
 	if err != nil {
 		return Partition{}, []error{err}
@@ -96,6 +110,22 @@ func ParsePartition(id string) (Partition, []error) {
 		errs = append(errs, errors.New(err.Error()+": "+PartitionSyntax))
 	}
 	return p, errs
+}
+
+// partitionUFM reads the ufm= form: the name and a P_Key alone.
+func partitionUFM(id, name, pkey string, keys int) (Partition, []error) {
+	if keys > 1 {
+		return Partition{}, []error{fmt.Errorf("import ID %q: ufm= reads the PKey's members, flags and QoS from UFM and takes no other attribute: %s", id, PartitionUFMSyntax)}
+	}
+	t := strings.ToLower(pkey)
+	v, err := strconv.ParseUint(strings.TrimPrefix(t, "0x"), 16, 16)
+	if !strings.HasPrefix(t, "0x") || len(t) < 3 || len(t) > 6 || err != nil {
+		return Partition{}, []error{fmt.Errorf("import ID %q: ufm=%q is not a P_Key, 0x and 1 to 4 hex digits: %s", id, pkey, PartitionUFMSyntax)}
+	}
+	if v == 0 || v >= 0x7fff {
+		return Partition{}, []error{fmt.Errorf("import ID %q: ufm=%s is out of range: P_Keys are 0x0001-0x7ffe (0x7fff is UFM's management PKey, never imported; membership is per member, never the 0x8000 bit): %s", id, pkey, PartitionUFMSyntax)}
+	}
+	return Partition{Name: name, UFM: uint16(v)}, nil
 }
 
 // cableSyntax is how a gpucluster_cable's import ID is written.

@@ -4,3 +4,10 @@ import {
   to       = gpucluster_partition.tenant_a
   identity = { name = "tenant-a" }
 }
+
+# With the provider's ufm: a name the gpucluster_partition list resource gives imports that PKey
+# as UFM holds it.
+import {
+  to       = gpucluster_partition.legacy
+  identity = { name = "legacy" }
+}
