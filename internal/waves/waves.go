@@ -278,12 +278,12 @@ func (j *judge) wave(devices []string) Judgement {
 		return out
 	}
 	if m := j.lim.MaxUnreachableEndpoints; m != nil && out.Unreachable > *m {
-		what := "cuts off"
+		what := fmt.Sprintf("cuts off %d endpoints", out.Unreachable)
 		if len(waveNodes) > 0 {
-			what = "takes out of service"
+			what = fmt.Sprintf("takes %d endpoints out of service", out.Unreachable)
 		}
-		out.Breaks = append(out.Breaks, fmt.Sprintf("it %s %d endpoints (of %s); policy.degraded.max_unreachable_endpoints allows %d",
-			what, out.Unreachable, firstFew(out.DrainedNodes), *m))
+		out.Breaks = append(out.Breaks, fmt.Sprintf("it %s (of %s); policy.degraded.max_unreachable_endpoints allows %d",
+			what, firstFew(out.DrainedNodes), *m))
 	}
 	// The nodes cut off are drained: the running fabric is judged on the endpoints that remain.
 	if len(unreachable) > 0 {
