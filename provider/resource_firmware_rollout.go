@@ -352,7 +352,7 @@ func (in *rolloutInputs) summary(ups []rolloutUpdate) string {
 	for i, w := range in.waves {
 		proof := "no proof given"
 		if p := w.Degraded; p != nil {
-			proof = fmt.Sprintf("proved: bisection %s of %s Gb/s, ratio %s >= %s required, %d endpoints cut off, worst oversubscription %s",
+			proof = fmt.Sprintf("proved: bisection %s of %s Gb/s, ratio %s >= %s required, %d endpoints out of service, worst oversubscription %s",
 				fmtNum(p.BisectionLowerGbps.ValueFloat64()), fmtNum(p.FullBisectionGbps.ValueFloat64()), fmtNum(p.BisectionRatio.ValueFloat64()),
 				fmtNum(p.RequiredRatio.ValueFloat64()), p.UnreachableEndpoints.ValueInt64(), fmtNum(p.MaxOversubscription.ValueFloat64()))
 		}

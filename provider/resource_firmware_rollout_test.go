@@ -214,7 +214,7 @@ func TestAccFirmwareRollout(t *testing.T) {
 							return fmt.Errorf("summary %q: want one line per wave", s)
 						}
 						for i, l := range lines {
-							if !strings.HasPrefix(l, fmt.Sprintf("wave %d of 2 (proved: bisection ", i+1)) || !strings.Contains(l, "16 endpoints cut off") {
+							if !strings.HasPrefix(l, fmt.Sprintf("wave %d of 2 (proved: bisection ", i+1)) || !strings.Contains(l, "16 endpoints out of service") {
 								return fmt.Errorf("wave line %q", l)
 							}
 						}
