@@ -300,8 +300,52 @@ func TestAccFirmwareRollout(t *testing.T) {
 					return nil
 				}),
 			},
+			{
+				// Every BMC off the baseline, and the update of a node of wave 1 fails: its wave
+				// finishes, the rollout stops, the error names the wave, and no node of wave 2 is
+				// touched.
+				PreConfig: func() {
+					mark()
+					for _, rig := range rigs {
+						rig.SetFirmwareOutOfBand("24.09.17", "1.7.0")
+					}
+					for i := range rigs {
+						if wave[fmt.Sprintf("gpu%03d", i+1)] == 1 {
+							rigs[i].FailNextUpdate("Installation of image 'bmc-25.01.03.bin' to 'BMC' failed: the image signature is not valid.")
+							break
+						}
+					}
+				},
+				Config:      rolloutConfig(rigs, true),
+				ExpectError: reAll("the image signature is not valid", "Firmware rollout stopped", "wave 1 of 2 failed on 1 of its 2 devices; the waves after it were not started"),
+			},
+			{
+				// An IPMI-only BMC (the nodes themselves read no firmware here, so the refusal is
+				// the rollout's).
+				Config: strings.NewReplacer(`protocols  = ["redfish"]`, `protocols  = ["ipmi"]`, `firmware = {}`, ``).
+					Replace(rolloutConfig(rigs, true)),
+				PlanOnly:    true,
+				ExpectError: reAll("Firmware needs Redfish", `node "gpu001": firmware versions are read`),
+			},
+			{
+				Config:      strings.Replace(rolloutConfig(rigs, true), `n.name => n }`, `n.name => n if n.name != "gpu004" }`, 1),
+				PlanOnly:    true,
+				ExpectError: reAll("A node of the waves is not in nodes", `takes down "gpu004", which nodes does not hold`),
+			},
 		},
 	})
+	for i, rig := range rigs {
+		name := fmt.Sprintf("gpu%03d", i+1)
+		var posted []string
+		for _, e := range rig.UpdateLog()[since[name]:] {
+			if e.Kind == "posted" {
+				posted = append(posted, e.What)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[wave[name] == 1]; len(posted) != want {
+			t.Errorf("%s (wave %d) posted %v in the failed rollout, want %d update", name, wave[name], posted, want)
+		}
+	}
 }
 
 // planAttr is a plan check on the planned (after) value of a top-level attribute, as the plan's
