@@ -379,7 +379,7 @@ func fmtNum(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
 }
 
-func runningValue(ctx context.Context, m map[string]rolloutRunning, diags *diag.Diagnostics) types.Map {
+func runningValue(m map[string]rolloutRunning, diags *diag.Diagnostics) types.Map {
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()
@@ -475,7 +475,7 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	m.Running = runningValue(ctx, after, &resp.Diagnostics)
+	m.Running = runningValue(after, &resp.Diagnostics)
 	if len(ups) == 0 && prior != nil && !prior.Updates.IsNull() {
 		m.Updates, m.Summary = prior.Updates, prior.Summary
 	} else {
@@ -605,7 +605,7 @@ func (r *firmwareRolloutResource) apply(ctx context.Context, m, prior *firmwareR
 			}
 		}
 	}
-	m.Running = runningValue(ctx, final, diags)
+	m.Running = runningValue(final, diags)
 	if err != nil {
 		// Number the failed wave as the plan does, not as Run counted the waves with updates.
 		diags.AddError("Firmware rollout stopped", fmt.Sprintf("%s. Nodes of the waves not started keep their firmware; fix the cause and apply again: nodes already at the baseline are not touched again.", renumber(err.Error(), numbers, len(in.waves))))
@@ -686,7 +686,7 @@ func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadReq
 	for n, fw := range r.readVersions(ctx, in, in.waveNodes(), timeout, false, &resp.Diagnostics) {
 		running[n] = runningOf(fw)
 	}
-	m.Running = runningValue(ctx, running, &resp.Diagnostics)
+	m.Running = runningValue(running, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -239,7 +239,7 @@ func TestAccFirmwareRollout(t *testing.T) {
 						}
 						var got []string
 						for _, e := range list {
-							o := e.(map[string]any)
+							o, _ := e.(map[string]any)
 							got = append(got, fmt.Sprintf("%v %v %v %v %v", o["wave"], o["node"], o["component"], o["from"], o["to"]))
 						}
 						if strings.Join(got, "; ") != strings.Join(want, "; ") {
@@ -274,7 +274,7 @@ func TestAccFirmwareRollout(t *testing.T) {
 						if len(list) != 1 {
 							return fmt.Errorf("updates %v: want gpu002's BMC alone", list)
 						}
-						o := list[0].(map[string]any)
+						o, _ := list[0].(map[string]any)
 						if got := fmt.Sprintf("%v %v %v %v", o["wave"], o["node"], o["component"], o["from"]); got != fmt.Sprintf("%d gpu002 bmc 24.09.17", wave["gpu002"]) {
 							return fmt.Errorf("update %s", got)
 						}
