@@ -184,6 +184,7 @@ func (p *gpuclusterProvider) Resources(_ context.Context) []func() resource.Reso
 	return []func() resource.Resource{
 		newCableResource,
 		newFabricResource,
+		newFirmwareRolloutResource,
 		newHCAResource,
 		newNodeResource,
 		newPartitionResource,

@@ -128,6 +128,7 @@ type Redfish struct {
 	tasks     []*rfTask
 	nextTask  int
 	nextFault rfUpdateFault
+	updateLog []RedfishUpdateEvent // update events, numbered process-wide (rfSeq)
 
 	failing    int // requests still to fail with failStatus (FailNext)
 	failStatus int

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -106,6 +107,33 @@ func (r *Redfish) Updates() []string {
 	return out
 }
 
+// rfSeq numbers the update events of every Redfish rig of the process in the order they
+// happened, so that a test of many BMCs can order them across rigs from the logs, not from
+// clocks.
+var rfSeq atomic.Int64
+
+// RedfishUpdateEvent is one step of the rig's firmware update service, numbered process-wide.
+type RedfishUpdateEvent struct {
+	Seq int64
+	// Kind: "posted" (SimpleUpdate accepted), "ended" (the task reached its final state, which a
+	// client observed) or "read" (a FirmwareInventory member was read).
+	Kind string
+	// What: the ImageURI and final state for "ended" ("URI -> Completed"), the ImageURI for
+	// "posted", the member and its version for "read" ("BMC 25.01.03").
+	What string
+}
+
+func (r *Redfish) logUpdate(kind, what string) {
+	r.updateLog = append(r.updateLog, RedfishUpdateEvent{Seq: rfSeq.Add(1), Kind: kind, What: what})
+}
+
+// UpdateLog is the rig's update events in order.
+func (r *Redfish) UpdateLog() []RedfishUpdateEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.updateLog)
+}
+
 // updateService is the UpdateService resource.
 func (r *Redfish) updateService() map[string]any {
 	return map[string]any{
@@ -163,6 +191,7 @@ func (r *Redfish) routeUpdate(rq *rfRequest) bool {
 		if m == nil {
 			return false
 		}
+		r.logUpdate("read", fmt.Sprintf("%s %v", m["Id"], m["Version"]))
 		r.get(rq, m, "GET")
 	case p == "/redfish/v1/TaskService":
 		r.get(rq, map[string]any{
@@ -283,6 +312,7 @@ func (r *Redfish) simpleUpdate(rq *rfRequest) {
 	}
 	r.nextFault = rfUpdateFault{}
 	r.tasks = append(r.tasks, t)
+	r.logUpdate("posted", uri)
 	r.apiChange(rq, "UpdateService/SimpleUpdate", "", uri)
 	if r.opts.UpdateNoContent {
 		rq.w.Header().Set("Location", "/redfish/v1/TaskService/Tasks/"+t.id)
@@ -317,9 +347,11 @@ func (r *Redfish) advanceTask(t *rfTask, now time.Time) {
 		if t.failState != "" {
 			t.state = t.failState
 		}
+		r.logUpdate("ended", t.imageURI+" -> "+t.state)
 		return
 	}
 	t.state = "Completed"
+	r.logUpdate("ended", t.imageURI+" -> "+t.state)
 	var old string
 	switch t.component {
 	case "BMC":

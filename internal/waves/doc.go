@@ -8,7 +8,8 @@
 //   - a switch outside the wave that loses every path to the rest of the fabric makes the wave
 //     impossible, whatever the thresholds (a fabric in pieces is broken, not degraded);
 //   - an endpoint (HCA) cut off is a node to drain; the wave holds only while the count stays
-//     within Limits.MaxUnreachableEndpoints (nil: unlimited);
+//     within Limits.MaxUnreachableEndpoints (nil: unlimited). The HCAs of a node of the wave are
+//     down with it and count too, so that a rollout over nodes is split by the same limit;
 //   - the remaining endpoints' proved bisection, over their own full bisection (the nodes that
 //     still run, ⌊endpoints/2⌋ x port rate), is at least Limits.MinBisectionRatio (nil: 0.9 of
 //     the designed ratio, policy.DefaultDegradedShare), and no switch is above

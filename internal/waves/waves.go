@@ -23,7 +23,7 @@ type Limits struct {
 type Judgement struct {
 	Devices      []string // the wave, in the order given
 	DrainedNodes []string // nodes with an HCA cut off while the wave is down, sorted
-	Unreachable  int      // HCAs cut off
+	Unreachable  int      // HCAs cut off, and HCAs of the wave's own nodes (down with them)
 	Isolated     []string // switches outside the wave cut off from the fabric (the wave cannot hold)
 	Analysis     analysis.Result
 	MinRatio     float64  // the bisection ratio the wave must keep
@@ -251,9 +251,22 @@ func (j *judge) wave(devices []string) Judgement {
 			drained[g.Devices[i].Node] = true
 		}
 	}
+	waveNodes := map[string]bool{}
 	for _, d := range devices {
 		if j.spec.NodeNamed(d) != nil {
-			drained[d] = true
+			drained[d], waveNodes[d] = true, true
+		}
+	}
+	// A node of the wave is down with its HCAs: they are out of service as surely as the HCAs
+	// a switch of the wave cuts off, and count against the same limit (else the nodes of a
+	// rollout would all fit in one wave).
+	cutOff := map[string]bool{}
+	for _, h := range unreachable {
+		cutOff[h] = true
+	}
+	for _, dv := range j.graph.Devices {
+		if dv.Kind == fabric.KindHCA && waveNodes[dv.Node] && !cutOff[dv.Name] {
+			out.Unreachable++
 		}
 	}
 	for n := range drained {
@@ -264,9 +277,13 @@ func (j *judge) wave(devices []string) Judgement {
 		out.Breaks = append(out.Breaks, fmt.Sprintf("it cuts %s off from the fabric", strings.Join(isolated, ", ")))
 		return out
 	}
-	if m := j.lim.MaxUnreachableEndpoints; m != nil && len(unreachable) > *m {
-		out.Breaks = append(out.Breaks, fmt.Sprintf("it cuts off %d endpoints (of %s); policy.degraded.max_unreachable_endpoints allows %d",
-			len(unreachable), firstFew(out.DrainedNodes), *m))
+	if m := j.lim.MaxUnreachableEndpoints; m != nil && out.Unreachable > *m {
+		what := fmt.Sprintf("cuts off %d endpoints", out.Unreachable)
+		if len(waveNodes) > 0 {
+			what = fmt.Sprintf("takes %d endpoints out of service", out.Unreachable)
+		}
+		out.Breaks = append(out.Breaks, fmt.Sprintf("it %s (of %s); policy.degraded.max_unreachable_endpoints allows %d",
+			what, firstFew(out.DrainedNodes), *m))
 	}
 	// The nodes cut off are drained: the running fabric is judged on the endpoints that remain.
 	if len(unreachable) > 0 {

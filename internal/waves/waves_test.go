@@ -160,3 +160,43 @@ func TestFewestMatchesEveryPartition(t *testing.T) {
 		})
 	}
 }
+
+// Nodes of a rollout are split by max_unreachable_endpoints: a node in a wave is down with its H
+// HCAs, so a wave holds at most ⌊L/H⌋ nodes and n nodes take ⌈n/⌊L/H⌋⌉ waves (closed form; the
+// HCA count per node is read from the spec, not from the code under test). A limit below H
+// refuses each node by name.
+func TestNodesGoInWavesOfTheirEndpoints(t *testing.T) {
+	spec := design(t, topogen.Params{Kind: topogen.KindFatTree, Nodes: 6})
+	var nodes []string
+	for _, n := range spec.Nodes {
+		nodes = append(nodes, n.Name)
+	}
+	hcas := map[string]int{}
+	for _, h := range spec.HCAs {
+		hcas[h.Node]++
+	}
+	per := hcas[nodes[0]]
+	if per == 0 || len(nodes) != 6 {
+		t.Fatalf("%d nodes, %d HCAs on %s", len(nodes), per, nodes[0])
+	}
+	for _, limit := range []int{per, 2 * per, 2*per + 1, 3 * per, 6 * per} {
+		k := limit / per
+		want := (len(nodes) + k - 1) / k
+		p, err := Split(spec, catalog.Default(), nodes, Limits{MaxUnreachableEndpoints: ptr(limit)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Waves) != want || !p.Fewest {
+			t.Fatalf("limit %d: %d waves (fewest %v), want %d", limit, len(p.Waves), p.Fewest, want)
+		}
+		for _, w := range p.Waves {
+			if w.Unreachable != per*len(w.Devices) || len(w.DrainedNodes) != len(w.Devices) {
+				t.Fatalf("limit %d: wave %v counts %d endpoints, drains %v", limit, w.Devices, w.Unreachable, w.DrainedNodes)
+			}
+		}
+	}
+	_, err := Split(spec, catalog.Default(), nodes[:1], Limits{MaxUnreachableEndpoints: ptr(per - 1)})
+	if err == nil || !strings.Contains(err.Error(), nodes[0]+" cannot go down even alone: it takes "+fmt.Sprint(per)+" endpoints out of service") {
+		t.Fatalf("err = %v", err)
+	}
+}
