@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ import (
 // are byte for byte those of the first apply, OpenSM runs them (the same process after 1 and 3; a
 // new one, started on them by the rollback, after 2), the HCA is not a member, and the state does
 // not claim the new files: the plan of the first configuration is empty, that of the change is not.
+// The destroy at the end restores the host (the bind mount is taken away first).
 func TestAccFabricSubnetManagerPushFaults(t *testing.T) {
 	requireAcc(t)
 	testrig.RequirePeers(t)
@@ -75,6 +77,7 @@ kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 			t.Fatal(err)
 		}
 	}
+	unbind := func() {}
 	emptyPlanOfBase := resource.TestStep{Config: base, PlanOnly: true}
 	nextPlanned := resource.TestStep{Config: next, PlanOnly: true, ExpectNonEmptyPlan: true}
 	resource.Test(t, resource.TestCase{
@@ -99,7 +102,7 @@ kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 					_ = fh.Close()
 				},
 				Config:      next,
-				ExpectError: re(fmt.Sprintf("OpenSM on 127.0.0.1:%d: write: remote: writing cn_guids.conf, gpucluster-pending, node-name-map, opensm.conf, partitions.conf, root_guids.conf, torus-2QoS.conf in %s", r.sshd.Port, r.confDir)),
+				ExpectError: re(fmt.Sprintf("OpenSM on 127.0.0.1: write: remote: writing cn_guids.conf, gpucluster-pending, node-name-map, opensm.conf, partitions.conf, root_guids.conf, torus-2QoS.conf in %s on 127.0.0.1:%d: nothing was changed: not enough space", r.confDir, r.sshd.Port)),
 			},
 			{
 				PreConfig: func() {
@@ -114,7 +117,7 @@ kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 			{
 				PreConfig:   killOnSweep,
 				Config:      next,
-				ExpectError: re("verify: OpenSM is not running (the status command failed); OpenSM went down during the change: the previous files were restored and OpenSM was started again on them"),
+				ExpectError: re("OpenSM on 127.0.0.1: verify: OpenSM is not running (the status command failed); OpenSM went down during the change: the previous files were restored and OpenSM was started again on them"),
 			},
 			{
 				PreConfig: func() {
@@ -127,11 +130,11 @@ kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 			},
 			nextPlanned,
 			{
-				PreConfig:   func() { testrig.BindOver(t, filepath.Join(r.confDir, opensm.FileTorus2QoS)) },
+				PreConfig:   func() { unbind = testrig.BindOver(t, filepath.Join(r.confDir, opensm.FileTorus2QoS)) },
 				Config:      next,
-				ExpectError: re("every file was left as it was: cannot move the new " + filepath.Join(r.confDir, opensm.FileTorus2QoS) + " into place"),
+				ExpectError: re("on 127.0.0.1:" + strconv.Itoa(r.sshd.Port) + " failed; every file was left as it was: cannot move the new " + filepath.Join(r.confDir, opensm.FileTorus2QoS) + " into place"),
 			},
-			{PreConfig: func() { same(true) }, Config: base, PlanOnly: true},
+			{PreConfig: func() { same(true); unbind() }, Config: base, PlanOnly: true},
 			emptyPlanOfBase,
 			nextPlanned,
 		},

@@ -3,6 +3,7 @@ package testrig
 import (
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -37,20 +38,27 @@ func LimitInodes(t TB, dir string, extra uint64) {
 // mount point: rename(2) onto it fails with EBUSY ("Device or resource busy") and link(2) from it
 // with EXDEV, as on a host whose file is held by a bind mount (a container's or an overlay's).
 // A write that replaces it by a rename fails there, after the files before it were renamed.
-func BindOver(t TB, file string) {
+// undo takes the mount away before the test ends (a destroy must remove the file).
+func BindOver(t TB, file string) (undo func()) {
 	t.Helper()
 	Need(t, "mount", "mount")
-	mount(t, file, "--bind", file, file)
+	return mount(t, file, "--bind", file, file)
 }
 
-func mount(t TB, target string, args ...string) {
+// mount runs mount(8) and returns the unmount, which also runs when the test ends (once).
+func mount(t TB, target string, args ...string) func() {
 	t.Helper()
 	if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
 		t.Fatalf("mount %v: %v: %s", args, err, out)
 	}
-	t.Cleanup(func() {
-		if exec.Command("umount", target).Run() != nil {
-			_ = exec.Command("umount", "-l", target).Run()
-		}
-	})
+	var once sync.Once
+	undo := func() {
+		once.Do(func() {
+			if exec.Command("umount", target).Run() != nil {
+				_ = exec.Command("umount", "-l", target).Run()
+			}
+		})
+	}
+	t.Cleanup(undo)
+	return undo
 }
