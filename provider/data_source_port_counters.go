@@ -313,16 +313,7 @@ func (d *portCountersDataSource) Read(ctx context.Context, req datasource.ReadRe
 		perf = "perfquery"
 	}
 	sampled, problems, err := counters.Take(ctx, c, perf, queries, m.Ports.IsNull(), time.Duration(sample)*time.Second)
-	for _, p := range problems {
-		switch {
-		case !p.Error:
-			resp.Diagnostics.AddWarning(p.Summary, p.Detail)
-		case p.Query >= 0 && !m.Ports.IsNull(): // with `ports`, query i reads ports[i]
-			resp.Diagnostics.AddAttributeError(path.Root("ports").AtListIndex(p.Query), p.Summary, p.Detail)
-		default:
-			resp.Diagnostics.AddAttributeError(path.Root("perfquery_command"), p.Summary, p.Detail)
-		}
-	}
+	resp.Diagnostics.Append(counterDiagnostics(problems, !m.Ports.IsNull())...)
 	if err != nil {
 		resp.Diagnostics.AddError("Port counters", err.Error())
 		return
@@ -416,4 +407,23 @@ func float64Map(rs map[string]counters.Rate) types.Map {
 		vals[k] = types.Float64Value(r.PerSecond)
 	}
 	return types.MapValueMust(types.Float64Type, vals)
+}
+
+// counterDiagnostics turns a sample's problems into diagnostics, capped per cause as the plan's
+// problems are (capDiagnostics): a read of every cable of a large fabric gives one "not
+// understood" warning per port and per read, which would otherwise be thousands (issue 32,
+// point 5). With `ports`, query i reads ports[i], so its error sits on that element.
+func counterDiagnostics(problems []counters.Problem, ports bool) diag.Diagnostics {
+	var d diag.Diagnostics
+	for _, p := range problems {
+		switch {
+		case !p.Error:
+			d.AddWarning(p.Summary, p.Detail)
+		case p.Query >= 0 && ports:
+			d.AddAttributeError(path.Root("ports").AtListIndex(p.Query), p.Summary, p.Detail)
+		default:
+			d.AddAttributeError(path.Root("perfquery_command"), p.Summary, p.Detail)
+		}
+	}
+	return capDiagnostics(d)
 }

@@ -82,6 +82,11 @@ const PendingMarker = "gpucluster-pending"
 // OpenSM is told: the point where a lost connection leaves unactivated files behind.
 var testHookAfterWrite func()
 
+// testHookBeforeWrite, when set by a test, runs after the host was read and before the files
+// are written: the point where a disk that fills during the push (another writer on the SM
+// host) meets the write.
+var testHookBeforeWrite func()
+
 // Service says how OpenSM is controlled on a host: a systemd unit, or commands. With commands,
 // Start and Stop are required (a restart is Stop then Start); Reload (default: a restart) and
 // Status (default: none, and running is judged from the log alone) are optional.
@@ -241,6 +246,9 @@ type PushError struct {
 	LogLines    []string // the log lines that explain the failure
 	RolledBack  bool
 	RollbackErr error
+	// Restarted says the rollback found OpenSM, which ran before the push, no longer running
+	// (killed or crashed during the sweep) and started it on the previous files.
+	Restarted bool
 	// Pending says, after a failed rollback, whether PendingMarker is on the host: the files
 	// were restored but OpenSM could not be told (the marker went with them), the restore itself
 	// failed (the marker stayed), or the host could not be asked.
@@ -272,6 +280,8 @@ func (e *PushError) Error() string {
 		default:
 			b.WriteString(" (the previous files are on the host; OpenSM must be started or told by hand, or by the next apply: the next refresh sees whether it runs)")
 		}
+	case e.RolledBack && e.Restarted:
+		b.WriteString("; OpenSM went down during the change: the previous files were restored and OpenSM was started again on them")
 	case e.RolledBack:
 		b.WriteString("; the previous files were restored and OpenSM was told again (or stopped, if it was not running before)")
 	}
@@ -466,7 +476,7 @@ func Push(ctx context.Context, t Target) (Result, error) {
 			return res, nil
 		}
 		perr := &PushError{Host: t.Name, Stage: stage, Err: verr, LogLines: explain(res.Log)}
-		perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
+		perr.Restarted, perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
 		perr.RolledBack = perr.RollbackErr == nil
 		if !perr.RolledBack {
 			perr.Pending = t.pendingState(ctx)
@@ -500,6 +510,9 @@ func Push(ctx context.Context, t Target) (Result, error) {
 			write[PendingMarker] = pr.pending.withAction(res.Action)
 		}
 	}
+	if testHookBeforeWrite != nil {
+		testHookBeforeWrite()
+	}
 	backup, err := t.Host.WriteFiles(ctx, t.Paths.Dir(), write, t.fileMode())
 	if err != nil {
 		return fail("write", err)
@@ -516,7 +529,7 @@ func Push(ctx context.Context, t Target) (Result, error) {
 	}
 	perr := &PushError{Host: t.Name, Stage: stage, Err: verr, LogLines: explain(res.Log)}
 	t.say("%s failed (%v): rolling back to the previous files", stage, verr)
-	perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
+	perr.Restarted, perr.RollbackErr = t.rollback(ctx, backup, res.Action, running)
 	perr.RolledBack = perr.RollbackErr == nil
 	if perr.RolledBack {
 		t.say("rolled back: the previous files are in place and OpenSM was told")
@@ -825,17 +838,21 @@ func lastMatch(re *regexp.Regexp, text string) string {
 
 // rollback restores the backup and tells OpenSM again the way the change did; if OpenSM was not
 // running before the push, it is stopped instead, leaving the host as it was.
-func (t *Target) rollback(ctx context.Context, b remote.Backup, action Action, before status) error {
+//
+// An OpenSM that ran before the push but is down now (killed or crashed during the sweep the
+// change started) cannot be signalled: it is started on the previous files instead, so the host
+// is back as it was, and the PushError says so (Restarted).
+func (t *Target) rollback(ctx context.Context, b remote.Backup, action Action, before status) (restarted bool, err error) {
 	// Finish the rollback even when the caller's context has ended: a half-rolled-back SM is
 	// worse than a late one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.verifyTimeout())
 	defer cancel()
 	if err := t.Host.Restore(ctx, b); err != nil {
-		return err
+		return false, err
 	}
 	if before == statusDown {
 		_, err := t.runSteps(ctx, []string{t.Service.stopCommand()}, 0)
-		return err
+		return false, err
 	}
 	var steps []string
 	switch action {
@@ -843,14 +860,18 @@ func (t *Target) rollback(ctx context.Context, b remote.Backup, action Action, b
 		steps = t.Service.restartSteps()
 	case ActionSIGHUP:
 		steps = t.Service.reloadSteps()
+		if st, err := t.running(ctx); err == nil && st == statusDown {
+			steps, restarted = t.Service.restartSteps(), true
+			t.say("OpenSM is no longer running: starting it on the previous files")
+		}
 	}
 	if _, err := t.runSteps(ctx, steps, 0); err != nil {
-		return fmt.Errorf("the previous files are back, but telling OpenSM failed: %w", err)
+		return restarted, fmt.Errorf("the previous files are back, but telling OpenSM failed: %w", err)
 	}
 	if st, err := t.running(ctx); err == nil && st == statusDown {
-		return errors.New("the previous files are back, but OpenSM is not running with them")
+		return restarted, errors.New("the previous files are back, but OpenSM is not running with them")
 	}
-	return nil
+	return restarted, nil
 }
 
 // reExplain picks the log lines that say what OpenSM did with the files.

@@ -63,9 +63,11 @@ func TestPushRepairsDeadSM(t *testing.T) {
 }
 
 // TestPushKilledWhileLanding (issue 22, item 4): OpenSM is SIGKILLed between the write of a
-// partitions change and its SIGHUP; then a control script the user may not run. Both fail, roll
-// the files back, and cannot tell OpenSM; the error says so without claiming a pending marker the
-// restore removed (it used to). The next push starts OpenSM on the new files.
+// partitions change and its SIGHUP; then a control script the user may not run. Both fail and
+// roll the files back. The first finds OpenSM, which ran before the push, dead, and starts it on
+// the previous files (issue 32: it used to leave it down); the next push signals it with the new
+// files. The second cannot tell OpenSM; the error says so without claiming a pending marker the
+// restore removed (it used to).
 func TestPushKilledWhileLanding(t *testing.T) {
 	testrig.RequirePeers(t)
 	g, sim := simFatTree(t)
@@ -82,19 +84,22 @@ func TestPushKilledWhileLanding(t *testing.T) {
 	_, err := Push(ctx, site.target(withHCA50, ftree))
 	testHookAfterWrite = nil
 	var perr *PushError
-	if !errors.As(err, &perr) || perr.RollbackErr == nil || perr.Pending != PendingGone {
+	if !errors.As(err, &perr) || perr.RollbackErr != nil || !perr.RolledBack || !perr.Restarted {
 		t.Fatalf("push with OpenSM killed after the write: %v (%+v)", err, perr)
 	}
-	if strings.Contains(err.Error(), "keeps "+PendingMarker) || site.hasPending() {
+	if strings.Contains(err.Error(), PendingMarker) || site.hasPending() {
 		t.Errorf("marker on the host %v; error: %v", site.hasPending(), err)
 	}
-	if !strings.Contains(err.Error(), "the previous files are on the host; OpenSM must be started") || !sameFiles(site.onDisk(t), base) {
-		t.Errorf("error does not say the files were restored, or they were not: %v", err)
+	if !strings.Contains(err.Error(), "OpenSM went down during the change: the previous files were restored and OpenSM was started again on them") || !sameFiles(site.onDisk(t), base) {
+		t.Errorf("error does not say the files were restored and OpenSM started, or they were not: %v", err)
+	}
+	if site.svc.PID() == 0 {
+		t.Error("OpenSM is not running after the rollback")
 	}
 	t.Logf("error: %v", err)
 
 	r, err := Push(ctx, site.target(withHCA50, ftree))
-	if err != nil || r.Action != ActionRestart || site.svc.PID() == 0 {
+	if err != nil || r.Action != ActionSIGHUP || site.svc.PID() == 0 {
 		t.Fatalf("next push: %+v, %v", r, err)
 	}
 

@@ -293,8 +293,12 @@ func (c *Client) checkSpace(ctx context.Context, dir string, ops []fileOp, files
 		staged += blocks(int64(len(files[op.name])))
 	}
 	if staged > avail {
-		return fmt.Errorf("remote: writing %d files in %s on %s: nothing was changed: %w: the new files take %s and the file system has %s free for this user; they are written next to the current ones (%s, kept as .prev for a rollback, so not freed), so free at least %s there or move config_dir",
-			len(ops), dir, c.addr, ErrNoSpace, kib(staged), kib(avail), kib(current), kib(staged-avail))
+		names := make([]string, len(ops))
+		for i, op := range ops {
+			names[i] = op.name
+		}
+		return fmt.Errorf("remote: writing %s in %s on %s: nothing was changed: %w: the new files take %s and the file system has %s free for this user; they are written next to the current ones (%s, kept as .prev for a rollback, so not freed), so free at least %s there or move config_dir",
+			strings.Join(names, ", "), dir, c.addr, ErrNoSpace, kib(staged), kib(avail), kib(current), kib(staged-avail))
 	}
 	return nil
 }
