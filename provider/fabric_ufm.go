@@ -143,21 +143,7 @@ func declaredUFM(m types.Map) ([]partition.Partition, error) {
 	return out, nil
 }
 
-func (r *fabricResource) ufmTarget(diags *diag.Diagnostics) (ufm.Target, bool) {
-	if r.data == nil || r.data.UFM == nil {
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "No UFM configured",
-			"subnet_manager.kind = \"ufm\" applies partitions through UFM: set the provider's ufm = { url, username and password, or token }.")
-		return ufm.Target{}, false
-	}
-	c, err := ufm.New(*r.data.UFM)
-	if err != nil {
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "Invalid UFM settings", err.Error())
-		return ufm.Target{}, false
-	}
-	return ufm.Target{Client: c}, true
-}
-
-// namesOf keeps the declared names of P_Keys UFM reports (UFM may name them its own way).
+// renamed keeps the declared names of P_Keys UFM reports (UFM may name them its own way).
 func renamed(got []partition.Partition, names ...[]partition.Partition) []partition.Partition {
 	byKey := map[uint16]string{}
 	for _, ps := range names {
@@ -187,7 +173,7 @@ func (r *fabricResource) refreshUFM(ctx context.Context, m *fabricModel, diags *
 		return
 	}
 	var warn diag.Diagnostics
-	t, ok := r.ufmTarget(&warn)
+	t, ok := r.openTarget(ctx, ufm.Kind, m, nil, false, &warn)
 	if !ok {
 		for _, d := range warn {
 			diags.AddWarning(d.Summary(), d.Detail())
