@@ -404,23 +404,6 @@ func (r *fabricResource) target(ctx context.Context, sm subnetManager, host stri
 	}, func() { _ = c.Close() }, nil
 }
 
-// push sends the planned files to every SM host with opensm.PushAll, primary first: it stops at
-// the first failure, which is rolled back. It reports false on failure.
-func (r *fabricResource) push(ctx context.Context, m *fabricModel, files opensm.Files, expect opensm.Expect, diags *diag.Diagnostics) bool {
-	sm, ok := readSubnetManager(ctx, m.SubnetManager, diags)
-	if !ok {
-		return !diags.HasError()
-	}
-	if files == nil {
-		diags.AddAttributeError(path.Root("opensm"), "No OpenSM files to push", "The fabric could not be rendered into OpenSM files; see the plan's errors.")
-		return false
-	}
-	results, err := opensm.PushAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
-		return r.target(ctx, sm, sm.hosts[i], files, expect)
-	})
-	return reportHosts(opensm.OpPush, results, err, diags)
-}
-
 // reportHosts maps a PushAll or SweepAll to diagnostics: a warning for each host verified whose
 // OpenSM logged errors, and an error on the host where the run stopped. It reports false on
 // failure.

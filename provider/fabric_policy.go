@@ -23,6 +23,13 @@ type policyModel struct {
 	SpineHeadroomIsError  types.Bool    `tfsdk:"spine_headroom_is_error"`
 	MaxAllReduceSeconds   types.Float64 `tfsdk:"max_allreduce_seconds"`
 	Degraded              types.Object  `tfsdk:"degraded"`
+	Partitions            types.Object  `tfsdk:"partitions"`
+}
+
+// partitionPolicyModel is `policy.partitions` (partition.Tenants).
+type partitionPolicyModel struct {
+	SharedFullMembers types.Bool `tfsdk:"shared_full_members"`
+	StorageHCAs       types.List `tfsdk:"storage_hcas"`
 }
 
 type degradedPolicyModel struct {
@@ -99,6 +106,15 @@ func fabricRequest(ctx context.Context, data *Data, m *fabricModel) (plan.Reques
 		}
 		if !pm.TierLimits.IsNull() {
 			diags.Append(pm.TierLimits.ElementsAs(ctx, &p.TierLimits, false)...)
+		}
+		if !pm.Partitions.IsNull() && !pm.Partitions.IsUnknown() {
+			var tm partitionPolicyModel
+			diags.Append(pm.Partitions.As(ctx, &tm, objectAsOptions)...)
+			req.Tenants.SharedFullMembers = tm.SharedFullMembers.ValueBool()
+			// A list not known at plan leaves the storage rule unchecked then.
+			if hcas, ok := listStrings(tm.StorageHCAs); ok {
+				req.Tenants.StorageHCAs = hcas
+			}
 		}
 		if !pm.Degraded.IsNull() && !pm.Degraded.IsUnknown() {
 			var dm degradedPolicyModel

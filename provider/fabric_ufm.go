@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"os"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -144,21 +143,7 @@ func declaredUFM(m types.Map) ([]partition.Partition, error) {
 	return out, nil
 }
 
-func (r *fabricResource) ufmTarget(diags *diag.Diagnostics) (ufm.Target, bool) {
-	if r.data == nil || r.data.UFM == nil {
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "No UFM configured",
-			"subnet_manager.kind = \"ufm\" applies partitions through UFM: set the provider's ufm = { url, username and password, or token }.")
-		return ufm.Target{}, false
-	}
-	c, err := ufm.New(*r.data.UFM)
-	if err != nil {
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "Invalid UFM settings", err.Error())
-		return ufm.Target{}, false
-	}
-	return ufm.Target{Client: c}, true
-}
-
-// namesOf keeps the declared names of P_Keys UFM reports (UFM may name them its own way).
+// renamed keeps the declared names of P_Keys UFM reports (UFM may name them its own way).
 func renamed(got []partition.Partition, names ...[]partition.Partition) []partition.Partition {
 	byKey := map[uint16]string{}
 	for _, ps := range names {
@@ -176,37 +161,6 @@ func renamed(got []partition.Partition, names ...[]partition.Partition) []partit
 	return got
 }
 
-// applyUFM brings UFM to the planned `ufm_partitions`, removing the PKeys of prior (the state's)
-// that are no longer declared, and records what UFM holds afterwards, also when it failed half
-// way: the next plan then shows what is left to do, and the next apply does only that.
-func (r *fabricResource) applyUFM(ctx context.Context, m *fabricModel, prior types.Map, diags *diag.Diagnostics) {
-	want, err := declaredUFM(m.UFMPartitions)
-	if err != nil {
-		diags.AddAttributeError(path.Root("ufm_partitions"), "Invalid planned partitions", err.Error())
-		return
-	}
-	var owned []uint16
-	var before []partition.Partition
-	if !prior.IsNull() && !prior.IsUnknown() {
-		before, _ = declaredUFM(prior)
-		for _, p := range before {
-			owned = append(owned, p.PKey)
-		}
-	}
-	t, ok := r.ufmTarget(diags)
-	if !ok {
-		return
-	}
-	got, err := t.Apply(ctx, want, owned)
-	if got != nil || err == nil {
-		m.UFMPartitions = ufmPartitionsValue(renamed(got, want, before))
-	}
-	if err != nil {
-		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "Applying the partitions to UFM failed",
-			err.Error()+"\n\nThe state records what UFM holds now; apply again to finish (the steps already done are not repeated).")
-	}
-}
-
 // refreshUFM replaces `ufm_partitions` with what UFM holds for the P_Keys in state. An
 // unreachable UFM leaves the state as it was, with a warning.
 func (r *fabricResource) refreshUFM(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) {
@@ -219,7 +173,7 @@ func (r *fabricResource) refreshUFM(ctx context.Context, m *fabricModel, diags *
 		return
 	}
 	var warn diag.Diagnostics
-	t, ok := r.ufmTarget(&warn)
+	t, ok := r.openTarget(ctx, ufm.Kind, m, nil, false, &warn)
 	if !ok {
 		for _, d := range warn {
 			diags.AddWarning(d.Summary(), d.Detail())
@@ -242,31 +196,6 @@ func (r *fabricResource) refreshUFM(ctx context.Context, m *fabricModel, diags *
 		}
 	}
 	m.UFMPartitions = ufmPartitionsValue(renamed(got, had))
-}
-
-// deleteUFM removes the PKeys in state, and nothing else.
-func (r *fabricResource) deleteUFM(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) {
-	if m.UFMPartitions.IsNull() || m.UFMPartitions.IsUnknown() {
-		return
-	}
-	had, err := declaredUFM(m.UFMPartitions)
-	if err != nil {
-		diags.AddAttributeError(path.Root("ufm_partitions"), "Invalid partitions in state", err.Error())
-		return
-	}
-	t, ok := r.ufmTarget(diags)
-	if !ok {
-		return
-	}
-	keys := make([]uint16, 0, len(had))
-	for _, p := range had {
-		keys = append(keys, p.PKey)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	if err := t.Remove(ctx, keys); err != nil {
-		diags.AddError("Removing the partitions from UFM failed", err.Error()+
-			"\n\nFix UFM or its access and destroy again, or run `terraform state rm` to forget the fabric.")
-	}
 }
 
 // planUFM gives the planned `ufm_partitions`: the declared partitions when UFM owns them

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
 	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
@@ -238,15 +236,13 @@ func (r *fabricResource) apply(ctx context.Context, plan tfsdk.Plan, state *tfsd
 	diags.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	files, expect := r.finalize(ctx, &m, diags)
-	if !diags.HasError() && smKind(m.SubnetManager) == ufm.Kind {
-		// UFM owns the partitions: no file is pushed, and the state says what UFM holds, also
-		// after a failure half way (fabric_ufm.go).
-		r.applyUFM(ctx, &m, prior, diags)
-		diags.Append(state.Set(ctx, &m)...)
+	rendered := r.finalize(ctx, &m, diags)
+	if diags.HasError() {
 		return
 	}
-	if diags.HasError() || !r.push(ctx, &m, files, expect, diags) {
+	// The subnet manager's partition target, by kind (fabric_target.go); none without a
+	// subnet_manager.
+	if kind := smKind(m.SubnetManager); kind != "" && !r.applyTarget(ctx, kind, &m, rendered, prior, diags) {
 		return
 	}
 	diags.Append(state.Set(ctx, &m)...)
@@ -262,34 +258,34 @@ const (
 // finalize fills what the plan left unknown (values that only became known during apply) and,
 // with subnet_manager, renders the OpenSM files again from the planned inputs: the plan keeps
 // only their digests, and the texts pushed must be exactly the ones the plan showed.
-func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) (opensm.Files, opensm.Expect) {
+func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) *plan.Rendered {
 	m.ID = m.Name
 	push := !m.SubnetManager.IsNull()
 	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.UFMPartitions.IsUnknown() && !push {
-		return nil, opensm.Expect{}
+		return nil
 	}
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
 	// it goes back through State.Set (Wrap restores the planned lists in the response).
 	planned := withStashedLists(ctx, tfwire.FromPlanned, m, diags)
 	rendered, ok := r.finalRender(ctx, m, planned, diags)
 	if !ok {
-		return nil, opensm.Expect{}
+		return nil
 	}
 	if m.OpenSM.IsUnknown() {
 		diags.AddError("Fabric still unknown at apply", "The fabric's inputs hold values that are still unknown at apply; this is a bug in the provider or in Terraform.")
-		return nil, opensm.Expect{}
+		return nil
 	}
 	if rendered == nil {
-		return nil, opensm.Expect{}
+		return nil
 	}
 	if bad := opensm.Mismatch(rendered.Files, openSMDigests(m.OpenSM)); len(bad) > 0 {
 		diags.AddAttributeError(path.Root("opensm"), "OpenSM files differ from the plan",
 			"The files rendered at apply from the planned inputs do not have the digests the plan showed ("+
 				strings.Join(bad, ", ")+"), so nothing is pushed. This is a bug in the provider: the rendering "+
 				"must depend on the planned inputs only. Run the plan again and report it if it persists.")
-		return nil, opensm.Expect{}
+		return nil
 	}
-	return rendered.Files, rendered.Expect
+	return rendered
 }
 
 // finalRender renders the planned files for the push. Outputs the plan left unknown are
@@ -355,32 +351,7 @@ func (r *fabricResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	resp.Diagnostics.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if smKind(m.SubnetManager) == ufm.Kind {
-		r.deleteUFM(ctx, &m, &resp.Diagnostics)
-		return
-	}
-	sm, ok := readSubnetManager(ctx, m.SubnetManager, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	results, err := opensm.UnpushAll(ctx, sm.hosts, func(ctx context.Context, i int) (opensm.Target, func(), error) {
-		return r.target(ctx, sm, sm.hosts[i], nil, opensm.Expect{})
-	})
-	for _, res := range results {
-		if res.Kept {
-			resp.Diagnostics.AddWarning("Subnet manager host "+res.Host+" left as it is",
-				"The provider found no snapshot of this host's files from before its first push (the host already had these files, "+
-					"or the snapshot was removed), so the files stay and OpenSM keeps running with them.")
-		}
-	}
-	var stopped *opensm.AllError
-	switch {
-	case errors.As(err, &stopped) && stopped.Open:
-		resp.Diagnostics.AddError(stopped.Summary(), stopped.Err.Error())
-	case stopped != nil:
-		resp.Diagnostics.AddError(stopped.Summary(), stopped.Err.Error()+
-			"\n\nFix the host or its access and destroy again, or run `terraform state rm` to forget the fabric without restoring the host.")
-	case err != nil:
-		resp.Diagnostics.AddError("Restoring the subnet manager hosts failed", err.Error())
+	if kind := smKind(m.SubnetManager); kind != "" {
+		r.destroyTarget(ctx, kind, &m, &resp.Diagnostics)
 	}
 }

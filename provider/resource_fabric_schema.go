@@ -64,6 +64,28 @@ func policySchema() schema.SingleNestedAttribute {
 				Optional: true, MarkdownDescription: "Cap on the estimated ring all-reduce time of `workload`.",
 				Validators: []validator.Float64{float64validator.AtLeast(0)},
 			},
+			"partitions": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "How the fabric's partitions keep tenants apart, checked at plan for every `subnet_manager.kind` alike. " +
+					"Always, whatever this says: a member given by `guid` must be the port GUID of an HCA of this fabric (or an OpenSM " +
+					"keyword such as `ALL_CAS`), as a member given by `hca` must name one. Two ports talk when they share a P_Key " +
+					"and one of them is a full member, so a port that is a full member of two partitions joins their tenants: " +
+					"that is refused unless `shared_full_members = true`. Members are compared as HCAs (by name or by port GUID " +
+					"alike); keyword members such as `ALL_CAS` (a fabric-wide partition) are not compared.",
+				Attributes: map[string]schema.Attribute{
+					"shared_full_members": schema.BoolAttribute{
+						Optional: true,
+						MarkdownDescription: "Allow an HCA to be a full member of more than one partition. Default `false`: the plan fails " +
+							"once per pair of partitions that share full members, naming them.",
+					},
+					"storage_hcas": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "HCAs that serve storage, by name (`\"nas01/mlx5_0\"`) or port GUID: each must be an HCA of " +
+							"this fabric and a `limited` member of every partition it is in, so that tenants reach it but not each " +
+							"other through it. Default: none.",
+					},
+				},
+			},
 			"degraded": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "Thresholds for the fabric as it runs with its `failed_cables` (`analysis.degraded`). The rules " +

@@ -11,7 +11,7 @@ import (
 const TargetKind = "opensm"
 
 func init() {
-	partition.Register(TargetKind, "OpenSM runs the subnet manager: partitions.conf is pushed over SSH with the other OpenSM files")
+	partition.Register(TargetKind, "OpenSM runs the subnet manager: partitions.conf is pushed over SSH with the other OpenSM files", openHosts)
 }
 
 // PartitionTarget is the OpenSM partition target: partitions reach OpenSM as partitions.conf,

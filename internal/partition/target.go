@@ -25,20 +25,50 @@ type Target interface {
 	Remove(ctx context.Context, pkeys []uint16) error
 }
 
+// Opener makes the target of a kind from the fabric's settings for that kind: a value of the
+// kind's own settings type (opensm.Hosts, ufm.Config), which the caller decodes for that kind.
+// It connects to nothing: a target dials when it is used.
+type Opener func(settings any) (Target, error)
+
+// Restorer is a target that a destroy puts back as it was before the first apply (OpenSM's
+// hosts: the provider owns the whole file and kept a snapshot) instead of removing the owned
+// P_Keys one by one (Remove, as UFM does, where other P_Keys live beside them).
+type Restorer interface {
+	Restore(ctx context.Context) error
+}
+
+type entry struct {
+	description string
+	open        Opener
+}
+
 var (
 	regMu sync.Mutex
-	kinds = map[string]string{}
+	kinds = map[string]entry{}
 )
 
 // Register records a target kind with a one-line description, for the schema's validation and
-// documentation. Registering a kind twice panics: it is a programming error.
-func Register(kind, description string) {
+// documentation, and its Opener, through which the fabric's apply and destroy reach it: a new
+// target is a package that implements Target and registers its kind in its init. Registering a
+// kind twice panics: it is a programming error.
+func Register(kind, description string, open Opener) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := kinds[kind]; dup {
 		panic(fmt.Sprintf("partition: target kind %q registered twice", kind))
 	}
-	kinds[kind] = description
+	kinds[kind] = entry{description: description, open: open}
+}
+
+// Open makes the target of a registered kind from its settings (see Opener).
+func Open(kind string, settings any) (Target, error) {
+	regMu.Lock()
+	e, ok := kinds[kind]
+	regMu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no partition target of kind %q; the kinds are %v", kind, Kinds())
+	}
+	return e.open(settings)
 }
 
 // Kinds returns the registered target kinds, sorted.

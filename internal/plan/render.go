@@ -20,8 +20,11 @@ type Rendered struct {
 	Files  opensm.Files
 	Expect opensm.Expect
 	// Partitions are the fabric's partitions with members resolved to port GUIDs, Default
-	// excluded: what a partition target that is not OpenSM's files (UFM) applies.
+	// excluded: what the fabric's partition target applies.
 	Partitions []partition.Partition
+	// Config is the OpenSM configuration the Files render (with Partitions): the OpenSM target
+	// renders it again with the partitions it is given (opensm.HostsTarget).
+	Config opensm.Config
 }
 
 // configured is the OpenSM configuration of a fabric, derived once from its graph: the route
@@ -63,7 +66,7 @@ func (c *configured) render(managed bool) (*Rendered, Problems) {
 		}
 	}
 	if errs == nil {
-		return &Rendered{Files: files, Expect: opensm.ExpectFor(c.cfg), Partitions: c.cfg.Partitions}, nil
+		return &Rendered{Files: files, Expect: opensm.ExpectFor(c.cfg), Partitions: c.cfg.Partitions, Config: c.cfg}, nil
 	}
 	var ps Problems
 	msgs := make([]string, 0, len(errs))

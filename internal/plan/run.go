@@ -11,6 +11,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
@@ -33,6 +34,9 @@ type Request struct {
 	Managed bool
 	// Now dates the failed cables' ages; zero: the time of the run.
 	Now time.Time
+	// Tenants is `policy.partitions`: how the declared partitions may share members, whatever
+	// target applies them.
+	Tenants partition.Tenants
 }
 
 // Outcome is a fabric judged and rendered: what a plan shows.
@@ -103,6 +107,7 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 		out.Violations = policy.Evaluate(g, out.Analysis, p, rules)
 		out.Problems = append(out.Problems, violationProblems(out.Violations)...)
 	}
+	out.Problems = append(out.Problems, tenantProblems(f.Spec, req.Tenants)...)
 	if f.Running != nil {
 		out.degrade(cat, osm, req)
 	}
@@ -114,6 +119,21 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 		out.Problems = append(out.Problems, ps...)
 	}
 	return out
+}
+
+// tenantProblems reports partition.CheckTenants' refusals: a member's on the member's attribute
+// (its partition located by its key), a storage HCA the fabric does not have on its entry of
+// policy.partitions.storage_hcas.
+func tenantProblems(spec *fabric.Spec, t partition.Tenants) Problems {
+	var ps Problems
+	for _, p := range partition.CheckTenants(spec, t) {
+		at := Attr(AttrPolicy, "partitions", "storage_hcas").Index(p.StorageHCA)
+		if p.Partition >= 0 {
+			at = LocOf(spec.PathOf(fabric.MapPartitions, p.Partition, "members").Index(p.Member).Attr(p.Attr), AttrDesign)
+		}
+		ps.add(Error, at, "Partition policy: "+p.Rule, p.Message)
+	}
+	return ps
 }
 
 // violationProblems reports each violation: errors on `policy` (an empty fabric on the fabric as

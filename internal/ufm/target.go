@@ -15,7 +15,20 @@ import (
 const Kind = "ufm"
 
 func init() {
-	partition.Register(Kind, "NVIDIA UFM runs the subnet manager: partitions go through UFM's PKey REST API")
+	partition.Register(Kind, "NVIDIA UFM runs the subnet manager: partitions go through UFM's PKey REST API", open)
+}
+
+// open is the kind's partition.Opener: settings is a Config.
+func open(settings any) (partition.Target, error) {
+	cfg, ok := settings.(Config)
+	if !ok {
+		return nil, fmt.Errorf("the ufm partition target takes a ufm.Config, not %T", settings)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Target{Client: c}, nil
 }
 
 // Target applies partitions through one UFM.
