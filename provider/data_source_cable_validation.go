@@ -21,6 +21,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/firstlight"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 var (
@@ -174,14 +175,18 @@ func (d *cableValidationDataSource) Read(ctx context.Context, req datasource.Rea
 		if f.Fit != nil {
 			fitted = f.Fit.Spec
 		}
-		mm, err := firstlight.FitMatch(f.Design, fitted, floor, cat)
+		now, err := plan.FloorFit(cat, f.Design, floor) // once per plan (internal/plan/fitmemo.go)
+		var mm firstlight.Match
+		if err == nil {
+			mm, err = firstlight.MatchFitted(f.Design, fitted, now)
+		}
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("floor"), "Cannot match the floor to the design", err.Error())
 			return
 		}
 		match = mm
 	}
-	r, err := firstlight.Validate(firstlight.Input{Design: f.Spec, Floor: floor, Match: match, Scope: scope, Counters: counters, Catalog: cat})
+	r, err := firstlight.Validate(firstlight.Input{Design: f.Spec, Graph: f.Graph, Floor: floor, Match: match, Scope: scope, Counters: counters, Catalog: cat})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot validate the floor", err.Error())
 		return
