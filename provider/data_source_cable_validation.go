@@ -117,7 +117,9 @@ func (d *cableValidationDataSource) Schema(_ context.Context, _ datasource.Schem
 		MarkdownDescription: "One row per fix, in the technician's walk (row of racks, rack, unit, cage, split of the " +
 			"first end). `action` is `swap` (two cables with exchanged ends: exchange the plugs in `a` and `b`), `move` " +
 			"(the cable in `a` goes to `b`), `plug` (a missing link, or a whole device the floor lacks: `label` names it), " +
-			"`unplug` (a cable the design does not have), `reseat` (slow) or `replace` (noisy or down).",
+			"`unplug` (a cable the design does not have), `reseat` (slow) or `replace` (noisy or down, or a copper " +
+			"twin-port cable whose splits cross: no plug can be exchanged). Two splits of one copper twin-port cable are " +
+			"swapped at their far ends, where they are two plugs.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"action": outStr("`swap`, `move`, `plug`, `unplug`, `reseat` or `replace`."),
 			"label":  outStr("The design link it fixes (`a <-> b`; two, ` / `-separated, for a swap), the floor cable to unplug, or the device to install."),

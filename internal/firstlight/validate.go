@@ -283,25 +283,9 @@ func (v *validation) judge() {
 		if !exchanged {
 			continue
 		}
-		// Exchange the plugs at f.b and oa, or at f.a and ob; prefer the pair on one device,
-		// then a pair of switch ports.
-		x, y := f.b, oa
-		oneDeviceAtA := f.a.Device == ob.Device && f.b.Device != oa.Device
-		switchesAtA := v.isSwitch(f.a.Device) && v.isSwitch(ob.Device)
-		switchesAtB := v.isSwitch(f.b.Device) && v.isSwitch(oa.Device)
-		if oneDeviceAtA || (switchesAtA && !switchesAtB) {
-			x, y = f.a, ob
-		}
-		if walkLess(v.loc().at(y), v.loc().at(x)) {
-			x, y = y, x // the first plug is the first the technician reaches
-		}
 		v.claimed[la], v.claimed[lb], v.done[i], v.done[j] = true, true, true, true
 		v.verdict[la], v.verdict[lb] = Swapped, Swapped
-		v.rows = append(v.rows, Row{Action: ActSwap, Verdict: Swapped, Label: v.label(la) + " / " + v.label(lb),
-			A: v.loc().at(x), B: v.loc().at(y),
-			Detail: fmt.Sprintf("exchange the cables in %s and %s: %s belongs to %s, %s to %s", x, y,
-				f.label, v.label(la), g.label, v.label(lb)),
-			Also: v.loc().mates([]fabric.End{x, y}, []int{la, lb}), links: []int{la, lb}, ends: []fabric.End{f.a, f.b, g.a, g.b}})
+		v.rows = append(v.rows, v.swapRow(f, g, la, lb, oa, ob))
 	}
 	// 3. moves: first those whose destination is free, until none is left, then onto ports held
 	// by cables that are wrong themselves.
@@ -400,6 +384,67 @@ func (v *validation) judge() {
 	}
 	v.applyScope()
 	sortWalk(v.rows)
+}
+
+// swapRow is the fix for floor cables f and g that hold design links la (f.a <-> oa) and lb
+// (f.b <-> ob) exchanged. Either pair of plugs can be exchanged: f.b with oa, or f.a with ob.
+// The pair on one device is preferred, then a pair of switch ports. But two ports in one
+// twin-port cage (an OSFP cage's splits 1 and 2) are one plug: one connector serves both, so
+// they cannot be exchanged there, and the exchange is at the cables' other ends. When both
+// pairs are in one cage each (both links run between the same two cages, split 1 at one end
+// to split 2 at the other), no plug can be moved: the cable crosses its splits, which the
+// design's straight twin-port cable does not, and the fix is to replace it (a `replace` row).
+// Sources: NVIDIA's QM9700 user manual (two NDR ports per OSFP cage, one connector) and
+// LinkX twin-port cables (each split goes straight to the same split at the other end).
+func (v *validation) swapRow(f, g fcable, la, lb int, oa, ob fabric.End) Row {
+	loc := v.loc()
+	pairB, pairA := [2]fabric.End{f.b, oa}, [2]fabric.End{f.a, ob}
+	oneDeviceAtA := f.a.Device == ob.Device && f.b.Device != oa.Device
+	switchesAtA := v.isSwitch(f.a.Device) && v.isSwitch(ob.Device)
+	switchesAtB := v.isSwitch(f.b.Device) && v.isSwitch(oa.Device)
+	pick, other := pairB, pairA
+	if oneDeviceAtA || (switchesAtA && !switchesAtB) {
+		pick, other = pairA, pairB
+	}
+	label := v.label(la) + " / " + v.label(lb)
+	links, ends := []int{la, lb}, []fabric.End{f.a, f.b, g.a, g.b}
+	// One copper twin-port cable carries both links (bom: their rows share a Bundle); over
+	// fiber each split has its own fiber in the cage's transceiver, and those can be exchanged.
+	oneCable := la < len(loc.rows) && lb < len(loc.rows) && loc.rows[la].Bundle != "" && loc.rows[la].Bundle == loc.rows[lb].Bundle
+	onePlug := func(p [2]fabric.End) (Where, bool) {
+		a, b := loc.at(p[0]), loc.at(p[1])
+		return a, oneCable && a.Split > 0 && b.Split > 0 && a.Box == b.Box && a.Cage == b.Cage
+	}
+	cageAt, inOne := onePlug(pick)
+	note := ""
+	if a, b := loc.at(pick[0]), loc.at(pick[1]); !oneCable && a.Split > 0 && a.Box == b.Box && a.Cage == b.Cage {
+		note = fmt.Sprintf(" (the two fibers in %s cage %d's twin-port transceiver)", a.Box, a.Cage)
+	}
+	if inOne {
+		if _, otherInOne := onePlug(other); otherInOne {
+			a, b := v.ends(la)
+			wa, wb := loc.at(a), loc.at(b)
+			if walkLess(wb, wa) {
+				a, b, wa, wb = b, a, wb, wa
+			}
+			return Row{Action: ActReplace, Verdict: Swapped, Label: label, A: wa, B: wb,
+				Detail: fmt.Sprintf("the twin-port cable between %s cage %d and %s cage %d crosses its splits (%s, %s): "+
+					"each cage holds both splits in one plug, so no plug can be exchanged; replace it with a straight "+
+					"twin-port cable (split 1 to split 1, split 2 to split 2)",
+					wa.Box, wa.Cage, wb.Box, wb.Cage, f.label, g.label),
+				Also: loc.mates([]fabric.End{a, b}, links), links: links, ends: ends}
+		}
+		note = fmt.Sprintf(" (not at %s cage %d: its two splits are one plug)", cageAt.Box, cageAt.Cage)
+		pick = other
+	}
+	x, y := pick[0], pick[1]
+	if walkLess(loc.at(y), loc.at(x)) {
+		x, y = y, x // the first plug is the first the technician reaches
+	}
+	return Row{Action: ActSwap, Verdict: Swapped, Label: label, A: loc.at(x), B: loc.at(y),
+		Detail: fmt.Sprintf("exchange the cables in %s and %s%s: %s belongs to %s, %s to %s", x, y, note,
+			f.label, v.label(la), g.label, v.label(lb)),
+		Also: loc.mates([]fabric.End{x, y}, links), links: links, ends: ends}
 }
 
 func (v *validation) isSwitch(name string) bool {
