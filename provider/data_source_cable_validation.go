@@ -21,6 +21,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/asbuilt"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/firstlight"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
 )
 
 var (
@@ -116,7 +117,9 @@ func (d *cableValidationDataSource) Schema(_ context.Context, _ datasource.Schem
 		MarkdownDescription: "One row per fix, in the technician's walk (row of racks, rack, unit, cage, split of the " +
 			"first end). `action` is `swap` (two cables with exchanged ends: exchange the plugs in `a` and `b`), `move` " +
 			"(the cable in `a` goes to `b`), `plug` (a missing link, or a whole device the floor lacks: `label` names it), " +
-			"`unplug` (a cable the design does not have), `reseat` (slow) or `replace` (noisy or down).",
+			"`unplug` (a cable the design does not have), `reseat` (slow) or `replace` (noisy or down, or a copper " +
+			"twin-port cable whose splits cross: no plug can be exchanged). Two splits of one copper twin-port cable are " +
+			"swapped at their far ends, where they are two plugs.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"action": outStr("`swap`, `move`, `plug`, `unplug`, `reseat` or `replace`."),
 			"label":  outStr("The design link it fixes (`a <-> b`; two, ` / `-separated, for a swap), the floor cable to unplug, or the device to install."),
@@ -174,14 +177,18 @@ func (d *cableValidationDataSource) Read(ctx context.Context, req datasource.Rea
 		if f.Fit != nil {
 			fitted = f.Fit.Spec
 		}
-		mm, err := firstlight.FitMatch(f.Design, fitted, floor, cat)
+		now, err := plan.FloorFit(cat, f.Design, floor) // once per plan (internal/plan/fitmemo.go)
+		var mm firstlight.Match
+		if err == nil {
+			mm, err = firstlight.MatchFitted(f.Design, fitted, now)
+		}
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("floor"), "Cannot match the floor to the design", err.Error())
 			return
 		}
 		match = mm
 	}
-	r, err := firstlight.Validate(firstlight.Input{Design: f.Spec, Floor: floor, Match: match, Scope: scope, Counters: counters, Catalog: cat})
+	r, err := firstlight.Validate(firstlight.Input{Design: f.Spec, Graph: f.Graph, Floor: floor, Match: match, Scope: scope, Counters: counters, Catalog: cat})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot validate the floor", err.Error())
 		return

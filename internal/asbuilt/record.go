@@ -55,13 +55,20 @@ func Summary(floor *fabric.Spec) string {
 // partitions), each list in the order of its items' keys (their names; a cable's lower-tier
 // end), as Terraform's maps of them were ordered: the same floor always gives the same Record,
 // whether it was read from ibnetdiscover's text or from maps, and the fit sees it in one order.
+//
+// The record is also kept as decoded (recent), so a reader of it in the same plan (the cable
+// validation reading the discovered fabric's floor) does not inflate and parse it again. What
+// is kept is what DecodeRecord would give: the items in the record's order, every field a
+// string or number that JSON carries exactly; a name with bytes that are not UTF-8 (which JSON
+// writes as U+FFFD) is not kept, and its record is decoded as written.
 func EncodeRecord(floor *fabric.Spec) (Record, error) {
-	js, err := json.Marshal(recordBody{Version: recordVersion,
+	body := recordBody{Version: recordVersion,
 		Switches: byKey(floor.Switches, func(x *fabric.Switch) string { return x.Key }),
 		Nodes:    byKey(floor.Nodes, func(x *fabric.Node) string { return x.Key }),
 		HCAs:     byKey(floor.HCAs, func(x *fabric.HCA) string { return x.Key }),
 		Cables:   byKey(floor.Cables, func(x *fabric.Cable) string { return x.Key }),
-	})
+	}
+	js, err := json.Marshal(body)
 	if err != nil {
 		return Record{}, fmt.Errorf("recording the floor: %w", err)
 	}
@@ -74,7 +81,11 @@ func EncodeRecord(floor *fabric.Spec) (Record, error) {
 	if err := w.Close(); err != nil {
 		return Record{}, err
 	}
-	return Record{SHA256: hex.EncodeToString(sum[:]), Data: base64.StdEncoding.EncodeToString(z.Bytes())}, nil
+	rec := Record{SHA256: hex.EncodeToString(sum[:]), Data: base64.StdEncoding.EncodeToString(z.Bytes())}
+	if !bytes.Contains(js, []byte(`\ufffd`)) {
+		recent.put(rec, &fabric.Spec{Switches: body.Switches, Nodes: body.Nodes, HCAs: body.HCAs, Cables: body.Cables})
+	}
+	return rec, nil
 }
 
 // ErrRecordAltered is returned by DecodeRecord for a record whose data is not what its digest
@@ -131,6 +142,9 @@ func (c *recordCache) get(r Record) *fabric.Spec {
 func (c *recordCache) put(r Record, f *fabric.Spec) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if slices.Contains(c.records, r) {
+		return
+	}
 	if len(c.records) == recentRecords {
 		c.records, c.floors = c.records[1:], c.floors[1:]
 	}

@@ -102,3 +102,44 @@ func TestRecordSize(t *testing.T) {
 		t.Errorf("record of %d bytes, or not one line", len(rec.Data))
 	}
 }
+
+// The floor EncodeRecord keeps for the plan's next reader is the one the record decodes to,
+// field for field (decodeRecord, which inflates and parses it afresh); a name that is not UTF-8
+// (JSON writes U+FFFD for it) is read back as the record has it, not as it was given.
+func TestRecordKeptAsDecoded(t *testing.T) {
+	f := readFloor(t, issueFloor(), true).Spec
+	rec, err := EncodeRecord(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := DecodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := decodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kept, fresh) {
+		t.Error("the floor kept by EncodeRecord is not the one its record decodes to")
+	}
+	bad := f.Clone()
+	bad.Switches[0].Name = "leaf\xff01"
+	rec, err = EncodeRecord(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ = decodeRecord(rec)
+	if !reflect.DeepEqual(got, fresh) {
+		t.Error("a name that is not UTF-8 was kept as given, not as its record reads back")
+	}
+	for _, s := range got.Switches {
+		if strings.Contains(s.Name, "\xff") {
+			t.Errorf("switch %q read back with the byte JSON cannot carry", s.Name)
+		}
+	}
+}

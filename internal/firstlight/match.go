@@ -27,11 +27,17 @@ type Match map[string]string
 // Fit writes one item per design item (asbuilt/spec.go); positional checks the counts so that a
 // change of that order is an error, not a wrong match.
 func FitMatch(gen *topogen.Design, fitted, floor *fabric.Spec, cat *catalog.Catalog) (Match, error) {
-	genSpec := gen.FabricSpec()
 	now, err := asbuilt.Fit(gen, floor, cat)
 	if err != nil {
 		return nil, err
 	}
+	return MatchFitted(gen, fitted, now)
+}
+
+// MatchFitted is FitMatch from a fit already made of gen onto the floor (asbuilt.Fit; a plan
+// makes it once: plan.FloorFit). now is only read.
+func MatchFitted(gen *topogen.Design, fitted *fabric.Spec, now *asbuilt.Fitted) (Match, error) {
+	genSpec := gen.FabricSpec()
 	designName := func(s string) string { return s }
 	if fitted != nil {
 		names := map[string]string{}
@@ -41,7 +47,7 @@ func FitMatch(gen *topogen.Design, fitted, floor *fabric.Spec, cat *catalog.Cata
 		designName = func(s string) string { return names[s] }
 	}
 	m := Match{}
-	err = positional(genSpec, now.Spec, func(gen string, ref fabric.Ref, name string) {
+	err := positional(genSpec, now.Spec, func(gen string, ref fabric.Ref, name string) {
 		if ref.Origin == asbuilt.OriginAsBuilt {
 			m[name] = designName(gen)
 		}
@@ -191,23 +197,30 @@ func (r *refiner) run(m Match) Match {
 	// keeps the score is taken too (the match of 2 units permuted against the spines' ports
 	// gains nothing until its leaves follow the spines). Each round must raise the score, so
 	// the rounds end.
-	up := func(from int) func(Match) Match {
-		return func(m Match) Match {
+	up := func(from int) func(Match) (Match, bool) {
+		return func(m Match) (Match, bool) {
+			moved := false
 			for l := from; l <= r.maxLevel; l++ {
-				m = r.switches(m, l, true)
+				var c bool
+				m, c = r.switches(m, l, true)
+				moved = moved || c
 			}
-			return m
+			return m, moved
 		}
 	}
-	down := func(from int) func(Match) Match {
-		return func(m Match) Match {
+	down := func(from int) func(Match) (Match, bool) {
+		return func(m Match) (Match, bool) {
+			moved := false
 			for l := from; l >= 1; l-- {
-				m = r.switches(m, l, false)
+				var c bool
+				m, c = r.switches(m, l, false)
+				moved = moved || c
 			}
-			return r.nodes(m)
+			m, c := r.nodes(m)
+			return m, moved || c
 		}
 	}
-	steps := []func(Match) Match{r.nodes}
+	steps := []func(Match) (Match, bool){r.nodes}
 	for l := 1; l <= r.maxLevel; l++ {
 		steps = append(steps, up(l))
 	}
@@ -218,7 +231,10 @@ func (r *refiner) run(m Match) Match {
 	for round := 0; round < r.maxRound && best < perfect; round++ {
 		start := best
 		for _, step := range steps {
-			next := step(m)
+			next, moved := step(m)
+			if !moved {
+				continue // the same match: the same score, kept as it is
+			}
 			if s := r.score(next); s >= best {
 				m, best = next, s
 			}
@@ -297,7 +313,7 @@ func assign(votes map[string]map[string]int, cur map[string]string) map[string]s
 
 // nodes re-seats the floor nodes by the design node at the far port of each HCA cable whose
 // switch end is matched, and their HCAs on the new node by the device Fit gave them.
-func (r *refiner) nodes(m Match) Match {
+func (r *refiner) nodes(m Match) (Match, bool) {
 	votes := map[string]map[string]int{}
 	cur := map[string]string{}
 	for _, n := range r.floor.Nodes {
@@ -332,12 +348,13 @@ func (r *refiner) nodes(m Match) Match {
 		}
 	}
 	next := assign(votes, cur)
-	out := make(Match, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	// The HCAs follow their node. Only what differs from m is written, so a step that moves
+	// nothing gives m itself, and run need not score it again.
+	changes := map[string]string{}
 	for f, t := range next {
-		out[f] = t
+		if m[f] != t {
+			changes[f] = t
+		}
 	}
 	for _, h := range r.floor.HCAs {
 		d, ok := m[h.Name]
@@ -352,11 +369,27 @@ func (r *refiner) nodes(m Match) Match {
 		if !ok {
 			continue
 		}
-		if nh, ok := r.dHCA[[2]string{node, dev}]; ok {
-			out[h.Name] = nh
+		if nh, ok := r.dHCA[[2]string{node, dev}]; ok && nh != d {
+			changes[h.Name] = nh
 		}
 	}
-	return out
+	return withChanges(m, changes)
+}
+
+// withChanges is m with the changes applied (a new Match), or m itself when there are none, and
+// whether there were.
+func withChanges(m Match, changes map[string]string) (Match, bool) {
+	if len(changes) == 0 {
+		return m, false
+	}
+	out := make(Match, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	for f, t := range changes {
+		out[f] = t
+	}
+	return out, true
 }
 
 // switches re-seats the floor switches whose match is at design level `level` by the design
@@ -364,7 +397,7 @@ func (r *refiner) nodes(m Match) Match {
 // below (fromBelow) or above: one tier at a time, from the tier the votes trust. Alike switches
 // vote in both directions otherwise (a spine is cabled to leaves below and cores above), and
 // when both tiers were matched by name order their votes tie and nothing moves.
-func (r *refiner) switches(m Match, level int, fromBelow bool) Match {
+func (r *refiner) switches(m Match, level int, fromBelow bool) (Match, bool) {
 	votes := map[string]map[string]int{}
 	cur := map[string]string{}
 	for _, s := range r.floor.Switches {
@@ -373,7 +406,7 @@ func (r *refiner) switches(m Match, level int, fromBelow bool) Match {
 		}
 	}
 	if len(cur) == 0 {
-		return m
+		return m, false
 	}
 	for _, c := range r.floor.Cables {
 		for _, p := range [2][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
@@ -399,13 +432,11 @@ func (r *refiner) switches(m Match, level int, fromBelow bool) Match {
 			votes[sw.Device][o.Device]++
 		}
 	}
-	next := assign(votes, cur)
-	out := make(Match, len(m))
-	for k, v := range m {
-		out[k] = v
+	changes := map[string]string{}
+	for f, t := range assign(votes, cur) {
+		if m[f] != t {
+			changes[f] = t
+		}
 	}
-	for f, t := range next {
-		out[f] = t
-	}
-	return out
+	return withChanges(m, changes)
 }

@@ -40,7 +40,11 @@ type Counter struct {
 // Input is what Validate compares.
 type Input struct {
 	Design *fabric.Spec // the design as the fabric builds it
-	Floor  *fabric.Spec // the floor as discovered (its own names, GUIDs and ports)
+	// Graph is Design built (fabric.Build with Catalog) when the caller has built it already
+	// (plan.Fabric.Graph); nil builds it here. A 2,048-node design takes a tenth of a second
+	// to build, which a plan need not spend twice.
+	Graph *fabric.Graph
+	Floor *fabric.Spec // the floor as discovered (its own names, GUIDs and ports)
 	// Match maps floor devices to design devices (FitMatch, NameMatch); nil matches by name.
 	// Validate refines it by ports either way (refiner).
 	Match Match
@@ -124,7 +128,14 @@ func Validate(in Input) (*Result, error) {
 	if cat == nil {
 		cat = catalog.Default()
 	}
-	dg, probs := fabric.Build(in.Design, cat)
+	dg := in.Graph
+	if dg != nil && dg.Spec != in.Design {
+		return nil, errors.New("firstlight.Validate: Input.Graph is not built from Input.Design")
+	}
+	var probs []fabric.Problem
+	if dg == nil {
+		dg, probs = fabric.Build(in.Design, cat)
+	}
 	if fabric.HasErrors(probs) {
 		var msgs []string
 		for _, p := range probs {
@@ -149,7 +160,7 @@ type validation struct {
 	dLink map[fabric.End]int        // design end -> link index
 	fc    []fcable
 	at    map[fabric.End]int // design-named end -> floor cable there
-	where *locator
+	where *locator           // loc()
 
 	verdict []string // per design link
 	claimed []bool   // per design link
@@ -199,19 +210,28 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	v.verdict = make([]string, len(dg.Links))
 	v.claimed = make([]bool, len(dg.Links))
 	v.done = make([]bool, len(v.fc))
-	v.where = newLocator(dg, cat)
+	return v
+}
+
+// loc is the locator, made at its first use: it places every design link (bom.Cabling, a fifth
+// of a second at 2,048 nodes), which only rows need, and a floor cabled right has none.
+func (v *validation) loc() *locator {
+	if v.where != nil {
+		return v.where
+	}
+	v.where = newLocator(v.dg, v.cat)
 	v.where.floorBox = map[string]string{}
-	for _, n := range in.Floor.Nodes {
+	for _, n := range v.in.Floor.Nodes {
 		if d, ok := v.m[n.Name]; ok {
 			v.where.floorBox[d] = n.Name
 		}
 	}
-	for _, s := range in.Floor.Switches {
+	for _, s := range v.in.Floor.Switches {
 		if d, ok := v.m[s.Name]; ok {
 			v.where.floorBox[d] = s.Name
 		}
 	}
-	return v
+	return v.where
 }
 
 func (v *validation) label(li int) string {
@@ -263,25 +283,9 @@ func (v *validation) judge() {
 		if !exchanged {
 			continue
 		}
-		// Exchange the plugs at f.b and oa, or at f.a and ob; prefer the pair on one device,
-		// then a pair of switch ports.
-		x, y := f.b, oa
-		oneDeviceAtA := f.a.Device == ob.Device && f.b.Device != oa.Device
-		switchesAtA := v.isSwitch(f.a.Device) && v.isSwitch(ob.Device)
-		switchesAtB := v.isSwitch(f.b.Device) && v.isSwitch(oa.Device)
-		if oneDeviceAtA || (switchesAtA && !switchesAtB) {
-			x, y = f.a, ob
-		}
-		if walkLess(v.where.at(y), v.where.at(x)) {
-			x, y = y, x // the first plug is the first the technician reaches
-		}
 		v.claimed[la], v.claimed[lb], v.done[i], v.done[j] = true, true, true, true
 		v.verdict[la], v.verdict[lb] = Swapped, Swapped
-		v.rows = append(v.rows, Row{Action: ActSwap, Verdict: Swapped, Label: v.label(la) + " / " + v.label(lb),
-			A: v.where.at(x), B: v.where.at(y),
-			Detail: fmt.Sprintf("exchange the cables in %s and %s: %s belongs to %s, %s to %s", x, y,
-				f.label, v.label(la), g.label, v.label(lb)),
-			Also: v.where.mates([]fabric.End{x, y}, []int{la, lb}), links: []int{la, lb}, ends: []fabric.End{f.a, f.b, g.a, g.b}})
+		v.rows = append(v.rows, v.swapRow(f, g, la, lb, oa, ob))
 	}
 	// 3. moves: first those whose destination is free, until none is left, then onto ports held
 	// by cables that are wrong themselves.
@@ -311,8 +315,8 @@ func (v *validation) judge() {
 			}
 		}
 		v.rows = append(v.rows, Row{Action: ActUnplug, Verdict: Unexpected, Label: f.label,
-			A: v.where.atMapped(f.a, f.okA), B: v.where.atMapped(f.b, f.okB), Detail: detail,
-			Also: v.where.mates([]fabric.End{f.a, f.b}, nil), ends: []fabric.End{f.a, f.b}})
+			A: v.loc().atMapped(f.a, f.okA), B: v.loc().atMapped(f.b, f.okB), Detail: detail,
+			Also: v.loc().mates([]fabric.End{f.a, f.b}, nil), ends: []fabric.End{f.a, f.b}})
 	}
 	// 5. missing
 	present := map[string]bool{}
@@ -334,8 +338,8 @@ func (v *validation) judge() {
 			absent[box] = append(absent[box], li)
 			continue
 		}
-		v.rows = append(v.rows, Row{Action: ActPlug, Verdict: Missing, Label: v.label(li), A: v.where.at(a), B: v.where.at(b),
-			Detail: "no cable on either port: plug it", Also: v.where.mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
+		v.rows = append(v.rows, Row{Action: ActPlug, Verdict: Missing, Label: v.label(li), A: v.loc().at(a), B: v.loc().at(b),
+			Detail: "no cable on either port: plug it", Also: v.loc().mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
 	}
 	boxes := make([]string, 0, len(absent))
 	for b := range absent {
@@ -348,7 +352,7 @@ func (v *validation) judge() {
 		for i, li := range lis {
 			labels[i] = v.label(li)
 		}
-		v.rows = append(v.rows, Row{Action: ActPlug, Verdict: Missing, Label: box, A: v.where.box(box), B: Where{},
+		v.rows = append(v.rows, Row{Action: ActPlug, Verdict: Missing, Label: box, A: v.loc().box(box), B: Where{},
 			Detail: fmt.Sprintf("%s is not on the floor (%d link(s) down with it: %s); install and cable it", box, len(lis), shortList(labels, 4)), links: lis})
 	}
 	// 6. degraded and noisy
@@ -365,21 +369,82 @@ func (v *validation) judge() {
 		}
 		if ok && (c.Verdict == "suspect" || c.Verdict == "down") {
 			v.verdict[li] = Noisy
-			v.rows = append(v.rows, Row{Action: ActReplace, Verdict: Noisy, Label: lab, A: v.where.at(a), B: v.where.at(b),
+			v.rows = append(v.rows, Row{Action: ActReplace, Verdict: Noisy, Label: lab, A: v.loc().at(a), B: v.loc().at(b),
 				Detail: fmt.Sprintf("counters say %s: %s; replace the cable (then the transceivers)", c.Verdict, c.Reason),
-				Also:   v.where.mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
+				Also:   v.loc().mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
 			continue
 		}
 		if r, ok := v.in.RatesGbps[v.fc[i].label]; ok && r < v.dg.Links[li].RateGbps {
 			v.verdict[li] = Degraded
-			v.rows = append(v.rows, Row{Action: ActReseat, Verdict: Degraded, Label: lab, A: v.where.at(a), B: v.where.at(b),
+			v.rows = append(v.rows, Row{Action: ActReseat, Verdict: Degraded, Label: lab, A: v.loc().at(a), B: v.loc().at(b),
 				Detail: fmt.Sprintf("trained at %g Gb/s where the design's is %g Gb/s: reseat both ends, then replace the cable if it stays slow",
 					r, v.dg.Links[li].RateGbps),
-				Also: v.where.mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
+				Also: v.loc().mates([]fabric.End{a, b}, []int{li}), links: []int{li}, ends: []fabric.End{a, b}})
 		}
 	}
 	v.applyScope()
 	sortWalk(v.rows)
+}
+
+// swapRow is the fix for floor cables f and g that hold design links la (f.a <-> oa) and lb
+// (f.b <-> ob) exchanged. Either pair of plugs can be exchanged: f.b with oa, or f.a with ob.
+// The pair on one device is preferred, then a pair of switch ports. But two ports in one
+// twin-port cage (an OSFP cage's splits 1 and 2) are one plug: one connector serves both, so
+// they cannot be exchanged there, and the exchange is at the cables' other ends. When both
+// pairs are in one cage each (both links run between the same two cages, split 1 at one end
+// to split 2 at the other), no plug can be moved: the cable crosses its splits, which the
+// design's straight twin-port cable does not, and the fix is to replace it (a `replace` row).
+// Sources: NVIDIA's QM9700 user manual (two NDR ports per OSFP cage, one connector) and
+// LinkX twin-port cables (each split goes straight to the same split at the other end).
+func (v *validation) swapRow(f, g fcable, la, lb int, oa, ob fabric.End) Row {
+	loc := v.loc()
+	pairB, pairA := [2]fabric.End{f.b, oa}, [2]fabric.End{f.a, ob}
+	oneDeviceAtA := f.a.Device == ob.Device && f.b.Device != oa.Device
+	switchesAtA := v.isSwitch(f.a.Device) && v.isSwitch(ob.Device)
+	switchesAtB := v.isSwitch(f.b.Device) && v.isSwitch(oa.Device)
+	pick, other := pairB, pairA
+	if oneDeviceAtA || (switchesAtA && !switchesAtB) {
+		pick, other = pairA, pairB
+	}
+	label := v.label(la) + " / " + v.label(lb)
+	links, ends := []int{la, lb}, []fabric.End{f.a, f.b, g.a, g.b}
+	// One copper twin-port cable carries both links (bom: their rows share a Bundle); over
+	// fiber each split has its own fiber in the cage's transceiver, and those can be exchanged.
+	oneCable := la < len(loc.rows) && lb < len(loc.rows) && loc.rows[la].Bundle != "" && loc.rows[la].Bundle == loc.rows[lb].Bundle
+	onePlug := func(p [2]fabric.End) (Where, bool) {
+		a, b := loc.at(p[0]), loc.at(p[1])
+		return a, oneCable && a.Split > 0 && b.Split > 0 && a.Box == b.Box && a.Cage == b.Cage
+	}
+	cageAt, inOne := onePlug(pick)
+	note := ""
+	if a, b := loc.at(pick[0]), loc.at(pick[1]); !oneCable && a.Split > 0 && a.Box == b.Box && a.Cage == b.Cage {
+		note = fmt.Sprintf(" (the two fibers in %s cage %d's twin-port transceiver)", a.Box, a.Cage)
+	}
+	if inOne {
+		if _, otherInOne := onePlug(other); otherInOne {
+			a, b := v.ends(la)
+			wa, wb := loc.at(a), loc.at(b)
+			if walkLess(wb, wa) {
+				a, b, wa, wb = b, a, wb, wa
+			}
+			return Row{Action: ActReplace, Verdict: Swapped, Label: label, A: wa, B: wb,
+				Detail: fmt.Sprintf("the twin-port cable between %s cage %d and %s cage %d crosses its splits (%s, %s): "+
+					"each cage holds both splits in one plug, so no plug can be exchanged; replace it with a straight "+
+					"twin-port cable (split 1 to split 1, split 2 to split 2)",
+					wa.Box, wa.Cage, wb.Box, wb.Cage, f.label, g.label),
+				Also: loc.mates([]fabric.End{a, b}, links), links: links, ends: ends}
+		}
+		note = fmt.Sprintf(" (not at %s cage %d: its two splits are one plug)", cageAt.Box, cageAt.Cage)
+		pick = other
+	}
+	x, y := pick[0], pick[1]
+	if walkLess(loc.at(y), loc.at(x)) {
+		x, y = y, x // the first plug is the first the technician reaches
+	}
+	return Row{Action: ActSwap, Verdict: Swapped, Label: label, A: loc.at(x), B: loc.at(y),
+		Detail: fmt.Sprintf("exchange the cables in %s and %s%s: %s belongs to %s, %s to %s", x, y, note,
+			f.label, v.label(la), g.label, v.label(lb)),
+		Also: loc.mates([]fabric.End{x, y}, links), links: links, ends: ends}
 }
 
 func (v *validation) isSwitch(name string) bool {
@@ -455,9 +520,9 @@ func (v *validation) tryMove(i int, occupiedOK bool) bool {
 	}
 	v.at[c.to] = i
 	v.rows = append(v.rows, Row{Action: ActMove, Verdict: Miswired, Label: v.label(c.li),
-		A: v.where.atMapped(c.from, fromOK), B: v.where.at(c.to),
+		A: v.loc().atMapped(c.from, fromOK), B: v.loc().at(c.to),
 		Detail: fmt.Sprintf("the cable from %s is in %s: move it to %s (on the floor: %s)", c.stay, c.from, c.to, f.label),
-		Also:   v.where.mates([]fabric.End{c.from, c.to}, []int{c.li}), links: []int{c.li}, ends: []fabric.End{c.from, c.to, c.stay}})
+		Also:   v.loc().mates([]fabric.End{c.from, c.to}, []int{c.li}), links: []int{c.li}, ends: []fabric.End{c.from, c.to, c.stay}})
 	return true
 }
 

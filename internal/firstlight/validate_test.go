@@ -163,6 +163,11 @@ func TestFaults(t *testing.T) {
 			if got := keys(r.Rows); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
+			if c.name == "swap on one leaf" && (len(r.Rows) != 1 || !strings.Contains(r.Rows[0].Detail, "the two fibers in leaf03 cage 1's twin-port transceiver")) {
+				// fiber (a DGX H100's twin-port cages rule out a copper splitter): each split has
+				// its own fiber in the leaf's transceiver, exchanged there
+				t.Errorf("the swap of two fibers in one cage does not say so: %+v", r.Rows)
+			}
 			if r.Summary != c.counts {
 				t.Errorf("summary %+v, want %+v", r.Summary, c.counts)
 			}

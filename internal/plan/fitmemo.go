@@ -40,13 +40,22 @@ const recentFits = 4
 // the topology generates from its own arguments, the fabric from the design object, which holds
 // them normalized, and both are the same design.
 func (m *fitMemo) fit(cat *catalog.Catalog, des *topogen.Design, floor *fabric.Spec) (*asbuilt.Fitted, error) {
+	f, err := m.shared(cat, des, floor)
+	if err != nil {
+		return nil, err
+	}
+	return f.Clone(), nil
+}
+
+// shared is the memo's own fit, not a copy: for readers that only read it.
+func (m *fitMemo) shared(cat *catalog.Catalog, des *topogen.Design, floor *fabric.Spec) (*asbuilt.Fitted, error) {
 	k := fitKey{cat, fmt.Sprintf("%+v", des.Normalized()), floor}
 	m.mu.Lock()
 	for i, x := range m.keys {
 		if x == k {
 			f := m.fits[i]
 			m.mu.Unlock()
-			return f.Clone(), nil
+			return f, nil
 		}
 	}
 	m.mu.Unlock()
@@ -61,5 +70,13 @@ func (m *fitMemo) fit(cat *catalog.Catalog, des *topogen.Design, floor *fabric.S
 		m.keys, m.fits = m.keys[1:], m.fits[1:]
 	}
 	m.keys, m.fits = append(m.keys, k), append(m.fits, f)
-	return f.Clone(), nil
+	return f, nil
+}
+
+// FloorFit is asbuilt.Fit of the generated design des onto floor, made once per plan with the
+// fits Design makes (the same memo), for a reader that compares the design with a floor it does
+// not build on (gpucluster_cable_validation's firstlight.MatchFitted). The Fitted is shared:
+// read it, never change it.
+func FloorFit(cat *catalog.Catalog, des *topogen.Design, floor *fabric.Spec) (*asbuilt.Fitted, error) {
+	return fits.shared(cat, des, floor)
 }

@@ -55,4 +55,16 @@ func TestDesignFitsOnce(t *testing.T) {
 	if n := fits.count - before; n != 2 {
 		t.Errorf("another design on the same floor: %d fits, want 2", n)
 	}
+	// The cable validation's fit of the same design onto the same floor is the memo's own.
+	grownDes, _, _ := Design(cat, grown, nil, "")
+	shared, err := FloorFit(cat, grownDes, floor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fits.count - before; n != 2 {
+		t.Errorf("FloorFit fitted again (%d fits, want 2)", n)
+	}
+	if !reflect.DeepEqual(shared.Report, kept) || !reflect.DeepEqual(shared.Spec.Cables, firstCables) {
+		t.Error("FloorFit gave another fit than Design's")
+	}
 }
