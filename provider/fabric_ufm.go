@@ -201,14 +201,14 @@ func (r *fabricResource) refreshUFM(ctx context.Context, m *fabricModel, diags *
 // planUFM gives the planned `ufm_partitions`: the declared partitions when UFM owns them
 // (checked for what UFM can hold), null otherwise. It also says, once per plan, that OpenSM files
 // are not pushed.
-func planUFM(kind string, rendered *opensm.Files, parts []partition.Partition, diags *diag.Diagnostics) types.Map {
+func planUFM(kind string, parts []partition.Partition, resolved bool, diags *diag.Diagnostics) types.Map {
 	if kind != ufm.Kind {
 		return types.MapNull(types.StringType)
 	}
 	diags.AddWarning("OpenSM files are not pushed: UFM owns the partitions",
 		"subnet_manager.kind = \"ufm\": the partitions are applied through UFM's PKey REST API (ufm_partitions), "+
 			"and no OpenSM file is written to any host; `opensm` shows the files' digests for reference only.")
-	if rendered == nil {
+	if !resolved {
 		diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "Partitions cannot be resolved for UFM",
 			"The fabric's partitions could not be resolved to port GUIDs; see the warning on the OpenSM files.")
 		return types.MapUnknown(types.StringType)

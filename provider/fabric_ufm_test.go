@@ -185,7 +185,11 @@ func TestAccFabricUFMSettings(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte(u.CAPEM), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	var fabric func(partitions, sm string) string
 	fabricOnly := func(sm string) string {
+		return fabric(`{ t = { pkey = "0x0201", members = [{ hca = "gpu001/mlx5_0" }] } }`, sm)
+	}
+	fabric = func(partitions, sm string) string {
 		return simFabricHCL() + fmt.Sprintf(`
 resource "gpucluster_fabric" "f" {
   name           = "sim"
@@ -193,10 +197,10 @@ resource "gpucluster_fabric" "f" {
   nodes          = local.nodes
   hcas           = local.hcas
   cables         = local.cables
-  partitions     = { t = { pkey = "0x0201", members = [{ hca = "gpu001/mlx5_0" }] } }
+  partitions     = %s
   subnet_manager = %s
 }
-`, sm)
+`, partitions, sm)
 	}
 	withToken := fmt.Sprintf(`
 provider "gpucluster" {
@@ -220,6 +224,13 @@ provider "gpucluster" {
 			{
 				Config:      fabricOnly(`{ kind = "sm" }`),
 				ExpectError: regexp.MustCompile(`(?s)kind.*value must be one of`),
+			},
+			{
+				// An SL without OpenSM's qos option: OpenSM would override it with 0, so its files
+				// are not rendered (a warning), but UFM takes the SL through qos_conf.
+				Config: withToken + fabric(`{ t = { pkey = "0x0201", sl = 1, members = [{ hca = "gpu001/mlx5_0" }] } }`, `{ kind = "ufm" }`),
+				Check: resource.TestCheckResourceAttr("gpucluster_fabric.f", "ufm_partitions.t",
+					"pkey=0x0201 ipoib=false index0=false mtu=0 rate=0 sl=1 members="+ufmHCAGUID(0)+":full"),
 			},
 			{
 				Config: withToken + fabricOnly(`{ kind = "ufm" }`),

@@ -17,8 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/ufm"
 	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
@@ -199,12 +199,7 @@ func planFabric(ctx context.Context, data *Data, m *fabricModel) (fabricPlan, di
 		fp.opensm = types.MapNull(digestType) // not rendered, nothing pushed: the warning says why
 	}
 	if kind := smKind(m.SubnetManager); kind != "" || m.SubnetManager.IsNull() {
-		var files *opensm.Files
-		var parts []partition.Partition
-		if out.OpenSM != nil {
-			files, parts = &out.OpenSM.Files, out.OpenSM.Partitions
-		}
-		fp.ufm = planUFM(kind, files, parts, &diags)
+		fp.ufm = planUFM(kind, out.Partitions, out.PartitionsResolved, &diags)
 	}
 	return fp, diags
 }
@@ -260,7 +255,9 @@ const (
 // only their digests, and the texts pushed must be exactly the ones the plan showed.
 func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *diag.Diagnostics) *plan.Rendered {
 	m.ID = m.Name
-	push := !m.SubnetManager.IsNull()
+	// UFM takes the planned ufm_partitions, not files: its files are for reference only, and
+	// one OpenSM cannot render (an SL without OpenSM's qos) must not stop the apply.
+	push := !m.SubnetManager.IsNull() && smKind(m.SubnetManager) != ufm.Kind
 	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.UFMPartitions.IsUnknown() && !push {
 		return nil
 	}

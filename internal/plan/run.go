@@ -57,6 +57,11 @@ type Outcome struct {
 	UnreadPolicyFiles int
 	BOM               bom.BOM
 	OpenSM            *Rendered // nil when the files are not rendered (unknown settings, or they cannot be)
+	// Partitions are the fabric's partitions resolved to port GUIDs (Default excluded), and
+	// PartitionsResolved says they could be: also when the OpenSM files cannot be rendered for
+	// reasons of OpenSM's own (an SL without QoS), which do not concern a target such as UFM.
+	Partitions         []partition.Partition
+	PartitionsResolved bool
 	Problems          Problems  // the policy's verdict and the rendering's problems, on their attributes
 }
 
@@ -117,6 +122,9 @@ func Run(cat *catalog.Catalog, f *Fabric, req Request) *Outcome {
 		var ps Problems
 		out.OpenSM, ps = osm.render(req.Managed)
 		out.Problems = append(out.Problems, ps...)
+		if osm.errs == nil {
+			out.Partitions, out.PartitionsResolved = osm.cfg.Partitions, true
+		}
 	}
 	return out
 }
