@@ -60,9 +60,9 @@ func TestAccFabricSubnetManagerPushFaults(t *testing.T) {
 		}
 		pid = now
 	}
-	script, real := r.svc.Script, r.svc.Script+".real"
+	script, realScript := r.svc.Script, r.svc.Script+".real"
 	killOnSweep := func() {
-		if err := os.Rename(script, real); err != nil {
+		if err := os.Rename(script, realScript); err != nil {
 			t.Fatal(err)
 		}
 		body := fmt.Sprintf(`#!/bin/sh
@@ -72,7 +72,7 @@ log=%[2]s; sz=$(wc -c < "$log"); pid=$(cat %[3]s)
 %[1]s reload || exit $?
 i=0; while [ "$(wc -c < "$log")" -le "$sz" ]; do i=$((i+1)); [ $i -gt 3000 ] && exit 9; sleep 0.01; done
 kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
-`, real, r.log, r.svc.PIDFile)
+`, realScript, r.log, r.svc.PIDFile)
 		if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 			{
 				PreConfig: func() {
 					same(false)
-					if err := os.Rename(real, script); err != nil {
+					if err := os.Rename(realScript, script); err != nil {
 						t.Fatal(err)
 					}
 				},

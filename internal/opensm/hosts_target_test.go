@@ -53,7 +53,11 @@ func TestHostsTargetSimulated(t *testing.T) {
 			t.Errorf("%s on the host differs from Render's", name)
 		}
 	}
-	if rs := tg.(*HostsTarget).Results; len(rs) != 1 || !rs[0].Written {
+	ht, ok := tg.(*HostsTarget)
+	if !ok {
+		t.Fatalf("Open gave a %T", tg)
+	}
+	if rs := ht.Results; len(rs) != 1 || !rs[0].Written {
 		t.Errorf("push results %+v: want one host written", rs)
 	}
 	if err := tg.Remove(ctx, []uint16{want[0].PKey}); err != nil {
@@ -66,7 +70,11 @@ func TestHostsTargetSimulated(t *testing.T) {
 	if len(read) != len(want)-1 || read[0].PKey == want[0].PKey {
 		t.Errorf("after Remove the host holds %+v", read)
 	}
-	if err := tg.(partition.Restorer).Restore(ctx); err != nil {
+	rest, ok := tg.(partition.Restorer)
+	if !ok {
+		t.Fatalf("%T is not a partition.Restorer", tg)
+	}
+	if err := rest.Restore(ctx); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
 	if after := site.onDisk(t); !reflect.DeepEqual(after, before) {

@@ -40,7 +40,11 @@ outer:
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(filepath.Join(dir, de.Name()))
-		out = append(out, fmt.Sprintf("%s %v ino=%d %q", de.Name(), fi.Mode(), fi.Sys().(*syscall.Stat_t).Ino, b))
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			t.Fatalf("%s: no inode in %T", de.Name(), fi.Sys())
+		}
+		out = append(out, fmt.Sprintf("%s %v ino=%d %q", de.Name(), fi.Mode(), st.Ino, b))
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")

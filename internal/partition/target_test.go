@@ -2,6 +2,7 @@ package partition
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,13 @@ func (fakeTarget) Apply(_ context.Context, want []Partition, _ []uint16) ([]Part
 func (fakeTarget) Remove(context.Context, []uint16) error { return nil }
 
 func TestOpenByKind(t *testing.T) {
-	Register("test-third", "a target for this test", func(s any) (Target, error) { return fakeTarget{settings: s.(string)}, nil })
+	Register("test-third", "a target for this test", func(s any) (Target, error) {
+		str, ok := s.(string)
+		if !ok {
+			return nil, fmt.Errorf("settings %T, want a string", s)
+		}
+		return fakeTarget{settings: str}, nil
+	})
 	if !slices.Contains(Kinds(), "test-third") {
 		t.Fatalf("Kinds() = %v", Kinds())
 	}

@@ -62,7 +62,7 @@ type Outcome struct {
 	// reasons of OpenSM's own (an SL without QoS), which do not concern a target such as UFM.
 	Partitions         []partition.Partition
 	PartitionsResolved bool
-	Problems          Problems  // the policy's verdict and the rendering's problems, on their attributes
+	Problems           Problems // the policy's verdict and the rendering's problems, on their attributes
 }
 
 // Run analyses, judges, prices and renders a built fabric. It never fails: what cannot be done
