@@ -79,8 +79,8 @@ type shape[T any] struct {
 	// fill completes a decoded element: its name from its key when unset, defaults.
 	fill func(t *T, key string)
 
-	orderOnce sync.Once
-	order     []int // sortedFields
+	wireOnce sync.Once
+	wire     *tfwire.Object[T] // appendObject's writer, made from fields
 }
 
 // inventoryShape is what the schema builder and the tests need of a shape, whatever its T.
