@@ -18,6 +18,7 @@ import (
 // and 513 uplinks); internal/asbuilt's tests check each row against the floor and the fitted
 // fabric port by port.
 func TestAccBOMWorkOrderFromFloor(t *testing.T) {
+	accHeavy(t)
 	dir, err := filepath.Abs("../examples/clusters/brownfield/floor")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,8 @@ data "gpucluster_bom" "work" {
 		}
 	}
 	anyRow := func(string, map[string]string) error { return nil }
-	resource.UnitTest(t, resource.TestCase{
+	// resource.Test, not UnitTest: see accHeavy.
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
@@ -94,6 +96,7 @@ data "gpucluster_bom" "work" {
 // (another record: the devices named by their descriptions) is refused on as_built;
 // the design's own floor passes; prior_design beside a floor is refused on prior_design.
 func TestAccBOMFloorIsTheDesigns(t *testing.T) {
+	accHeavy(t)
 	t.Parallel()
 	dir, err := filepath.Abs("../examples/clusters/brownfield/floor")
 	if err != nil {
@@ -139,7 +142,8 @@ output "floors" {
 }
 `, filepath.Join(dir, "ibnetdiscover.out"), filepath.Join(dir, "node-name-map"), bom)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	// resource.Test, not UnitTest: see accHeavy.
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

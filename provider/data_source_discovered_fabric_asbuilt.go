@@ -137,7 +137,7 @@ func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 		c := &s.Cables[i]
 		// floorOnly's attributes of a cable, by name.
 		return cableShape.appendObject(tfwire.AppendString(b, cableKey(c)), c,
-			strAttr{"speed", f.Links[i].Speed}, strAttr{"width", f.Links[i].Width})
+			tfwire.Extra{Name: "speed", Value: f.Links[i].Speed}, tfwire.Extra{Name: "width", Value: f.Links[i].Width})
 	})
 	b = part(b, fabric.MapHCAs, len(s.HCAs), func(b []byte, i int) []byte {
 		return hcaShape.appendObject(tfwire.AppendString(b, s.HCAs[i].Name), &s.HCAs[i])

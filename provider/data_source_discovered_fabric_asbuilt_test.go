@@ -67,9 +67,11 @@ data "gpucluster_opensm_files" "floor" {
 // they are plans it: analysis, BOM and OpenSM files, with the location checks skipped and said
 // once in as_built_notes.
 func TestAccDiscoveredFabricAsBuilt(t *testing.T) {
+	accHeavy(t)
 	t.Parallel()
 	const d, f = "data.gpucluster_discovered_fabric.floor", "gpucluster_fabric.floor"
-	resource.UnitTest(t, resource.TestCase{
+	// resource.Test, not UnitTest: see accHeavy.
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: asBuiltConfig(t),

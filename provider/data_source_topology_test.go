@@ -256,6 +256,7 @@ func TestAccTopologyRefusal(t *testing.T) {
 // TestAccTopologyItems: `items` chooses the maps Terraform gets, `items_by_group` puts them in
 // the groups instead; nothing is output twice (issue 19 item 6).
 func TestAccTopologyItems(t *testing.T) {
+	accHeavy(t)
 	t.Parallel()
 	at := tfjsonpath.New[string]
 	config := func(args string) string {
@@ -295,7 +296,8 @@ output "groups" {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: checks}}
 	}
 	none := map[string]int64{"switches": 0, "nodes": 0, "hcas": 0, "cables": 0}
-	resource.UnitTest(t, resource.TestCase{
+	// resource.Test, not UnitTest: see accHeavy.
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			step("", sizes(map[string]int64{"racks": 10, "switches": 12, "nodes": 31, "hcas": 248, "cables": 504, "appliance_links": 4}), group("su01", none)),

@@ -78,6 +78,7 @@ func expectedEffective(t *testing.T, engine string) *analysis.Effective {
 // with the engine, the mean and the limit, and a torus (routes not modelled) fails the rule
 // instead of passing it.
 func TestAccFabricEffectiveBisection(t *testing.T) {
+	accHeavy(t)
 	t.Parallel()
 	const f = "gpucluster_fabric.f"
 	at := tfjsonpath.New[string]
@@ -115,7 +116,8 @@ resource "gpucluster_fabric" "f" {
 }
 `
 	}
-	resource.UnitTest(t, resource.TestCase{
+	// resource.Test, not UnitTest: see accHeavy.
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{

@@ -8,9 +8,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -23,8 +31,11 @@ import (
 // to; from the table come the fabric's nested attributes (schemaAttribute), the object type
 // (objectType: also the element type of gpucluster_topology's maps), the decoder (a Terraform
 // object -> fabric.X) and the encoder (fabric.X -> the Terraform object gpucluster_topology
-// returns). A shape is written once, so schema, types, decoder and encoder cannot drift apart
-// (TestInventoryShapesRoundTrip checks that they do not).
+// returns), the MessagePack writer (fabric_inventory_msgpack.go, through tfwire.Object) and,
+// for a row marked withResource, the attribute of the shape's own resource (gpucluster_rack and
+// gpucluster_switch take their declared attributes from rackShape and switchShape;
+// inventory_resource_attr.go). A shape is written once, so schema, types, decoder and encoders
+// cannot drift apart (TestInventoryShapesRoundTrip checks that they do not).
 //
 // The nested attributes are all Optional, without validators, defaults or plan modifiers:
 // Terraform validates map elements as unknown objects first and the framework would report
@@ -56,6 +67,7 @@ type field[T any] struct {
 	bl         func(*T) *bool
 	end        func(*T) *fabric.End
 	mem        func(*T) *[]fabric.Member
+	res        *resAttr // the same attribute in the resource of the shape (gpucluster_switch), if any
 }
 
 func fStr[T any](name, desc string, required bool, acc func(*T) *string) field[T] {
@@ -79,8 +91,8 @@ type shape[T any] struct {
 	// fill completes a decoded element: its name from its key when unset, defaults.
 	fill func(t *T, key string)
 
-	orderOnce sync.Once
-	order     []int // sortedFields
+	wireOnce sync.Once
+	wire     *tfwire.Object[T] // appendObject's writer, made from fields
 }
 
 // inventoryShape is what the schema builder and the tests need of a shape, whatever its T.
@@ -184,11 +196,27 @@ var rackShape = &shape[fabric.Rack]{
 	desc: "Racks by name: `gpucluster_rack.all`, the `racks` of `gpucluster_topology`, or objects of the same shape. " +
 		"A rack's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.Rack]{
-		fStr("name", "Rack name (default: the map key).", false, func(r *fabric.Rack) *string { return &r.Name }),
-		fInt("row", "Row of the hall (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Row }),
-		fInt("position", "Slot in the row (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Position }),
-		fInt("units", fmt.Sprintf("Usable units (default %d).", fabric.DefaultRackUnits), false, 0, func(r *fabric.Rack) *int { return &r.Units }),
-		fFloat("power_kw", "Power budget in kW.", func(r *fabric.Rack) *float64 { return &r.PowerKW }),
+		fStr("name", "Rack name (default: the map key).", false, func(r *fabric.Rack) *string { return &r.Name }).withResource(resAttr{
+			required: true, desc: "Unique rack name, e.g. `r01`.",
+			strVal: []validator.String{nameValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fInt("row", "Row of the hall (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Row }).withResource(resAttr{
+			required: true, desc: "Row of the hall, 0-999, counted from 0 or 1 as you like; only differences matter.",
+			intVal: []validator.Int64{rowValidator()},
+		}),
+		fInt("position", "Slot in the row (1-based).", true, 0, func(r *fabric.Rack) *int { return &r.Position }).withResource(resAttr{
+			required: true, desc: "Slot of the rack within its row, 0-999.", intVal: []validator.Int64{positionValidator()},
+		}),
+		fInt("units", fmt.Sprintf("Usable units (default %d).", fabric.DefaultRackUnits), false, 0, func(r *fabric.Rack) *int { return &r.Units }).withResource(resAttr{
+			intDef: int64default.StaticInt64(fabric.DefaultRackUnits),
+			desc:   fmt.Sprintf("Usable rack units (U). Defaults to `%d`.", fabric.DefaultRackUnits),
+			intVal: []validator.Int64{unitsValidator()},
+		}),
+		fFloat("power_kw", "Power budget in kW.", func(r *fabric.Rack) *float64 { return &r.PowerKW }).withResource(resAttr{
+			desc: "Power budget in kW. When set, the fabric fails the plan if the equipment's maximum " +
+				"power from the catalog exceeds it.",
+			fltVal: []validator.Float64{powerKWValidator()},
+		}),
 	},
 	ref:  func(r *fabric.Rack) *fabric.Ref { return &r.Ref },
 	fill: func(r *fabric.Rack, key string) { r.Name = orKey(r.Name, key) },
@@ -199,13 +227,44 @@ var switchShape = &shape[fabric.Switch]{
 	desc: "Switches by name: `gpucluster_switch.all`, the `switches` of `gpucluster_topology`, or objects of the same shape. " +
 		"A switch's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.Switch]{
-		fStr("name", "Switch name (default: the map key).", false, func(s *fabric.Switch) *string { return &s.Name }),
-		fStr("model", "Catalog model (default `"+defaultSwitchModel+"`).", false, func(s *fabric.Switch) *string { return &s.Model }),
-		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }),
-		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }),
-		fStr("role", "`leaf`, `spine` or `core`; inferred when unset.", false, func(s *fabric.Switch) *string { return &s.Role }),
-		fStr("guid", "Node GUID.", false, func(s *fabric.Switch) *string { return &s.GUID }),
-		fStr("group", "Dragonfly+ group.", false, func(s *fabric.Switch) *string { return &s.Group }),
+		fStr("name", "Switch name (default: the map key).", false, func(s *fabric.Switch) *string { return &s.Name }).withResource(resAttr{
+			required: true,
+			desc: "Name of the switch, unique among the switches and HCAs of the fabric, e.g. `leaf01`. " +
+				"It is the device name of cable ends and the name OpenSM's node-name-map gives the switch.",
+			strVal: []validator.String{nameValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fStr("model", "Catalog model (default `"+defaultSwitchModel+"`).", false, func(s *fabric.Switch) *string { return &s.Model }).withResource(resAttr{
+			strDef: stringdefault.StaticString(defaultSwitchModel),
+			desc: "Switch model from the catalog (built-in: " + docText().SwitchModels() + "; more with the provider's " +
+				"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
+		}),
+		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }).withResource(resAttr{
+			desc: "Name of the `gpucluster_rack` the switch is mounted in; with `position_u`. Unset (a switch " +
+				"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
+				"reach, rack units and power) and says so once.",
+			strVal: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
+		}),
+		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }).withResource(resAttr{
+			desc:   positionUDescription + " With `rack`.",
+			intVal: []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
+		}),
+		fStr("role", "`leaf`, `spine` or `core`; inferred when unset.", false, func(s *fabric.Switch) *string { return &s.Role }).withResource(resAttr{
+			desc: "Tier of the switch: `leaf` (HCAs attach to it), `spine` or `core`. Leave it unset to let " +
+				"the fabric infer it from the cabling (one hop from an HCA is a leaf; the top tier is the spine, or the " +
+				"core when there are three switch tiers); set it where the inference is not what you mean.",
+			strVal: []validator.String{roleValidator()},
+		}),
+		fStr("guid", "Node GUID.", false, func(s *fabric.Switch) *string { return &s.GUID }).withResource(resAttr{
+			required: true,
+			desc: "Node GUID of the switch as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (as " +
+				"`ibstat` or `ibswitches` print it). OpenSM's root GUID file and node-name-map are written from it.",
+			strVal: []validator.String{guidValidator()},
+		}),
+		fStr("group", "Dragonfly+ group.", false, func(s *fabric.Switch) *string { return &s.Group }).withResource(resAttr{
+			desc: "Dragonfly+ group of the switch, e.g. `g1`. Only dragonfly+ fabrics use it; the policy " +
+				"counts global links and hops per group.",
+			strVal: []validator.String{nameValidator()},
+		}),
 	},
 	ref: func(s *fabric.Switch) *fabric.Ref { return &s.Ref },
 	fill: func(s *fabric.Switch, key string) {
@@ -357,7 +416,7 @@ func (s *shape[T]) decodeMap(r *specReader, v tftypes.Value) []T {
 	}
 	var m map[string]tftypes.Value
 	if v.As(&m) != nil {
-		r.diags.AddAttributeError(r.mapPath(s.attr), "Invalid attribute type",
+		r.addAttributeError(r.mapPath(s.attr), "Invalid attribute type",
 			fmt.Sprintf("%s must be a map of objects keyed by name, not %s.", s.attr, tfwire.Kind(v)))
 		return nil
 	}
@@ -384,13 +443,13 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	}
 	var attrs map[string]tftypes.Value
 	if v.IsNull() || v.As(&attrs) != nil {
-		r.diags.AddAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element",
+		r.addAttributeError(r.mapPath(s.attr).AtMapKey(key), "Invalid element",
 			fmt.Sprintf("every element of %s must be an object, and %s is %s", s.attr, key, tfwire.Kind(v)))
 		return false
 	}
 	at := func(f *field[T]) path.Path { return r.mapPath(s.attr).AtMapKey(key).AtName(f.name) }
 	wrongType := func(f *field[T], av tftypes.Value, want string) {
-		r.diags.AddAttributeError(at(f), "Invalid attribute type",
+		r.addAttributeError(at(f), "Invalid attribute type",
 			fmt.Sprintf("%s must be %s, and %s has %s.", f.name, want, r.mapPath(s.attr).AtMapKey(key), tfwire.Kind(av)))
 	}
 	for i := range s.fields {
@@ -398,7 +457,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 		av, ok := attrs[f.name]
 		if !ok || av.IsNull() {
 			if f.required {
-				r.diags.AddAttributeError(at(f), "Missing required attribute",
+				r.addAttributeError(at(f), "Missing required attribute",
 					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 			if f.kind == kInt {
@@ -419,7 +478,7 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 			}
 			*f.str(t) = str
 			if f.required && str == "" {
-				r.diags.AddAttributeError(at(f), "Missing required attribute",
+				r.addAttributeError(at(f), "Missing required attribute",
 					fmt.Sprintf("%s is required for every element of %s, and %s has none.", f.name, s.attr, r.mapPath(s.attr).AtMapKey(key)))
 			}
 		case kInt:
@@ -460,6 +519,14 @@ func (s *shape[T]) decode(r *specReader, key string, v tftypes.Value, t *T) bool
 	return true
 }
 
+// addAttributeError records an element's error without diag.Diagnostics.Append's duplicate
+// check, which compares the new diagnostic with every one before it: 10,000 malformed cables
+// took 50 s to decode (TestGarbageIsCappedPerCause). The decoder cannot repeat itself (each
+// error is at its own element and attribute), and capDiagnostics caps the lot afterwards.
+func (r *specReader) addAttributeError(p path.Path, summary, detail string) {
+	r.diags = append(r.diags, diag.NewAttributeErrorDiagnostic(p, summary, detail))
+}
+
 // explicitUnset refuses a value written out that the fabric reads as "unset" (units = 0, rail =
 // -1), where the attribute's rule refuses it: only the decoder can tell it from a null.
 func (r *specReader) explicitUnset(p path.Path, attr string) {
@@ -489,7 +556,7 @@ func tfNumberFloat(v tftypes.Value) float64 {
 func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	var attrs map[string]tftypes.Value
 	if v.As(&attrs) != nil {
-		r.diags.AddAttributeError(p, "Invalid attribute type", fmt.Sprintf("a cable end must be an object { device, port }, not %s.", tfwire.Kind(v)))
+		r.addAttributeError(p, "Invalid attribute type", fmt.Sprintf("a cable end must be an object { device, port }, not %s.", tfwire.Kind(v)))
 		return fabric.End{}
 	}
 	var e fabric.End
@@ -498,22 +565,22 @@ func (r *specReader) decodeEnd(p path.Path, v tftypes.Value) fabric.End {
 	case !dv.IsKnown():
 		r.unknown = true
 	case dv.IsNull():
-		r.diags.AddAttributeError(p.AtName("device"), "Missing required attribute", "device is required for every cable end.")
+		r.addAttributeError(p.AtName("device"), "Missing required attribute", "device is required for every cable end.")
 	default:
 		var ok bool
 		if e.Device, ok = tfwire.AsString(dv); !ok {
-			r.diags.AddAttributeError(p.AtName("device"), "Invalid attribute type", "device must be a string (a switch or HCA name), not "+tfwire.Kind(dv)+".")
+			r.addAttributeError(p.AtName("device"), "Invalid attribute type", "device must be a string (a switch or HCA name), not "+tfwire.Kind(dv)+".")
 		}
 	}
 	switch {
 	case !pv.IsKnown():
 		r.unknown = true
 	case pv.IsNull():
-		r.diags.AddAttributeError(p.AtName("port"), "Missing required attribute", "port is required for every cable end.")
+		r.addAttributeError(p.AtName("port"), "Missing required attribute", "port is required for every cable end.")
 	default:
 		var ok bool
 		if e.Port, ok = tfwire.AsInt(pv); !ok {
-			r.diags.AddAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfwire.Kind(pv)+".")
+			r.addAttributeError(p.AtName("port"), "Invalid attribute type", "port must be a whole number (1-based), not "+tfwire.Kind(pv)+".")
 		}
 	}
 	return e

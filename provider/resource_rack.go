@@ -2,14 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -44,42 +41,15 @@ func (r *rackResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		MarkdownDescription: "A rack in the hall. `row` and `position` place it on a grid (600 mm per position, " +
 			"2.4 m per row: rack depth plus aisle) from which the fabric estimates cable runs; `units` and " +
 			"`power_kw` are the budgets the fabric checks the equipment against.",
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of rackShape (fabric_inventory.go), the fabric's
+		// `racks` element; id is the resource's own.
+		Attributes: rackShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The rack's name.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Unique rack name, e.g. `r01`.",
-				Validators:          []validator.String{nameValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"row": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: "Row of the hall, 0-999, counted from 0 or 1 as you like; only differences matter.",
-				Validators:          []validator.Int64{rowValidator()},
-			},
-			"position": schema.Int64Attribute{
-				Required:            true,
-				MarkdownDescription: "Slot of the rack within its row, 0-999.",
-				Validators:          []validator.Int64{positionValidator()},
-			},
-			"units": schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             int64default.StaticInt64(fabric.DefaultRackUnits),
-				MarkdownDescription: fmt.Sprintf("Usable rack units (U). Defaults to `%d`.", fabric.DefaultRackUnits),
-				Validators:          []validator.Int64{unitsValidator()},
-			},
-			"power_kw": schema.Float64Attribute{
-				Optional: true,
-				MarkdownDescription: "Power budget in kW. When set, the fabric fails the plan if the equipment's maximum " +
-					"power from the catalog exceeds it.",
-				Validators: []validator.Float64{powerKWValidator()},
-			},
-		},
+		}),
 	}
 }
 

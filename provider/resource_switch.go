@@ -3,15 +3,11 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
@@ -54,62 +50,19 @@ func (r *switchResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"declaration: the fabric resource assembles switches, HCAs and cables into one graph at plan time and " +
 			"infers each switch's role (leaf, spine, core) from the cabling unless `role` says otherwise. " +
 			"Cable ends name the switch by `name`, e.g. `{ device = \"leaf01\", port = 33 }`.",
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of switchShape (fabric_inventory.go), the fabric's
+		// `switches` element; id and ports are the resource's own.
+		Attributes: switchShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The switch's name.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "Name of the switch, unique among the switches and HCAs of the fabric, e.g. `leaf01`. " +
-					"It is the device name of cable ends and the name OpenSM's node-name-map gives the switch.",
-				Validators:    []validator.String{nameValidator()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"model": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(defaultSwitchModel),
-				MarkdownDescription: "Switch model from the catalog (built-in: " + docText().SwitchModels() + "; more with the provider's " +
-					"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
-			},
-			"rack": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the switch is mounted in; with `position_u`. Unset (a switch " +
-					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
-					"reach, rack units and power) and says so once.",
-				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
-			},
-			"position_u": schema.Int64Attribute{
-				Optional:            true,
-				MarkdownDescription: positionUDescription + " With `rack`.",
-				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
-			},
-			"role": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Tier of the switch: `leaf` (HCAs attach to it), `spine` or `core`. Leave it unset to let " +
-					"the fabric infer it from the cabling (one hop from an HCA is a leaf; the top tier is the spine, or the " +
-					"core when there are three switch tiers); set it where the inference is not what you mean.",
-				Validators: []validator.String{roleValidator()},
-			},
-			"guid": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "Node GUID of the switch as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (as " +
-					"`ibstat` or `ibswitches` print it). OpenSM's root GUID file and node-name-map are written from it.",
-				Validators: []validator.String{guidValidator()},
-			},
-			"group": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Dragonfly+ group of the switch, e.g. `g1`. Only dragonfly+ fabrics use it; the policy " +
-					"counts global links and hops per group.",
-				Validators: []validator.String{nameValidator()},
-			},
 			"ports": schema.Int64Attribute{
 				Computed:            true,
 				MarkdownDescription: "Number of ports of the model, from the catalog (" + docText().SwitchPorts() + ").",
 			},
-		},
+		}),
 	}
 }
 

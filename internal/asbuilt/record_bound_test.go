@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testgate"
 )
 
 // TestRecordBoundMeasured measures what a record of the largest floor this provider plans inflates
@@ -48,6 +50,7 @@ func TestRecordBoundMeasured(t *testing.T) {
 // as altered, saying the bound, having inflated no more than the bound; one just under it is
 // read (and refused only for its digest).
 func TestRecordInflationBound(t *testing.T) {
+	testgate.RequireLong(t, "gzip bombs of 160 MiB and 1 GiB")
 	bomb := func(n int64) Record {
 		var z bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)

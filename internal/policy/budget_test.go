@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testgate"
 )
 
 // Rules that would visit 10^9 elements (issue 22: three nested fors over range(1000) hung a plan
@@ -14,6 +16,7 @@ import (
 // that is evaluated when the file is parsed. The budget counts what the rule visits: the nested
 // sizes are an independent count (1000 per level), not a reading of the code under test.
 func TestRuleBudgetStopsAHugeFor(t *testing.T) {
+	testgate.RequireLong(t, "three rules run to the element budget")
 	const cube = `[for a in range(1000) : [for b in range(1000) : [for c in range(1000) : c]]]`
 	for _, cond := range []string{
 		`alltrue([for a in range(1000) : alltrue([for b in range(1000) : alltrue([for c in range(1000) : c >= 0])])])`,

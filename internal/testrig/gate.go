@@ -3,19 +3,19 @@ package testrig
 import (
 	"os"
 	"testing"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testgate"
 )
 
 // PeersEnv names the variable that asks for the tests that start real peer programs (sshd, ibsim
 // with OpenSM and the infiniband-diags, ipmi_sim and ipmitool, slurmctld, dot, chromium). `make
 // testacc` and `make check` set it; `make test`, the fast loop, does not.
-const PeersEnv = "GPUCLUSTER_PEERS"
+const PeersEnv = testgate.PeersEnv
 
 // PeersAsked reports whether this run asks for the peer tests: GPUCLUSTER_PEERS=1, or TF_ACC set
 // (an acceptance run runs everything, so `TF_ACC=1 go test ./provider -run TestAccX` keeps
 // working for a test that needs a peer).
-func PeersAsked() bool {
-	return os.Getenv(PeersEnv) == "1" || os.Getenv("TF_ACC") != ""
-}
+func PeersAsked() bool { return testgate.Full() }
 
 // RequirePeers is the first line of every test that starts a peer program. When the run does not
 // ask for peers it skips the test, so that `make test` needs nothing but Go and terraform; in CI

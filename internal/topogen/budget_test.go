@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testgate"
 )
 
 // budgetBytes is the memory a single Generate may use, accepted or refused (issue 13: "every
@@ -66,6 +68,7 @@ func absurd() map[string]Params {
 // TestGeneratorBudgets: every absurd input is refused with an *Error or built, within the memory
 // budget, and a refusal that points at a size names one Generate builds.
 func TestGeneratorBudgets(t *testing.T) {
+	testgate.RequireLong(t, "every absurd input, the largest designs built")
 	checked := map[string]bool{}
 	for name, p := range absurd() {
 		t.Run(name, func(t *testing.T) {
@@ -141,6 +144,7 @@ func withNearest(p Params, nearest string) (Params, bool) {
 // With one HCA a node the tree's capacity (16,128 x 8 endpoints at 63:1) exceeds the object
 // budget, so the budget, not the tiers, sets the largest size; the size it names builds.
 func TestGeneratorBudgetOneHCANodes(t *testing.T) {
+	testgate.RequireLong(t, "the largest one-HCA tree built")
 	c := *cat
 	c.Nodes = map[string]catalog.NodeModel{}
 	for k, v := range cat.Nodes {

@@ -10,6 +10,8 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testgate"
 )
 
 var cat = catalog.Default()
@@ -144,6 +146,7 @@ func TestSuperPODLarger(t *testing.T) {
 // Al-Fares et al. (SIGCOMM 2008): the largest 3-tier non-blocking tree of 64-port switches, 65,536 endpoints, has 2048
 // leaf + 2048 spine + 1024 core switches, and 3 cable layers of 65,536 each (Al-Fares, k = 64).
 func TestFatTreeAlFaresMax(t *testing.T) {
+	testgate.RequireLong(t, "65,536 endpoints")
 	if testing.Short() {
 		t.Skip("65,536 endpoints")
 	}

@@ -37,7 +37,8 @@
 //     response's bytes.
 //   - The encoder (encode.go). tftypes builds an attribute path for every value it writes;
 //     for a 16,384-endpoint topology that was 1.45 s of 3.3 s (BenchmarkTopologyReadServer). The
-//     discovered fabric's floor is written straight from its structs with it: an 8-SU floor's
+//     discovered fabric's floor is written straight from its structs with it (object.go: the
+//     provider declares each shape's fields as data, Object writes them): an 8-SU floor's
 //     read went from 1.66M to 123k allocations and 101 to 26 MB (BenchmarkDiscoveredFabricAsBuilt).
 //   - The reader (msgpack.go). Splicing values into the framework's state bytes (replaceAttrs)
 //     and nulling a data source's `as_built` floor for validation (nullAttr: a floor of 2,048
