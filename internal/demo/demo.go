@@ -56,6 +56,7 @@ type facts struct {
 	spine    cableEnd
 	day2     day2Cable    // another leaf-spine link, the one that goes bad on day 2
 	links    int          // the design's links (cables), every one judged by first light
+	hcas     int          // the design's HCAs, each one's firmware read
 	swap     [2]nodeCable // two node cables on one leaf, the ones first light's wave exchanges
 }
 
@@ -238,6 +239,7 @@ func (s *Session) readFacts() {
 				}
 			}
 			s.facts.links = len(v.Cables)
+			s.facts.hcas = len(v.HCAs)
 			s.pickSwap(v.Cables, func(d string) bool { return v.Switches[d].Role == "leaf" })
 			// Day 2's cable: the leaf01:40 where the design has it, else the first uplink;
 			// never the one the faults unplug.

@@ -46,12 +46,28 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	}
+	// The firmware step's table: the rig's factory versions (testrig: nodeTools' cards, the
+	// Redfish rig's BMC and BIOS), read through Terraform.
+	for _, want := range []string{
+		"gpu001: HCAs 8 at 28.42.1000 (flint); BMC over IPMI: no firmware inventory",
+		"gpu005: HCAs 8 at 28.42.1000 (flint); BMC 24.09.17, BIOS 1.6.7 (Redfish FirmwareInventory)",
+		"gpu005's FirmwareInventory/BMC now says 25.01.03",
+	} {
+		if !strings.Contains(out.String(), "\n    "+want+"\n") {
+			t.Errorf("the demo did not print %q", want)
+		}
+	}
 	for _, want := range []string{
 		"OpenSM routed the fabric",
 		"gpu001/mlx5_1 holds the default P_Key and exactly 0x8001, 0x8010",
 		"no changes",
 		"the fabric's digest of partitions.conf drifted",
 		"gpu003's power state is off and will be set on",
+		"Terraform read the firmware of all 64 HCAs, each the version flint -d DEV q prints on its node",
+		"Terraform read the BMC and BIOS versions of the 4 Redfish nodes, each as its FirmwareInventory lists them",
+		"the plan of the nodes showed gpu005's BMC off the baseline (24.09.17 -> 25.01.03), and nothing else",
+		"gpu005's BMC ran one SimpleUpdate to Completed and its FirmwareInventory reads 25.01.03 back",
+		"Terraform's state holds the version read back: 25.01.03",
 		"the first_light check counts",
 		"its punch list is one swap row naming both ports of",
 		"the first_light check passes: every link of the design is ok",

@@ -1,8 +1,9 @@
 // Package demo runs the provider's main job end to end on a simulated cluster (testrig.Cluster):
 // it plans and applies an example against real peers on loopback, shows what changed on each
-// peer, plans again (no changes), injects three faults behind Terraform's back (a cable
-// unplugged in ibsim, a hand edit of partitions.conf on the SM host, a node powered off through
-// its BMC), shows the next plan finding each, applies again and shows what Terraform repaired and
+// peer, plans again (no changes), reads every node's firmware and updates one BMC through Redfish
+// (firmware.go), runs first light (firstlight.go), injects three faults behind Terraform's back
+// (a cable unplugged in ibsim, a hand edit of partitions.conf on the SM host, a node powered off
+// through its BMC), shows the next plan finding each, applies again and shows what Terraform repaired and
 // what it cannot (the cable). Then day 2 (day2.go): symbol errors climb on another cable and the
 // plan's check names it with its rate and where it is; it fails, is recorded in failed_cables
 // and a partition change applies while it is down; it is replaced (link up, counters cleared)
@@ -11,7 +12,7 @@
 // scenario in CI.
 //
 // It drives the terraform binary as a user would (plan, apply, show -json, destroy) and reads
-// the peers with their own clients (ipmitool, HTTPS, smpquery, the mlxconfig double), so what
+// the peers with their own clients (ipmitool, HTTPS, smpquery, the mlxconfig and flint double), so what
 // it prints is what a user would see on the hosts.
 //
 // Invariants:

@@ -12,7 +12,8 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
-// Run is the whole demo: Up, apply, show the peers, plan (no changes), first light (a wave
+// Run is the whole demo: Up, apply, show the peers, plan (no changes), firmware (every node's
+// versions read, one BMC updated through Redfish and read back), first light (a wave
 // cabled with one swap, its punch list, passed after the fix), three faults, plan (each
 // found), apply (what is repaired and what is not), day 2 (a cable goes bad, is recorded as
 // failed while a change applies, is replaced), destroy, and the check that no file holds a
@@ -24,6 +25,7 @@ func Run(t testrig.TB, o Options) *Session {
 	s.apply()
 	s.showPeers()
 	s.planClean()
+	s.firmwareStep()
 	s.firstLight()
 	node := s.injectFaults()
 	s.planFindsFaults(node)

@@ -1,6 +1,8 @@
 # The cluster `make demo` applies: 8 DGX H100 on two leaves and a spine (a generated 2-tier fat
 # tree), brought up through their BMCs, their 64 ConnectX-7 ports set to InfiniBand with
-# mlxconfig, two partitions, and OpenSM configured on the subnet manager host over SSH.
+# mlxconfig, two partitions, and OpenSM configured on the subnet manager host over SSH. Each
+# node's firmware is read (HCAs with flint, BMC and BIOS from Redfish), and a BMC baseline in
+# bmc_firmware is applied through Redfish.
 #
 # Every host here is simulated on loopback by cmd/gpucluster-sim (`make demo`, or `make demo-up`
 # to keep it running): it writes terraform.tfvars.json (where the hosts are) and
@@ -65,6 +67,15 @@ variable "failed_cables" {
   default = []
 }
 
+variable "bmc_firmware" {
+  description = "The BMC firmware baseline of Redfish nodes, by node: the version and the image the BMC fetches to reach it. A node not listed keeps the version it runs, read only."
+  type = map(object({
+    version = string
+    image   = string
+  }))
+  default = {}
+}
+
 variable "tenant_a_nodes" {
   description = "The nodes of tenant A's partition."
   type        = list(string)
@@ -114,6 +125,14 @@ resource "gpucluster_node" "all" {
   }
   power_state = "on"
   boot_device = { device = "pxe" }
+
+  # BMC and BIOS firmware through Redfish's UpdateService: read from its FirmwareInventory at
+  # every refresh, updated with SimpleUpdate where bmc_firmware sets a baseline. An IPMI-only BMC
+  # has no inventory to read (the provider refuses firmware on one), so those nodes leave it out.
+  firmware = var.sim.nodes[each.key].bmc_protocol == "redfish" ? {
+    bmc    = try(var.bmc_firmware[each.key].version, null)
+    images = { bmc = try(var.bmc_firmware[each.key].image, null) }
+  } : null
 }
 
 resource "gpucluster_hca" "all" {
@@ -262,4 +281,16 @@ output "analysis" {
 output "bad_cables" {
   description = "Every suspect or down cable with its verdict's reason."
   value       = { for c in local.counters.suspect_cables : c => local.counters.links[c].reason }
+}
+
+# Each node's firmware: the BMC and BIOS (an output of the nodes alone, so that an apply of the
+# nodes alone updates it) and the HCAs.
+output "node_firmware" {
+  description = "Each node's BMC and BIOS firmware as its Redfish FirmwareInventory lists them (null on an IPMI-only BMC)."
+  value       = { for k, n in gpucluster_node.all : k => { bmc = try(n.firmware.bmc, null), bios = try(n.firmware.bios, null) } }
+}
+
+output "hca_firmware" {
+  description = "Each node's HCA firmware as flint reads it, by device."
+  value       = { for k, n in gpucluster_node.all : k => { for h in gpucluster_hca.all : h.device => h.firmware_version if h.node == k } }
 }
