@@ -807,8 +807,8 @@ func (r *firmwareRolloutResource) updateNode(ctx context.Context, in *rolloutInp
 	return fw, true
 }
 
-// Read refreshes the versions each node of the waves runs; a node that does not answer keeps its
-// last known versions, with a warning.
+// Read refreshes the versions each node of the waves runs (with a BMC or BIOS baseline); a node
+// that does not answer keeps its last known versions, with a warning.
 func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m firmwareRolloutModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -822,9 +822,13 @@ func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	running := runningFrom(ctx, m.Running, &resp.Diagnostics)
-	for n, fw := range r.readVersions(ctx, in, in.waveNodes(), timeout, false, &resp.Diagnostics) {
-		running[n] = runningOf(fw)
+	if in.bmcWanted() {
+		for n, fw := range r.readVersions(ctx, in, in.waveNodes(), timeout, false, &resp.Diagnostics) {
+			running[n] = runningOf(fw)
+		}
 	}
+	// running_hcas is not refreshed here: every plan queries the cards itself (one command per
+	// node), so a card taken off the baseline shows in the next plan all the same.
 	m.Running = runningValue(running, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -186,8 +186,7 @@ func (in *rolloutInputs) planCards(read map[string]cardRead, images map[string]*
 	ups := map[string][]rolloutUpdate{}
 	after := map[string]cardRead{}
 	image, wantV, wantP := known1(in.hcaFW.Image), known1(in.hcaFW.Version), known1(in.hcaFW.PSID)
-	for i, node := range in.waveNodes() {
-		_ = i
+	for _, node := range in.waveNodes() {
 		img := images[node]
 		if img != nil && wantV != "" && img.FWVersion != wantV {
 			diags.AddAttributeError(path.Root("firmware").AtName("hca").AtName("version"), "The HCA image is not the baseline version",
@@ -203,7 +202,6 @@ func (in *rolloutInputs) planCards(read map[string]cardRead, images map[string]*
 			if !ok {
 				continue
 			}
-			at := path.Root("hcas").AtMapKey(c.key)
 			switch {
 			case img != nil && hca.CheckPSID("", "", cr.fw.PSID, img.PSID) != nil:
 				diags.AddAttributeError(path.Root("firmware").AtName("hca").AtName("image"), fmt.Sprintf("HCA %s: the image is for another card", c.name),
@@ -227,7 +225,6 @@ func (in *rolloutInputs) planCards(read map[string]cardRead, images map[string]*
 				fw.FWVersion = to
 				a.fw = &fw
 			}
-			_ = at
 			after[c.name] = a
 		}
 	}

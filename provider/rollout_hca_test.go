@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -198,7 +197,8 @@ resource "gpucluster_firmware_rollout" "fw" {
 // and nothing is burned anywhere; the plan lists every card off the baseline in its node's
 // wave; apply burns them wave by wave, as the doubles' shared call log shows (every call of a
 // wave's nodes, read-backs included, before the first burn of a later wave); a node at the
-// baseline is not burned; the next plan is empty.
+// baseline is not burned; the next plan is empty; cards taken off the baseline outside
+// Terraform are planned again in their node's wave, and only they are burned.
 func TestAccFirmwareRolloutHCA(t *testing.T) {
 	requireAcc(t)
 	testrig.RequirePeers(t)
@@ -327,6 +327,42 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 				),
 			},
 			{Config: rolloutHCAConfig(nodes, image, true), PlanOnly: true},
+			{
+				// gpu002's cards go back to the old firmware outside Terraform: the plan lists
+				// them alone, in gpu002's wave, and only they are burned.
+				PreConfig: func() {
+					since = len(readShared(shared))
+					nodes[1].setCards(t, rolloutCardOld, rolloutCardPSID, rolloutCardPSID)
+				},
+				Config: rolloutHCAConfig(nodes, image, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpucluster_firmware_rollout.fw", plancheck.ResourceActionUpdate),
+					planAttr{"gpucluster_firmware_rollout.fw", "updates", func(v any) error {
+						list, _ := v.([]any)
+						var got []string
+						for _, e := range list {
+							o, _ := e.(map[string]any)
+							got = append(got, fmt.Sprintf("%v %v %v", o["wave"], o["node"], o["device"]))
+						}
+						want := fmt.Sprintf("%d gpu002 mlx5_0; %d gpu002 mlx5_1", wave["gpu002"], wave["gpu002"])
+						if strings.Join(got, "; ") != want {
+							return fmt.Errorf("updates %v, want %s", got, want)
+						}
+						return nil
+					}},
+				}},
+				Check: rigCheck(func() error {
+					var got []string
+					for _, c := range burns(readShared(shared)[since:]) {
+						got = append(got, c.node+" "+strings.Fields(c.call)[2])
+					}
+					if strings.Join(got, ",") != "gpu002 mlx5_0,gpu002 mlx5_1" {
+						return fmt.Errorf("burns %v, want gpu002's two cards", got)
+					}
+					return nil
+				}),
+			},
+			{Config: rolloutHCAConfig(nodes, image, true), PlanOnly: true},
 		},
 	})
 }
@@ -393,6 +429,5 @@ func checkCardWaves(calls []sharedCall, nodes []*rolloutNode, wave map[string]in
 	if len(spans) != 3 {
 		return fmt.Errorf("%d nodes burned, want 3", len(spans))
 	}
-	_ = strconv.Itoa
 	return nil
 }
