@@ -58,17 +58,18 @@ func startRolloutNodes(t *testing.T, n int, shared string) []*rolloutNode {
 				t.Fatal(err)
 			}
 		}
-		nd.setCards(t, rolloutCardOld, rolloutCardPSID, rolloutCardPSID)
+		nd.setCards(t, rolloutCardOld, rolloutCardPSID)
 		nodes = append(nodes, nd)
 	}
 	return nodes
 }
 
-// setCards writes the node's two cards: both at version, mlx5_0 with psid0, mlx5_1 with psid1.
-func (nd *rolloutNode) setCards(t *testing.T, version, psid0, psid1 string) {
+// setCards writes the node's two cards: both at version, mlx5_0 with the baseline's PSID,
+// mlx5_1 with psid1.
+func (nd *rolloutNode) setCards(t *testing.T, version, psid1 string) {
 	t.Helper()
 	var devs []any
-	for i, psid := range []string{psid0, psid1} {
+	for i, psid := range []string{rolloutCardPSID, psid1} {
 		devs = append(devs, map[string]any{
 			"device": fmt.Sprintf("/dev/mst/mt4129_pciconf%d", i), "aliases": []string{fmt.Sprintf("0000:%02x:00.0", 0x3b+i), fmt.Sprintf("mlx5_%d", i)},
 			"device_type": "ConnectX7", "name": "MCX75310AAS-NEA_Ax",
@@ -218,8 +219,8 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gpu003 holds the baseline already; gpu004's mlx5_1 is another board at first.
-	nodes[2].setCards(t, rolloutCardNew, rolloutCardPSID, rolloutCardPSID)
-	nodes[3].setCards(t, rolloutCardOld, rolloutCardPSID, rolloutOtherPSID)
+	nodes[2].setCards(t, rolloutCardNew, rolloutCardPSID)
+	nodes[3].setCards(t, rolloutCardOld, rolloutOtherPSID)
 	burns := func(calls []sharedCall) []sharedCall {
 		var out []sharedCall
 		for _, c := range calls {
@@ -269,7 +270,7 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 					if q == 0 {
 						t.Errorf("the refused plan read no card: %v", calls)
 					}
-					nodes[3].setCards(t, rolloutCardOld, rolloutCardPSID, rolloutCardPSID)
+					nodes[3].setCards(t, rolloutCardOld, rolloutCardPSID)
 					since = len(calls)
 				},
 				Config: rolloutHCAConfig(nodes, image, true),
@@ -332,7 +333,7 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 				// them alone, in gpu002's wave, and only they are burned.
 				PreConfig: func() {
 					since = len(readShared(shared))
-					nodes[1].setCards(t, rolloutCardOld, rolloutCardPSID, rolloutCardPSID)
+					nodes[1].setCards(t, rolloutCardOld, rolloutCardPSID)
 				},
 				Config: rolloutHCAConfig(nodes, image, true),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
