@@ -364,6 +364,16 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 				}),
 			},
 			{Config: rolloutHCAConfig(nodes, image, true), PlanOnly: true},
+			{
+				Config:      strings.Replace(rolloutHCAConfig(nodes, image, true), `version = "`+rolloutCardNew+`"`, `version = "28.44.1036"`, 1),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)The HCA image is not the baseline version.*holds firmware 28\.43\.1014, not\s+version = 28\.44\.1036`),
+			},
+			{
+				Config:      strings.Replace(rolloutHCAConfig(nodes, image, true), "  hcas     = { for h in gpucluster_hca.all : h.name => h }\n", "", 1),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)An HCA baseline without hcas.*hcas = gpucluster_hca.all`),
+			},
 		},
 	})
 }
