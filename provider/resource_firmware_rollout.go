@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bmc"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/hca"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/waves"
 )
 
@@ -50,9 +51,11 @@ type firmwareRolloutModel struct {
 	ID          types.String   `tfsdk:"id"`
 	Waves       types.List     `tfsdk:"waves"`
 	Nodes       types.Map      `tfsdk:"nodes"`
+	HCAs        types.Map      `tfsdk:"hcas"`
 	Firmware    types.Object   `tfsdk:"firmware"`
 	Parallelism types.Int64    `tfsdk:"parallelism"`
 	Running     types.Map      `tfsdk:"running"`
+	RunningHCAs types.Map      `tfsdk:"running_hcas"`
 	Updates     types.List     `tfsdk:"updates"`
 	Summary     types.String   `tfsdk:"summary"`
 	Timeouts    timeouts.Value `tfsdk:"timeouts"`
@@ -79,7 +82,7 @@ var (
 	rolloutNodeAttrTypes    = map[string]attr.Type{"name": types.StringType, "bmc": types.ObjectType{AttrTypes: nodeBMCAttrTypes}}
 	rolloutRunningAttrTypes = map[string]attr.Type{"bmc": types.StringType, "bios": types.StringType}
 	rolloutUpdateAttrTypes  = map[string]attr.Type{
-		"wave": types.Int64Type, "node": types.StringType, "component": types.StringType,
+		"wave": types.Int64Type, "node": types.StringType, "component": types.StringType, "device": types.StringType,
 		"from": types.StringType, "to": types.StringType,
 	}
 	rolloutWaveType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -111,13 +114,18 @@ func (r *firmwareRolloutResource) Schema(ctx context.Context, _ resource.SchemaR
 			Validators: []validator.String{stringvalidator.RegexMatches(nodeFirmwareImageRE, "must be a URI the BMC can fetch the image from, e.g. \"https://images.example/bmc-25.01.03.bin\"")}}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Brings the BMC and BIOS firmware of many nodes to one baseline in the waves that " +
+		MarkdownDescription: "Brings the BMC, BIOS and HCA firmware of many nodes to one baseline in the waves that " +
 			"`gpucluster_maintenance_waves` proved safe. The plan reads every node of the waves through Redfish " +
 			"(`UpdateService/FirmwareInventory`) and lists, in `updates` and `summary`, each node off the baseline with the " +
 			"wave it belongs to and the proof of that wave. Apply takes the waves one after the other: the nodes of a wave " +
 			"are updated together (at most `parallelism` at once; `UpdateService.SimpleUpdate`, its task followed to " +
 			"`Completed`), each read back, and the next wave starts only once every node of this one runs its new " +
-			"versions. A failed node finishes its wave and stops the rollout: later waves are not started, and the error " +
+			"versions. With `firmware.hca`, the plan also queries the cards of each node of the waves (`flint -d DEV q` for " +
+			"each card and `flint -i IMAGE q`, one SSH command per node) and lists each card off the baseline in its node's " +
+			"wave; a card whose PSID is not the image's is refused at plan, in flint's words, and never reaches a burn. " +
+			"Apply burns a wave's cards (its nodes together, a node's cards one after the other), checks the PSIDs again, " +
+			"reads each card back and warns that a firmware reset is pending, before the next wave starts. " +
+			"A failed node finishes its wave and stops the rollout: later waves are not started, and the error " +
 			"names them. Nodes at the baseline are not touched. Terraform cannot order the instances of one `for_each` " +
 			"among themselves, so the rollout is one resource, not a `waves` input on each node: keep `firmware.images` " +
 			"off the `gpucluster_node` resources it rolls out, and let them read the versions (`firmware = {}`).",
@@ -131,19 +139,28 @@ func (r *firmwareRolloutResource) Schema(ctx context.Context, _ resource.SchemaR
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 			},
 			"nodes": schema.MapAttribute{
-				Required: true, ElementType: types.ObjectType{AttrTypes: rolloutNodeAttrTypes},
+				Optional: true, ElementType: types.ObjectType{AttrTypes: rolloutNodeAttrTypes},
 				MarkdownDescription: "How to reach each node's BMC: a map of `gpucluster_node` (e.g. `gpucluster_node.all`) or of " +
 					"objects `{ name, bmc }` of the same shape. A node is found by its `name`, or by its key where it has none. " +
-					"Every node of the waves must be here; the BMC's login falls back to the provider's `bmc` block.",
+					"Every node of the waves must be here when `firmware.bmc` or `firmware.bios` is set; the BMC's login falls back " +
+					"to the provider's `bmc` block.",
+			},
+			"hcas": schema.MapAttribute{
+				Optional: true, ElementType: types.ObjectType{AttrTypes: rolloutHCAAttrTypes},
+				MarkdownDescription: "The HCAs whose firmware `firmware.hca` rolls out: a map of `gpucluster_hca` (e.g. " +
+					"`gpucluster_hca.all`) or of objects `{ name, node, device, mst_device, ssh_host, tool, ssh }` of the same shape. " +
+					"A card goes down in the wave of its `node`; cards of nodes in no wave are left alone. flint runs over SSH " +
+					"on `ssh_host` (the provider's `ssh` block, or the card's `ssh`), as for `gpucluster_hca.firmware`.",
 			},
 			"firmware": schema.SingleNestedAttribute{
 				Required:            true,
-				MarkdownDescription: "The baseline, as `gpucluster_node.firmware` takes it.",
+				MarkdownDescription: "The baseline: `bmc`, `bios` and `images` as `gpucluster_node.firmware` takes them, and `hca` as `gpucluster_hca.firmware` takes it.",
 				Attributes: map[string]schema.Attribute{
 					"bmc":  version("BMC"),
 					"bios": version("BIOS"),
 					"images": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "Where each BMC fetches the images from.",
 						Attributes: map[string]schema.Attribute{"bmc": image("BMC"), "bios": image("BIOS")}},
+					"hca": rolloutHCAFirmwareAttribute(),
 				},
 			},
 			"parallelism": schema.Int64Attribute{Optional: true,
@@ -153,9 +170,14 @@ func (r *firmwareRolloutResource) Schema(ctx context.Context, _ resource.SchemaR
 				MarkdownDescription: "The versions each node of the waves runs (`bmc`, `bios`), by node: refresh reads them, so a node " +
 					"taken off the baseline outside Terraform shows in the next plan."},
 			"updates": schema.ListAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: rolloutUpdateAttrTypes},
-				MarkdownDescription: "The updates of the rollout, wave by wave: `{ wave, node, component, from, to }` (`wave` counts " +
-					"from 1; the BIOS of a node before its BMC, whose update restarts it). Kept from the last rollout while every " +
-					"node is at the baseline."},
+				MarkdownDescription: "The updates of the rollout, wave by wave: `{ wave, node, component, device, from, to }` (`wave` " +
+					"counts from 1; `component` is `bios`, `bmc` or `hca`, `device` the HCA's `device` for `hca` and null otherwise; " +
+					"the BIOS of a node before its BMC, whose update restarts it, then its HCAs in device order). Kept from the last " +
+					"rollout while every node and card is at the baseline."},
+			"running_hcas": schema.MapAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: rolloutRunningHCAAttrTypes},
+				MarkdownDescription: "The firmware on the flash of each card of the waves (`{ node, device, version, psid }`, by HCA " +
+					"name), as the plan read it (every plan queries the cards, one command per node) and apply read it back. " +
+					"A burned image runs after a firmware reset (`gpucluster_hca_reset`) or a reboot; apply warns of it per node."},
 			"summary": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "One line per wave, for the plan and the change ticket: the proof that the wave keeps " +
 					"`policy.degraded`, the nodes to drain, and its updates."},
@@ -173,21 +195,61 @@ type rolloutInputs struct {
 	keys  map[string]string       // node name -> key in nodes, for error paths
 	fw    nodeFirmwareModel
 	imgs  nodeFirmwareImagesModel
+	hcaFW hcaFirmwareModel         // firmware.hca; all null without it
+	cards map[string][]rolloutCard // by node: its cards in hcas
+}
+
+// rolloutFirmwareModel is the rollout's firmware: gpucluster_node.firmware's fields and hca.
+type rolloutFirmwareModel struct {
+	BMC    types.String `tfsdk:"bmc"`
+	BIOS   types.String `tfsdk:"bios"`
+	Images types.Object `tfsdk:"images"`
+	HCA    types.Object `tfsdk:"hca"`
+}
+
+// bmcWanted: the rollout has a BMC or BIOS baseline, so its nodes' BMCs are read.
+func (in *rolloutInputs) bmcWanted() bool { return !in.fw.BMC.IsNull() || !in.fw.BIOS.IsNull() }
+
+// hcaWanted: the rollout has an HCA baseline.
+func (in *rolloutInputs) hcaWanted() bool {
+	return !in.hcaFW.Version.IsNull() || !in.hcaFW.Image.IsNull() || !in.hcaFW.PSID.IsNull()
 }
 
 func (r *firmwareRolloutResource) inputs(ctx context.Context, m *firmwareRolloutModel, diags *diag.Diagnostics) (*rolloutInputs, bool) {
-	if m.Waves.IsUnknown() || m.Nodes.IsUnknown() || m.Firmware.IsUnknown() {
+	if m.Waves.IsUnknown() || m.Nodes.IsUnknown() || m.Firmware.IsUnknown() || m.Firmware.IsNull() {
 		return nil, false
 	}
 	in := &rolloutInputs{nodes: map[string]types.Object{}, keys: map[string]string{}}
 	diags.Append(m.Waves.ElementsAs(ctx, &in.waves, false)...)
 	var nodes map[string]types.Object
-	diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
-	fw, imgs, ok := nodeFirmwareOf(ctx, m.Firmware, diags)
-	if !ok || diags.HasError() {
+	if !m.Nodes.IsNull() {
+		diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
+	}
+	var rf rolloutFirmwareModel
+	diags.Append(m.Firmware.As(ctx, &rf, objectAsOptions)...)
+	if diags.HasError() || rf.HCA.IsUnknown() || rf.Images.IsUnknown() {
 		return nil, false
 	}
-	in.fw, in.imgs = fw, imgs
+	in.fw = nodeFirmwareModel{BMC: rf.BMC, BIOS: rf.BIOS, Images: rf.Images}
+	if !rf.Images.IsNull() {
+		diags.Append(rf.Images.As(ctx, &in.imgs, objectAsOptions)...)
+	}
+	in.hcaFW = hcaFirmwareModel{Version: types.StringNull(), PSID: types.StringNull(), Image: types.StringNull()}
+	if !rf.HCA.IsNull() {
+		diags.Append(rf.HCA.As(ctx, &in.hcaFW, objectAsOptions)...)
+	}
+	if !known(in.hcaFW.Version, in.hcaFW.PSID, in.hcaFW.Image) {
+		return nil, false
+	}
+	cards, ok := readCards(ctx, m.HCAs, diags)
+	if !ok {
+		return nil, false
+	}
+	in.cards = cards
+	if in.hcaWanted() && m.HCAs.IsNull() {
+		diags.AddAttributeError(path.Root("hcas"), "An HCA baseline without hcas",
+			"firmware.hca is set but hcas is not, so the rollout knows no card to bring to it; give the cards (hcas = gpucluster_hca.all)")
+	}
 	for k, o := range nodes {
 		if o.IsUnknown() {
 			return nil, false
@@ -215,6 +277,9 @@ func (r *firmwareRolloutResource) inputs(ctx context.Context, m *firmwareRollout
 				continue
 			}
 			seen[d] = i
+			if !in.bmcWanted() {
+				continue
+			}
 			b, ok := in.nodes[d]
 			switch {
 			case !ok:
@@ -310,12 +375,13 @@ func (v *rolloutRunning) set(comp, s string) {
 type rolloutUpdate struct {
 	wave                     int
 	node, comp, from, to, at string // at: the image
+	device, card             string // an HCA's: its device and its name
 }
 
 // plan computes the updates wave by wave (the BIOS before the BMC, as gpucluster_node does) and
 // the versions each node runs after them; an off-baseline component without an image is an
 // error on firmware.images.
-func (in *rolloutInputs) plan(running map[string]rolloutRunning, diags *diag.Diagnostics) ([]rolloutUpdate, map[string]rolloutRunning) {
+func (in *rolloutInputs) plan(running map[string]rolloutRunning, cardUps map[string][]rolloutUpdate, diags *diag.Diagnostics) ([]rolloutUpdate, map[string]rolloutRunning) {
 	var ups []rolloutUpdate
 	after := map[string]rolloutRunning{}
 	missing := map[string]bool{}
@@ -340,7 +406,13 @@ func (in *rolloutInputs) plan(running map[string]rolloutRunning, diags *diag.Dia
 				ups = append(ups, rolloutUpdate{wave: i + 1, node: n, comp: comp, from: cur.get(comp), to: want.ValueString(), at: img.ValueString()})
 				next.set(comp, want.ValueString())
 			}
-			after[n] = next
+			for _, u := range cardUps[n] {
+				u.wave = i + 1
+				ups = append(ups, u)
+			}
+			if in.bmcWanted() {
+				after[n] = next
+			}
 		}
 	}
 	return ups, after
@@ -363,7 +435,11 @@ func (in *rolloutInputs) summary(ups []rolloutUpdate) string {
 		var what []string
 		for _, u := range ups {
 			if u.wave == i+1 {
-				what = append(what, fmt.Sprintf("%s %s %s -> %s", u.node, strings.ToUpper(u.comp), u.from, u.to))
+				comp := strings.ToUpper(u.comp)
+				if u.device != "" {
+					comp += " " + u.device
+				}
+				what = append(what, fmt.Sprintf("%s %s %s -> %s", u.node, comp, u.from, u.to))
 			}
 		}
 		todo := "nothing to update"
@@ -416,9 +492,13 @@ func runningFrom(ctx context.Context, v types.Map, diags *diag.Diagnostics) map[
 func updatesValue(ups []rolloutUpdate, diags *diag.Diagnostics) types.List {
 	elems := []attr.Value{}
 	for _, u := range ups {
+		dev := types.StringNull()
+		if u.device != "" {
+			dev = types.StringValue(u.device)
+		}
 		o, d := types.ObjectValue(rolloutUpdateAttrTypes, map[string]attr.Value{
 			"wave": types.Int64Value(int64(u.wave)), "node": types.StringValue(u.node), "component": types.StringValue(u.comp),
-			"from": types.StringValue(u.from), "to": types.StringValue(u.to),
+			"from": types.StringValue(u.from), "to": types.StringValue(u.to), "device": dev,
 		})
 		diags.Append(d...)
 		elems = append(elems, o)
@@ -446,6 +526,7 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 		if !resp.Diagnostics.HasError() {
 			m.Running, m.Updates, m.Summary = types.MapUnknown(types.ObjectType{AttrTypes: rolloutRunningAttrTypes}),
 				types.ListUnknown(types.ObjectType{AttrTypes: rolloutUpdateAttrTypes}), types.StringUnknown()
+			m.RunningHCAs = types.MapUnknown(types.ObjectType{AttrTypes: rolloutRunningHCAAttrTypes})
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 		}
 		return
@@ -459,7 +540,7 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	var unread []string
 	for _, n := range in.waveNodes() {
-		if _, ok := running[n]; !ok {
+		if _, ok := running[n]; !ok && in.bmcWanted() {
 			unread = append(unread, n)
 		}
 	}
@@ -471,11 +552,30 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 			return
 		}
 	}
-	ups, after := in.plan(running, &resp.Diagnostics)
+	// The cards are read at every plan (one command per node): their state is on the nodes, and
+	// the PSID check must see the card and the image as they are now.
+	cardUps, cardsAfter := map[string][]rolloutUpdate{}, map[string]cardRead{}
+	if in.hcaWanted() {
+		var nodes []string
+		for _, n := range in.waveNodes() {
+			if len(in.cards[n]) > 0 {
+				nodes = append(nodes, n)
+			}
+		}
+		read, images := r.queryCards(ctx, in, nodes, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if cardUps, cardsAfter = in.planCards(read, images, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	ups, after := in.plan(running, cardUps, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	m.Running = runningValue(after, &resp.Diagnostics)
+	m.RunningHCAs = runningHCAsValue(cardsAfter, &resp.Diagnostics)
 	if len(ups) == 0 && prior != nil && !prior.Updates.IsNull() {
 		m.Updates, m.Summary = prior.Updates, prior.Summary
 	} else {
@@ -528,6 +628,7 @@ func (r *firmwareRolloutResource) apply(ctx context.Context, m, prior *firmwareR
 		Wave      types.Int64  `tfsdk:"wave"`
 		Node      types.String `tfsdk:"node"`
 		Component types.String `tfsdk:"component"`
+		Device    types.String `tfsdk:"device"`
 		From      types.String `tfsdk:"from"`
 		To        types.String `tfsdk:"to"`
 	}
@@ -538,12 +639,29 @@ func (r *firmwareRolloutResource) apply(ctx context.Context, m, prior *firmwareR
 	// every node at the baseline keeps the last rollout's updates, which are all done.
 	planRunning := runningFrom(ctx, m.Running, diags)
 	known := map[string]rolloutRunning{}
+	notBurned := map[string]string{} // card -> version before its planned burn
 	if prior != nil {
 		known = runningFrom(ctx, prior.Running, diags)
+	}
+	cardOf := map[[2]string]string{} // node, device -> HCA name
+	for n, cs := range in.cards {
+		for _, c := range cs {
+			cardOf[[2]string{n, c.device()}] = c.name
+		}
 	}
 	var ups []rolloutUpdate
 	for _, p := range planned {
 		u := rolloutUpdate{wave: int(p.Wave.ValueInt64()), node: p.Node.ValueString(), comp: p.Component.ValueString(), from: p.From.ValueString(), to: p.To.ValueString()}
+		if u.comp == componentHCA {
+			u.device, u.at = p.Device.ValueString(), known1(in.hcaFW.Image)
+			u.card = cardOf[[2]string{u.node, u.device}]
+			// Not skipped when the state says it is done, as the BMC's are: the state of the
+			// cards is not refreshed (every plan queries them), and hca.UpdateFirmware burns
+			// nothing when the flash already holds the image's version.
+			notBurned[u.card] = u.from
+			ups = append(ups, u)
+			continue
+		}
 		if k, ok := known[u.node]; ok && k.get(u.comp) == u.to {
 			continue // the last rollout's, kept in the plan: already done
 		}
@@ -572,14 +690,34 @@ func (r *firmwareRolloutResource) apply(ctx context.Context, m, prior *firmwareR
 	var mu sync.Mutex
 	nodeDiags := map[string]diag.Diagnostics{}
 	got := map[string]rolloutRunning{}
+	gotCards := map[string]*hca.FirmwareInfo{}
 	_, _, err := waves.Run(ctx, nonEmpty, par, func(ctx context.Context, k int, name string) error {
 		var d diag.Diagnostics
-		fw, ok := r.updateNode(ctx, in, numbers[k-1], name, byNode[name], timeout, &d)
+		var bmcUps, cardUps []rolloutUpdate
+		for _, u := range byNode[name] {
+			if u.comp == componentHCA {
+				cardUps = append(cardUps, u)
+			} else {
+				bmcUps = append(bmcUps, u)
+			}
+		}
+		ok := true
+		var fw bmc.Firmware
+		if len(bmcUps) > 0 {
+			fw, ok = r.updateNode(ctx, in, numbers[k-1], name, bmcUps, timeout, &d)
+		}
+		var cards map[string]*hca.FirmwareInfo
+		if ok && len(cardUps) > 0 {
+			cards, ok = r.updateCards(ctx, in, numbers[k-1], name, cardUps, timeout, &d)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		nodeDiags[name] = d
-		if ok {
+		if ok && len(bmcUps) > 0 {
 			got[name] = runningOf(fw)
+		}
+		for c, fi := range cards {
+			gotCards[c] = fi
 		}
 		if d.HasError() || !ok {
 			return fmt.Errorf("%s failed", name)
@@ -606,6 +744,7 @@ func (r *firmwareRolloutResource) apply(ctx context.Context, m, prior *firmwareR
 		}
 	}
 	m.Running = runningValue(final, diags)
+	m.RunningHCAs = finalCards(ctx, m.RunningHCAs, in, gotCards, notBurned, diags)
 	if err != nil {
 		// Number the failed wave as the plan does, not as Run counted the waves with updates.
 		diags.AddError("Firmware rollout stopped", fmt.Sprintf("%s. Nodes of the waves not started keep their firmware; fix the cause and apply again: nodes already at the baseline are not touched again.", renumber(err.Error(), numbers, len(in.waves))))
@@ -668,8 +807,8 @@ func (r *firmwareRolloutResource) updateNode(ctx context.Context, in *rolloutInp
 	return fw, true
 }
 
-// Read refreshes the versions each node of the waves runs; a node that does not answer keeps its
-// last known versions, with a warning.
+// Read refreshes the versions each node of the waves runs (with a BMC or BIOS baseline); a node
+// that does not answer keeps its last known versions, with a warning.
 func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m firmwareRolloutModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -683,9 +822,13 @@ func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	running := runningFrom(ctx, m.Running, &resp.Diagnostics)
-	for n, fw := range r.readVersions(ctx, in, in.waveNodes(), timeout, false, &resp.Diagnostics) {
-		running[n] = runningOf(fw)
+	if in.bmcWanted() {
+		for n, fw := range r.readVersions(ctx, in, in.waveNodes(), timeout, false, &resp.Diagnostics) {
+			running[n] = runningOf(fw)
+		}
 	}
+	// running_hcas is not refreshed here: every plan queries the cards itself (one command per
+	// node), so a card taken off the baseline shows in the next plan all the same.
 	m.Running = runningValue(running, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -152,3 +152,42 @@ func UpdateFirmware(ctx context.Context, r Runner, tool, device, image string) (
 	res.ResetPending = true
 	return res, nil
 }
+
+// QueryCards reads the firmware of several cards of one node and an image on it in one command
+// on the node (remote.RunBatch: "flint -d DEV q" per card, then "flint -i IMAGE q"): what a
+// rollout's plan needs per node, since each command is an SSH session and a start of the node's
+// login shell (see the package comment). cards follow devices; image is skipped when "". A
+// card or image the tool cannot read fails with the tool's text, naming it.
+func QueryCards(ctx context.Context, r Runner, tool string, devices []string, image string) (cards []*FirmwareInfo, img *FirmwareInfo, err error) {
+	ts, err := toolsFor(tool)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cmds []string
+	for _, d := range devices {
+		cmds = append(cmds, firmwareCommand(ts, d))
+	}
+	if image != "" {
+		cmds = append(cmds, imageCommand(ts, image))
+	}
+	out, rerr := remote.RunBatch(ctx, r, cmds...)
+	for i, d := range devices {
+		if i >= len(out) {
+			return cards, nil, fmt.Errorf("%s on device %s: %s: %w", ts.flint, d, cmds[i], rerr)
+		}
+		fi, err := firmwareResult(ts, d, cmds[i], out[i].Stdout, out[i].Stderr, out[i].Exit)
+		if err != nil {
+			return cards, nil, err
+		}
+		cards = append(cards, fi)
+	}
+	if image == "" {
+		return cards, nil, nil
+	}
+	k := len(devices)
+	if k >= len(out) {
+		return cards, nil, fmt.Errorf("%s on image %s: %s: %w", ts.flint, image, cmds[k], rerr)
+	}
+	img, err = imageResult(ts, image, cmds[k], out[k].Stdout, out[k].Stderr, out[k].Exit)
+	return cards, img, err
+}
