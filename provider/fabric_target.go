@@ -29,8 +29,7 @@ func (r *fabricResource) targetSettings(ctx context.Context, kind string, m *fab
 	switch kind {
 	case ufm.Kind:
 		if r.data == nil || r.data.UFM == nil {
-			diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "No UFM configured",
-				"subnet_manager.kind = \"ufm\" applies partitions through UFM: set the provider's ufm = { url, username and password, or token }.")
+			addNoUFMConfigured(diags)
 			return nil, false
 		}
 		return *r.data.UFM, true

@@ -224,6 +224,12 @@ func planUFM(kind string, parts []partition.Partition, resolved bool, diags *dia
 	return ufmPartitionsValue(norm)
 }
 
+// addNoUFMConfigured refuses kind = "ufm" without the provider's ufm block, at plan and at apply.
+func addNoUFMConfigured(diags *diag.Diagnostics) {
+	diags.AddAttributeError(path.Root("subnet_manager").AtName("kind"), "No UFM configured",
+		"subnet_manager.kind = \"ufm\" applies partitions through UFM: set the provider's ufm = { url, username and password, or token }.")
+}
+
 // checkSubnetManagerKind refuses a subnet_manager whose kind and settings disagree, at plan:
 // OpenSM needs hosts; UFM needs the provider's ufm and takes no hosts. It returns the kind.
 func checkSubnetManagerKind(data *Data, o types.Object, sm subnetManager, diags *diag.Diagnostics) string {
@@ -243,8 +249,7 @@ func checkSubnetManagerKind(data *Data, o types.Object, sm subnetManager, diags 
 					"or set kind = \"opensm\" to push OpenSM files to them.")
 		}
 		if data == nil || data.UFM == nil {
-			diags.AddAttributeError(at.AtName("kind"), "No UFM configured",
-				"subnet_manager.kind = \"ufm\" applies partitions through UFM: set the provider's ufm = { url, username and password, or token }.")
+			addNoUFMConfigured(diags)
 		}
 	}
 	return kind

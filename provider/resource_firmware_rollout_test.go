@@ -226,14 +226,7 @@ func TestAccFirmwareRollout(t *testing.T) {
 						// baseline in wave order, BIOS then BMC.
 						var want []string
 						for w := 1; w <= 2; w++ {
-							var names []string
-							for n, k := range wave {
-								if k == w && n != "gpu003" {
-									names = append(names, n)
-								}
-							}
-							sort.Strings(names)
-							for _, n := range names {
+							for _, n := range nodesOfWave(wave, w, "gpu003") {
 								want = append(want, fmt.Sprintf("%d %s bios 1.6.7 1.7.0", w, n), fmt.Sprintf("%d %s bmc 24.09.17 25.01.03", w, n))
 							}
 						}
@@ -366,4 +359,17 @@ func (c planAttr) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, r
 		}
 	}
 	resp.Error = fmt.Errorf("no change planned for %s", c.addr)
+}
+
+// nodesOfWave are the nodes the waves put in wave w, but skip (the node at the baseline), in
+// name order: what the rollout's updates list for that wave, computed from the waves alone.
+func nodesOfWave(wave map[string]int, w int, skip string) []string {
+	var names []string
+	for n, k := range wave {
+		if k == w && n != skip {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

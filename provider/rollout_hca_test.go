@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -281,14 +280,7 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 						// wave order, each node's cards by device.
 						var want []string
 						for w := 1; w <= 2; w++ {
-							var names []string
-							for n, k := range wave {
-								if k == w && n != "gpu003" {
-									names = append(names, n)
-								}
-							}
-							sort.Strings(names)
-							for _, n := range names {
+							for _, n := range nodesOfWave(wave, w, "gpu003") {
 								for d := 0; d < 2; d++ {
 									want = append(want, fmt.Sprintf("%d %s hca mlx5_%d %s %s", w, n, d, rolloutCardOld, rolloutCardNew))
 								}

@@ -76,13 +76,19 @@ func (c *configured) render(managed bool) (*Rendered, Problems) {
 		if where == "" {
 			where = fe.Field
 		}
-		msg := fe.Message
+		line := fe.Message
 		if where != "" {
-			msg = where + ": " + msg
+			line = where + ": " + line
 		}
-		msgs = append(msgs, msg)
+		msgs = append(msgs, line)
 		if managed {
-			ps.add(Error, at, summaryInvalidOpenSM, msg)
+			// A problem on an attribute has its path said once, by the diagnostic; one on a
+			// setting without an attribute says it in the text.
+			detail := line
+			if at.String() != "" {
+				detail = fe.Message
+			}
+			ps.add(Error, at, summaryInvalidOpenSM, detail)
 		}
 	}
 	if !managed {
