@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/topogen"
@@ -27,19 +25,7 @@ func TestAccCableValidationSoak(t *testing.T) {
 	r.startOpenSM(t)
 	const label = "leaf01:40 <-> spine01:8"
 	const v = "data.gpucluster_cable_validation.wave"
-	stop := make(chan struct{})
-	climbed := make(chan struct{})
-	climb := func() {
-		defer close(climbed)
-		for n := 100; ; n += 50 {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			r.sim.Console(t, fmt.Sprintf(`PerformanceSet "leaf01"[40] PortCounters.SymbolErrorCounter=%d`, n))
-		}
-	}
+	climb := r.symbolErrorClimb(t)
 	config := r.providerHCL() + fmt.Sprintf(`
 data "gpucluster_topology" "demo" {
   kind       = "fat-tree"
@@ -72,10 +58,10 @@ data "gpucluster_cable_validation" "wave" {
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { go climb() },
+				PreConfig: climb.start,
 				Config:    config,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error { close(stop); <-climbed; return nil },
+					climb.stop,
 					resource.TestCheckResourceAttr("data.gpucluster_port_counters.soak", "links."+label+".verdict", "suspect"),
 					resource.TestCheckResourceAttr(v, "passed", "false"),
 					resource.TestCheckResourceAttr(v, "summary.expected", "128"),

@@ -141,19 +141,7 @@ func TestAccPortCountersLinks(t *testing.T) {
 		}
 	}
 	// Climbing: +50 every 100 ms while the first step reads.
-	stop := make(chan struct{})
-	climbed := make(chan struct{})
-	climb := func() {
-		defer close(climbed)
-		for v := 100; ; v += 50 {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			r.sim.Console(t, fmt.Sprintf(`PerformanceSet "leaf01"[40] PortCounters.SymbolErrorCounter=%d`, v))
-		}
-	}
+	climb := r.symbolErrorClimb(t)
 	config := func(body string) string {
 		return r.providerHCL() + fmt.Sprintf(`
 data "gpucluster_topology" "demo" {
@@ -179,10 +167,10 @@ data "gpucluster_port_counters" "c" {
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { go climb() },
+				PreConfig: climb.start,
 				Config:    config(`sample_seconds = 2`),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error { close(stop); <-climbed; return nil },
+					climb.stop,
 					resource.TestCheckResourceAttr(c, "links.%", "128"),
 					resource.TestCheckResourceAttr(c, link("verdict"), "suspect"),
 					resource.TestMatchResourceAttr(c, link("reason"), regexp.MustCompile(`^suspect: leaf01:40: \d+ symbol errors in [\d.]+ s \([\d.]+/s\), BER [\d.]+e-\d+ at 400 Gb/s, above 1e-14$`)),
@@ -358,4 +346,31 @@ func positive(v string) error {
 		return fmt.Errorf("%q is not a positive number", v)
 	}
 	return nil
+}
+
+// errorClimb raises leaf01[40]'s SymbolErrorCounter by 50 every 100 ms (ibsim's
+// PerformanceSet) from start until stop, as a failing cable's errors climb while a soak reads
+// it twice: start is a step's PreConfig, stop the first of its checks.
+type errorClimb struct {
+	start func()
+	stop  resource.TestCheckFunc
+}
+
+func (r *smRig) symbolErrorClimb(t *testing.T) errorClimb {
+	halt, done := make(chan struct{}), make(chan struct{})
+	climb := func() {
+		defer close(done)
+		for v := 100; ; v += 50 {
+			select {
+			case <-halt:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			r.sim.Console(t, fmt.Sprintf(`PerformanceSet "leaf01"[40] PortCounters.SymbolErrorCounter=%d`, v))
+		}
+	}
+	return errorClimb{
+		start: func() { go climb() },
+		stop:  func(*terraform.State) error { close(halt); <-done; return nil },
+	}
 }
