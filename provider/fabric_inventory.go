@@ -8,12 +8,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -82,6 +82,18 @@ func fFloat[T any](name, desc string, acc func(*T) *float64) field[T] {
 	return field[T]{name: name, desc: desc, kind: kFloat, flt: acc}
 }
 
+func fBool[T any](name, desc string, acc func(*T) *bool) field[T] {
+	return field[T]{name: name, desc: desc, kind: kBool, bl: acc}
+}
+
+func fEnd[T any](name, desc string, acc func(*T) *fabric.End) field[T] {
+	return field[T]{name: name, desc: desc, kind: kEnd, required: true, end: acc}
+}
+
+func fMembers[T any](name, desc string, acc func(*T) *[]fabric.Member) field[T] {
+	return field[T]{name: name, desc: desc, kind: kMembers, mem: acc}
+}
+
 // shape is the table of one inventory map.
 type shape[T any] struct {
 	attr   string // the map attribute: "switches"
@@ -104,29 +116,73 @@ type inventoryShape interface {
 
 func (s *shape[T]) attrName() string { return s.attr }
 
+// subField is an attribute of the object nested in a row (kEnd: a cable end; kMembers: a
+// partition member), of kind kString or kInt. Its description is the fabric map's; the resource's
+// rules for it are in the row's resAttr.nested.
+type subField struct {
+	name, desc string
+	kind       fieldKind
+}
+
 var (
-	endAttrTypes    = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
+	endFields = []subField{
+		{"device", "Required. Switch name or HCA name (`<node>/<device>`).", kString},
+		{"port", "Required. 1-based port number.", kInt},
+	}
+	memberFields = []subField{
+		{"hca", "HCA name.", kString},
+		{"guid", "Port GUID or OpenSM keyword (`ALL`, `ALL_CAS`, `ALL_SWITCHES`, `SELF`).", kString},
+		{"membership", "`full` (default) or `limited`.", kString},
+	}
+
+	endAttrTypes    = subAttrTypes(endFields)
 	endObjectType   = types.ObjectType{AttrTypes: endAttrTypes}
-	memberAttrTypes = map[string]attr.Type{"hca": types.StringType, "guid": types.StringType, "membership": types.StringType}
+	memberAttrTypes = subAttrTypes(memberFields)
 	memberObjType   = types.ObjectType{AttrTypes: memberAttrTypes}
 	membersListType = types.ListType{ElemType: memberObjType}
 )
 
-func (f *field[T]) attrType() attr.Type {
-	switch f.kind {
+// subFieldsOf are the attributes of the object nested in a row of kind, if any.
+func subFieldsOf(kind fieldKind) []subField {
+	switch kind {
+	case kEnd:
+		return endFields
+	case kMembers:
+		return memberFields
+	}
+	return nil
+}
+
+func subAttrTypes(sub []subField) map[string]attr.Type {
+	at := make(map[string]attr.Type, len(sub))
+	for _, s := range sub {
+		at[s.name] = scalarType(s.kind)
+	}
+	return at
+}
+
+// scalarType is the type of a kString, kInt, kFloat or kBool attribute.
+func scalarType(kind fieldKind) attr.Type {
+	switch kind {
 	case kString:
 		return types.StringType
 	case kInt:
 		return types.Int64Type
 	case kFloat:
 		return types.Float64Type
-	case kBool:
+	default:
 		return types.BoolType
+	}
+}
+
+func (f *field[T]) attrType() attr.Type {
+	switch f.kind {
 	case kEnd:
 		return endObjectType
-	default:
+	case kMembers:
 		return membersListType
 	}
+	return scalarType(f.kind)
 }
 
 func (f *field[T]) schemaAttr() schema.Attribute {
@@ -136,7 +192,12 @@ func (f *field[T]) schemaAttr() schema.Attribute {
 	if f.required {
 		desc = "Required. " + desc
 	}
-	switch f.kind {
+	return optionalAttr(f.kind, desc)
+}
+
+// optionalAttr is the fabric map's attribute of kind: Optional, with no rules (see above).
+func optionalAttr(kind fieldKind, desc string) schema.Attribute {
+	switch kind {
 	case kString:
 		return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
 	case kInt:
@@ -146,19 +207,20 @@ func (f *field[T]) schemaAttr() schema.Attribute {
 	case kBool:
 		return schema.BoolAttribute{Optional: true, MarkdownDescription: desc}
 	case kEnd:
-		return schema.SingleNestedAttribute{Optional: true, MarkdownDescription: desc, Attributes: map[string]schema.Attribute{
-			"device": schema.StringAttribute{Optional: true, MarkdownDescription: "Required. Switch name or HCA name (`<node>/<device>`)."},
-			"port":   schema.Int64Attribute{Optional: true, MarkdownDescription: "Required. 1-based port number."},
-		}}
+		return schema.SingleNestedAttribute{Optional: true, MarkdownDescription: desc, Attributes: optionalAttrs(endFields)}
 	default:
 		return schema.ListNestedAttribute{Optional: true, MarkdownDescription: desc, NestedObject: schema.NestedAttributeObject{
-			Attributes: map[string]schema.Attribute{
-				"hca":        schema.StringAttribute{Optional: true, MarkdownDescription: "HCA name."},
-				"guid":       schema.StringAttribute{Optional: true, MarkdownDescription: "Port GUID or OpenSM keyword (`ALL`, `ALL_CAS`, `ALL_SWITCHES`, `SELF`)."},
-				"membership": schema.StringAttribute{Optional: true, MarkdownDescription: "`full` (default) or `limited`."},
-			},
+			Attributes: optionalAttrs(memberFields),
 		}}
 	}
+}
+
+func optionalAttrs(sub []subField) map[string]schema.Attribute {
+	out := make(map[string]schema.Attribute, len(sub))
+	for _, s := range sub {
+		out[s.name] = optionalAttr(s.kind, s.desc)
+	}
+	return out
 }
 
 func (s *shape[T]) objectType() types.ObjectType {
@@ -238,16 +300,8 @@ var switchShape = &shape[fabric.Switch]{
 			desc: "Switch model from the catalog (built-in: " + docText().SwitchModels() + "; more with the provider's " +
 				"`catalog_files`). It sets the port count, port rate, height and power. Defaults to `" + defaultSwitchModel + "`.",
 		}),
-		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }).withResource(resAttr{
-			desc: "Name of the `gpucluster_rack` the switch is mounted in; with `position_u`. Unset (a switch " +
-				"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
-				"reach, rack units and power) and says so once.",
-			strVal: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
-		}),
-		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }).withResource(resAttr{
-			desc:   positionUDescription + " With `rack`.",
-			intVal: []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
-		}),
+		fStr("rack", "Rack name.", false, func(s *fabric.Switch) *string { return &s.Rack }).withResource(rackRules("switch")),
+		fInt("position_u", "Lowest rack unit.", false, 0, func(s *fabric.Switch) *int { return &s.PositionU }).withResource(positionURules()),
 		fStr("role", "`leaf`, `spine` or `core`; inferred when unset.", false, func(s *fabric.Switch) *string { return &s.Role }).withResource(resAttr{
 			desc: "Tier of the switch: `leaf` (HCAs attach to it), `spine` or `core`. Leave it unset to let " +
 				"the fabric infer it from the cabling (one hop from an HCA is a leaf; the top tier is the spine, or the " +
@@ -278,11 +332,25 @@ var nodeShape = &shape[fabric.Node]{
 	desc: "GPU nodes by name: `gpucluster_node.all`, the `nodes` of `gpucluster_topology`, or objects of the same shape. " +
 		"A node's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.Node]{
-		fStr("name", "Node name (default: the map key).", false, func(n *fabric.Node) *string { return &n.Name }),
-		fStr("model", "Catalog model (default `"+defaultNodeModel+"`).", false, func(n *fabric.Node) *string { return &n.Model }),
-		fStr("rack", "Rack name.", false, func(n *fabric.Node) *string { return &n.Rack }),
-		fInt("position_u", "Lowest rack unit.", false, 0, func(n *fabric.Node) *int { return &n.PositionU }),
-		fInt("compute_hcas", "Compute HCAs (default from the catalog).", false, 0, func(n *fabric.Node) *int { return &n.ComputeHCAs }),
+		fStr("name", "Node name (default: the map key).", false, func(n *fabric.Node) *string { return &n.Name }).withResource(resAttr{
+			required: true, desc: "Unique node name, e.g. `gpu001`; its HCAs are named `<name>/<device>`.",
+			strVal: []validator.String{nameValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fStr("model", "Catalog model (default `"+defaultNodeModel+"`).", false, func(n *fabric.Node) *string { return &n.Model }).withResource(resAttr{
+			strDef: stringdefault.StaticString(defaultNodeModel),
+			desc: "Node model from the catalog (built-in: " + docText().NodeModels() + "; more with the provider's " +
+				"`catalog_files`). It sets the height, power and the default number of compute HCAs. Defaults to `" +
+				defaultNodeModel + "`.",
+		}),
+		fStr("rack", "Rack name.", false, func(n *fabric.Node) *string { return &n.Rack }).withResource(rackRules("node")),
+		fInt("position_u", "Lowest rack unit.", false, 0, func(n *fabric.Node) *int { return &n.PositionU }).withResource(positionURules()),
+		fInt("compute_hcas", "Compute HCAs (default from the catalog).", false, 0, func(n *fabric.Node) *int { return &n.ComputeHCAs }).withResource(resAttr{
+			computed: true,
+			desc: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
+				"(" + docText().ComputeHCAs() + "). Set it for builds that differ, such as an HGX with one HCA " +
+				"per GPU pair.",
+			intVal: []validator.Int64{computeHCAsValidator()},
+		}),
 	},
 	ref: func(n *fabric.Node) *fabric.Ref { return &n.Ref },
 	fill: func(n *fabric.Node, key string) {
@@ -296,12 +364,39 @@ var hcaShape = &shape[fabric.HCA]{
 	desc: "HCA ports by name: `gpucluster_hca.all`, the `hcas` of `gpucluster_topology`, or objects of the same shape. " +
 		"An HCA's name is its `name`, or its key when `name` is unset.",
 	fields: []field[fabric.HCA]{
-		fStr("name", "HCA name (default: the map key; `gpucluster_hca` sets `<node>/<device>`).", false, func(h *fabric.HCA) *string { return &h.Name }),
-		fStr("node", "Node name.", true, func(h *fabric.HCA) *string { return &h.Node }),
-		fStr("device", "Device, e.g. `mlx5_0`.", true, func(h *fabric.HCA) *string { return &h.Device }),
-		fStr("model", "Catalog HCA model (default: the node model's).", false, func(h *fabric.HCA) *string { return &h.Model }),
-		fStr("port_guid", "Port GUID.", false, func(h *fabric.HCA) *string { return &h.PortGUID }),
-		fInt("rail", "Rail (0-based HCA index of a rail-optimized fabric).", false, -1, func(h *fabric.HCA) *int { return &h.Rail }),
+		fStr("name", "HCA name (default: the map key; `gpucluster_hca` sets `<node>/<device>`).", false, func(h *fabric.HCA) *string { return &h.Name }).withResource(resAttr{
+			computed: true,
+			desc: "Name of the HCA in the fabric, unique among its switches and HCAs. Defaults to " +
+				"`<node>/<device>`, e.g. `gpu001/mlx5_0`; a name you set must keep that form (two parts joined by `/`), " +
+				"since the `/` is what tells an HCA from a switch in a cable end.",
+			strVal: []validator.String{hcaNameValidator()},
+		}),
+		fStr("node", "Node name.", true, func(h *fabric.HCA) *string { return &h.Node }).withResource(resAttr{
+			required: true, desc: "Name of the `gpucluster_node` the HCA sits in.",
+			strVal: []validator.String{nameValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fStr("device", "Device, e.g. `mlx5_0`.", true, func(h *fabric.HCA) *string { return &h.Device }).withResource(resAttr{
+			required: true,
+			desc: "RDMA device name of the HCA on its node, as `ibstat` lists it, e.g. `mlx5_0`; one of " +
+				"the node's `hca_devices`.",
+			strVal: []validator.String{deviceValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fStr("model", "Catalog HCA model (default: the node model's).", false, func(h *fabric.HCA) *string { return &h.Model }).withResource(resAttr{
+			strDef: stringdefault.StaticString(defaultHCAModel),
+			desc: "HCA model from the catalog (built-in: " + docText().HCAModels() + "; more with " +
+				"the provider's `catalog_files`). It sets the port count and rate. Defaults to `" + defaultHCAModel + "`.",
+		}),
+		fStr("port_guid", "Port GUID.", false, func(h *fabric.HCA) *string { return &h.PortGUID }).withResource(resAttr{
+			required: true,
+			desc: "Port GUID as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (`ibstat` prints it as " +
+				"`Port GUID`). OpenSM's partitions, compute-node GUID file and node-name-map are written from it.",
+			strVal: []validator.String{guidValidator()},
+		}),
+		fInt("rail", "Rail (0-based HCA index of a rail-optimized fabric).", false, -1, func(h *fabric.HCA) *int { return &h.Rail }).withResource(resAttr{
+			desc: "Rail of the HCA: its index among the node's compute HCAs, " + docText().ComputeRails() + ". In a " +
+				"rail-optimized fabric all HCAs of one rail share a leaf; the fabric uses it to check that cabling.",
+			intVal: []validator.Int64{railValidator()},
+		}),
 	},
 	ref: func(h *fabric.HCA) *fabric.Ref { return &h.Ref },
 	fill: func(h *fabric.HCA, key string) {
@@ -316,10 +411,20 @@ var cableShape = &shape[fabric.Cable]{
 	desc: "Cables by name: `gpucluster_cable.all`, the `cables` of `gpucluster_topology`, or objects of the same shape. " +
 		"A cable's name is its key.",
 	fields: []field[fabric.Cable]{
-		{name: "a", desc: "One end: `{ device, port }`.", kind: kEnd, required: true, end: func(c *fabric.Cable) *fabric.End { return &c.A }},
-		{name: "b", desc: "The other end: `{ device, port }`.", kind: kEnd, required: true, end: func(c *fabric.Cable) *fabric.End { return &c.B }},
-		fStr("kind", "Cable kind; chosen by the planner when unset.", false, func(c *fabric.Cable) *string { return &c.Kind }),
-		fFloat("length_m", "Length; estimated from rack positions when unset.", func(c *fabric.Cable) *float64 { return &c.LengthM }),
+		fEnd("a", "One end: `{ device, port }`.", func(c *fabric.Cable) *fabric.End { return &c.A }).withResource(cableEndRules("a")),
+		fEnd("b", "The other end: `{ device, port }`.", func(c *fabric.Cable) *fabric.End { return &c.B }).withResource(cableEndRules("b")),
+		fStr("kind", "Cable kind; chosen by the planner when unset.", false, func(c *fabric.Cable) *string { return &c.Kind }).withResource(resAttr{
+			desc: "Cable kind: `dac` (passive copper, up to 2-3 m), `acc` (active copper, up to 5 m), " +
+				"`aoc` (active optical, up to 30 m), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
+				"(single-mode fiber, up to 500 m). Unset: the fabric picks the cheapest kind that reaches.",
+			strVal: []validator.String{cableKindValidator()},
+		}),
+		fFloat("length_m", "Length; estimated from rack positions when unset.", func(c *fabric.Cable) *float64 { return &c.LengthM }).withResource(resAttr{
+			computed: true,
+			desc: "Length of the run in metres. Unset (null), the fabric estimates it from the rack " +
+				"positions of both ends.",
+			fltVal: []validator.Float64{lengthMValidator()},
+		}),
 	},
 	ref:  func(c *fabric.Cable) *fabric.Ref { return &c.Ref },
 	fill: func(*fabric.Cable, string) {},
@@ -330,13 +435,64 @@ var partitionShape = &shape[fabric.Partition]{
 	desc: "Partitions by name: `gpucluster_partition.all` or objects of the same shape. A partition's name is its `name`, " +
 		"or its key when `name` is unset.",
 	fields: []field[fabric.Partition]{
-		fStr("name", "Partition name (default: the map key).", false, func(p *fabric.Partition) *string { return &p.Name }),
-		fStr("pkey", "P_Key, `0x0001`-`0x7ffe`.", true, func(p *fabric.Partition) *string { return &p.PKey }),
-		{name: "members", desc: "Members.", kind: kMembers, mem: func(p *fabric.Partition) *[]fabric.Member { return &p.Members }},
-		{name: "ipoib", desc: "IPoIB broadcast group.", kind: kBool, bl: func(p *fabric.Partition) *bool { return &p.IPoIB }},
-		fInt("mtu", "MTU in bytes.", false, 0, func(p *fabric.Partition) *int { return &p.MTU }),
-		fInt("rate", "Rate in Gb/s.", false, 0, func(p *fabric.Partition) *int { return &p.RateGbps }),
-		fInt("sl", "Service level.", false, 0, func(p *fabric.Partition) *int { return &p.SL }),
+		fStr("name", "Partition name (default: the map key).", false, func(p *fabric.Partition) *string { return &p.Name }).withResource(resAttr{
+			required: true,
+			desc: "Partition name as OpenSM logs it, e.g. `compute`: up to 31 letters, digits, `_`, `.` or `-`, " +
+				"starting with a letter or `_` (OpenSM reads a leading digit as a P_Key and splits on `,` `=` `:` `;`).",
+			strVal: []validator.String{partitionNameValidator()}, strMod: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}),
+		fStr("pkey", "P_Key, `0x0001`-`0x7ffe`.", true, func(p *fabric.Partition) *string { return &p.PKey }).withResource(resAttr{
+			required: true,
+			desc: "Partition key as `0x` and 4 hex digits, from `0x0001` to `0x7ffe`. The top bit (0x8000) " +
+				"is the membership bit, which each member's `membership` sets; `0x7fff` is the default partition. " +
+				"Each partition of a fabric needs its own key (OpenSM merges partitions that share one).",
+			strVal: []validator.String{pkeyValidator()},
+		}),
+		fMembers("members", "Members.", func(p *fabric.Partition) *[]fabric.Member { return &p.Members }).withResource(resAttr{
+			required: true,
+			desc: "Members of the partition: each names an HCA of the fabric (`{ hca = \"gpu001/mlx5_0\" }`) " +
+				"or a port GUID or OpenSM keyword (`{ guid = \"ALL_CAS\" }`), with a membership.",
+			listVal: []validator.List{listvalidator.SizeAtLeast(1)},
+			objVal:  []validator.Object{partitionMemberValidator{}},
+			nested: map[string]resAttr{
+				"hca": {
+					desc:   "Name of a `gpucluster_hca` of the fabric, e.g. `gpu001/mlx5_0`; its `port_guid` goes into the file.",
+					strVal: []validator.String{hcaNameValidator()},
+				},
+				"guid": {
+					desc: "A port GUID (`0x` and 16 hex digits), or one of OpenSM's keywords: `ALL` (every port), " +
+						"`ALL_CAS` (every HCA port), `ALL_SWITCHES`, `ALL_ROUTERS`, `SELF` (the subnet manager's own port).",
+					strVal: []validator.String{memberGUIDValidator()},
+				},
+				"membership": {
+					strDef: stringdefault.StaticString(fabric.DefaultMembership),
+					desc: "`full` (talks to every member) or `limited` (talks to full members only). " +
+						"Defaults to `full` (in partitions.conf an omitted membership means limited).",
+					strVal: []validator.String{membershipValidator()},
+				},
+			},
+		}),
+		fBool("ipoib", "IPoIB broadcast group.", func(p *fabric.Partition) *bool { return &p.IPoIB }).withResource(resAttr{
+			boolDef: booldefault.StaticBool(false),
+			desc:    "Create the IPoIB broadcast group of the partition (OpenSM's `ipoib` flag). Defaults to `false`.",
+		}),
+		fInt("mtu", "MTU in bytes.", false, 0, func(p *fabric.Partition) *int { return &p.MTU }).withResource(resAttr{
+			desc: "MTU of the IPoIB broadcast group in bytes, one of the InfiniBand MTUs: `256`, `512`, `1024`, " +
+				"`2048` or `4096` (4096 on a GPU fabric; smaller ones only cost bandwidth). Unset: OpenSM's default (2048). " +
+				"The provider writes OpenSM's IBTA code (`mtu=1` ... `mtu=5`; 4096 is `mtu=5`).",
+			intVal: []validator.Int64{mtuValidator()},
+		}),
+		fInt("rate", "Rate in Gb/s.", false, 0, func(p *fabric.Partition) *int { return &p.RateGbps }).withResource(resAttr{
+			desc: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
+				fabric.PartitionRateList() + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
+				"OpenSM's enum (`rate=21` for 400).",
+			intVal: []validator.Int64{rateValidator()},
+		}),
+		fInt("sl", "Service level.", false, 0, func(p *fabric.Partition) *int { return &p.SL }).withResource(resAttr{
+			intDef: int64default.StaticInt64(0),
+			desc:   "Service level of the broadcast group, 0-15. Defaults to `0`.",
+			intVal: []validator.Int64{slValidator()},
+		}),
 	},
 	ref:  func(p *fabric.Partition) *fabric.Ref { return &p.Ref },
 	fill: func(p *fabric.Partition, key string) { p.Name = orKey(p.Name, key) },

@@ -43,13 +43,13 @@ func ufmHeld(ctx context.Context, data *Data) ([]partition.Partition, error) {
 func ufmPartitionModel(name string, p partition.Partition, diags *diag.Diagnostics) partitionModel {
 	members := make([]attr.Value, len(p.Members))
 	for i, m := range p.Members {
-		members[i] = types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
+		members[i] = types.ObjectValueMust(memberAttrTypes, map[string]attr.Value{
 			"hca": types.StringNull(), "guid": types.StringValue(m.GUID.String()), "membership": types.StringValue(m.Membership),
 		})
 	}
 	n := types.StringValue(name)
 	m := partitionModel{ID: n, Name: n, PKey: types.StringValue(fmt.Sprintf("0x%04x", p.PKey)),
-		Members: types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members),
+		Members: types.ListValueMust(memberObjType, members),
 		IPoIB:   types.BoolValue(p.IPoIB), MTU: types.Int64Null(), Rate: types.Int64Null(), SL: types.Int64Value(int64(p.SL))}
 	if p.MTU != 0 {
 		m.MTU = types.Int64Value(int64(p.MTU))

@@ -50,8 +50,6 @@ type cableEndModel struct {
 	Port   types.Int64  `tfsdk:"port"`
 }
 
-var cableEndAttrTypes = map[string]attr.Type{"device": types.StringType, "port": types.Int64Type}
-
 // endDeviceRE is a switch name or an HCA name (<node>/<device>); neither contains ':' or spaces,
 // so the label "<device>:<port> <-> <device>:<port>" parses back unambiguously.
 var endDeviceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._-]{0,62})?$`)
@@ -60,24 +58,26 @@ func (r *cableResource) Metadata(_ context.Context, req resource.MetadataRequest
 	resp.TypeName = req.ProviderTypeName + "_cable"
 }
 
-func cableEndAttribute(side string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Required: true,
-		MarkdownDescription: "End " + side + " of the cable: `{ device = \"leaf01\", port = 33 }` for a switch port or " +
+// cableEndRules are gpucluster_cable's rules for its end a or b (rows of cableShape): the ends
+// are the cable's identity (its label and id), so changing one replaces it.
+func cableEndRules(side string) resAttr {
+	return resAttr{
+		required: true,
+		desc: "End " + side + " of the cable: `{ device = \"leaf01\", port = 33 }` for a switch port or " +
 			"`{ device = \"gpu001/mlx5_0\", port = 1 }` for an HCA port.",
-		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-		Attributes: map[string]schema.Attribute{
-			"device": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of a `gpucluster_switch` (`leaf01`) or of a `gpucluster_hca` (`gpu001/mlx5_0`).",
-				Validators: []validator.String{stringvalidator.RegexMatches(endDeviceRE,
+		objMod: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		nested: map[string]resAttr{
+			"device": {
+				required: true,
+				desc:     "Name of a `gpucluster_switch` (`leaf01`) or of a `gpucluster_hca` (`gpu001/mlx5_0`).",
+				strVal: []validator.String{stringvalidator.RegexMatches(endDeviceRE,
 					"must name a switch (\"leaf01\") or an HCA (\"gpu001/mlx5_0\"): letters, digits, '.', '_' or '-', with one '/' for an HCA")},
 			},
-			"port": schema.Int64Attribute{
-				Required: true,
-				MarkdownDescription: "Port number, from 1: switch ports " + docText().SwitchPortRange() + ", HCA ports " +
+			"port": {
+				required: true,
+				desc: "Port number, from 1: switch ports " + docText().SwitchPortRange() + ", HCA ports " +
 					"1 to the model's count (" + docText().HCAPorts() + "). The fabric checks it against the device's model.",
-				Validators: []validator.Int64{portValidator()},
+				intVal: []validator.Int64{portValidator()},
 			},
 		},
 	}
@@ -91,26 +91,12 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"transceiver carries two.\n\n" +
 			"The cable is known by its `label`, `<a.device>:<a.port> <-> <b.device>:<b.port>` in the order written, e.g. " +
 			"`leaf01:33 <-> gpu001/mlx5_0:1`, which is also its `id` and its import name.",
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of cableShape (fabric_inventory.go), the fabric's
+		// `cables` element; id, label and sku are the resource's own.
+		Attributes: cableShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The cable's label.",
-			},
-			"a": cableEndAttribute("a"),
-			"b": cableEndAttribute("b"),
-			"kind": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Cable kind: `dac` (passive copper, up to 2-3 m), `acc` (active copper, up to 5 m), " +
-					"`aoc` (active optical, up to 30 m), `fiber-mm` (multimode fiber with transceivers, up to 50 m) or `fiber-sm` " +
-					"(single-mode fiber, up to 500 m). Unset: the fabric picks the cheapest kind that reaches.",
-				Validators: []validator.String{cableKindValidator()},
-			},
-			"length_m": schema.Float64Attribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Length of the run in metres. Unset (null), the fabric estimates it from the rack " +
-					"positions of both ends.",
-				Validators: []validator.Float64{lengthMValidator()},
 			},
 			"label": schema.StringAttribute{
 				Computed: true,
@@ -124,7 +110,7 @@ func (r *cableResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"switch-to-switch. Null when `kind` or `length_m` is unset: the fabric's bill of materials then " +
 					"chooses the cable.",
 			},
-		},
+		}),
 	}
 }
 
@@ -272,7 +258,7 @@ type plainCableEnd struct {
 }
 
 func (e plainCableEnd) object() types.Object {
-	return types.ObjectValueMust(cableEndAttrTypes, map[string]attr.Value{
+	return types.ObjectValueMust(endAttrTypes, map[string]attr.Value{
 		"device": types.StringValue(e.device), "port": types.Int64Value(e.port),
 	})
 }

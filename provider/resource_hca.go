@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -82,51 +81,13 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"(or mstflint's `mstconfig`), run over SSH on the node named by `ssh_host`, and reads them back at every " +
 			"refresh. Destroying the HCA, or removing `firmware_settings`, changes nothing on the card.",
 		Blocks: map[string]schema.Block{"timeouts": hcaTimeoutsBlock(ctx)},
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of hcaShape (fabric_inventory.go), the fabric's
+		// `hcas` element; id, mst_device and the firmware's are the resource's own.
+		Attributes: hcaShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The HCA's name.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"node": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the `gpucluster_node` the HCA sits in.",
-				Validators:          []validator.String{nameValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"device": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "RDMA device name of the HCA on its node, as `ibstat` lists it, e.g. `mlx5_0`; one of " +
-					"the node's `hca_devices`.",
-				Validators:    []validator.String{deviceValidator()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"name": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Name of the HCA in the fabric, unique among its switches and HCAs. Defaults to " +
-					"`<node>/<device>`, e.g. `gpu001/mlx5_0`; a name you set must keep that form (two parts joined by `/`), " +
-					"since the `/` is what tells an HCA from a switch in a cable end.",
-				Validators: []validator.String{hcaNameValidator()},
-			},
-			"model": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(defaultHCAModel),
-				MarkdownDescription: "HCA model from the catalog (built-in: " + docText().HCAModels() + "; more with " +
-					"the provider's `catalog_files`). It sets the port count and rate. Defaults to `" + defaultHCAModel + "`.",
-			},
-			"port_guid": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "Port GUID as `0x` and 16 hex digits, e.g. `0x0002c90300a1b2c3` (`ibstat` prints it as " +
-					"`Port GUID`). OpenSM's partitions, compute-node GUID file and node-name-map are written from it.",
-				Validators: []validator.String{guidValidator()},
-			},
-			"rail": schema.Int64Attribute{
-				Optional: true,
-				MarkdownDescription: "Rail of the HCA: its index among the node's compute HCAs, " + docText().ComputeRails() + ". In a " +
-					"rail-optimized fabric all HCAs of one rail share a leaf; the fabric uses it to check that cabling.",
-				Validators: []validator.Int64{railValidator()},
 			},
 			"mst_device": schema.StringAttribute{
 				Optional: true,
@@ -135,7 +96,7 @@ func (r *hcaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Validators: []validator.String{stringvalidator.RegexMatches(mstDeviceRE,
 					"must be one word: an mst device path, a PCI address or an RDMA device name, e.g. \"/dev/mst/mt4129_pciconf0\" or \"0000:3b:00.0\"")},
 			},
-		},
+		}),
 	}
 	for k, a := range hcaFirmwareAttributes() {
 		resp.Schema.Attributes[k] = a

@@ -6,14 +6,12 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -76,37 +74,13 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"override that is kept in the state (use an encrypted state backend then). Destroying a node changes " +
 			"nothing on the server: it is neither powered off nor reset, and its BMC accounts stay.",
 		Blocks: map[string]schema.Block{"timeouts": nodeTimeoutsBlock(ctx)},
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of nodeShape (fabric_inventory.go), the fabric's
+		// `nodes` element; id, ssh_host, hca_devices and the BMC's are the resource's own.
+		Attributes: nodeShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The node's name.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Unique node name, e.g. `gpu001`; its HCAs are named `<name>/<device>`.",
-				Validators:          []validator.String{nameValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"model": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(defaultNodeModel),
-				MarkdownDescription: "Node model from the catalog (built-in: " + docText().NodeModels() + "; more with the provider's " +
-					"`catalog_files`). It sets the height, power and the default number of compute HCAs. Defaults to `" +
-					defaultNodeModel + "`.",
-			},
-			"rack": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Name of the `gpucluster_rack` the node is mounted in; with `position_u`. Unset (a node " +
-					"adopted from the floor, where discovery sees no rack): the fabric skips what needs a location (cable " +
-					"reach, rack units and power) and says so once.",
-				Validators: []validator.String{nameValidator(), stringvalidator.AlsoRequires(path.MatchRoot("position_u"))},
-			},
-			"position_u": schema.Int64Attribute{
-				Optional:            true,
-				MarkdownDescription: positionUDescription + " With `rack`.",
-				Validators:          []validator.Int64{positionUValidator(), int64validator.AlsoRequires(path.MatchRoot("rack"))},
 			},
 			"ssh_host": schema.StringAttribute{
 				Optional: true,
@@ -116,14 +90,6 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"provider's `ssh` settings.",
 				Validators: []validator.String{stringvalidator.RegexMatches(remote.HostRE,
 					"must be a host name or an IP address, e.g. \"gpu001.mgmt.example\" or \"10.0.0.11\""), sshPortValidator()},
-			},
-			"compute_hcas": schema.Int64Attribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Number of compute-fabric HCAs in the node. Defaults to the model's count from the catalog " +
-					"(" + docText().ComputeHCAs() + "). Set it for builds that differ, such as an HGX with one HCA " +
-					"per GPU pair.",
-				Validators: []validator.Int64{computeHCAsValidator()},
 			},
 			"hca_devices": schema.ListAttribute{
 				ElementType: types.StringType,
@@ -137,7 +103,7 @@ func (r *nodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					listvalidator.UniqueValues(),
 				},
 			},
-		},
+		}),
 	}
 	for k, a := range nodeBMCAttributes() {
 		resp.Schema.Attributes[k] = a

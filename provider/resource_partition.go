@@ -3,17 +3,12 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -48,10 +43,6 @@ type partitionModel struct {
 	SL      types.Int64  `tfsdk:"sl"`
 }
 
-var partitionMemberAttrTypes = map[string]attr.Type{
-	"hca": types.StringType, "guid": types.StringType, "membership": types.StringType,
-}
-
 func (r *partitionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_partition"
 }
@@ -64,84 +55,15 @@ func (r *partitionResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"(`subnet_manager.kind = \"ufm\"`), the fabric applies it through UFM's PKey REST API instead, and an existing " +
 			"UFM PKey is imported as UFM holds it, by the ID `NAME,ufm=0x0101` or by identity with the name the " +
 			"`gpucluster_partition` list resource gives.",
-		Attributes: map[string]schema.Attribute{
+		// The declared attributes are the rows of partitionShape (fabric_inventory.go), the
+		// fabric's `partitions` element; id is the resource's own.
+		Attributes: partitionShape.resourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The partition's name.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "Partition name as OpenSM logs it, e.g. `compute`: up to 31 letters, digits, `_`, `.` or `-`, " +
-					"starting with a letter or `_` (OpenSM reads a leading digit as a P_Key and splits on `,` `=` `:` `;`).",
-				Validators:    []validator.String{partitionNameValidator()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"pkey": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: "Partition key as `0x` and 4 hex digits, from `0x0001` to `0x7ffe`. The top bit (0x8000) " +
-					"is the membership bit, which each member's `membership` sets; `0x7fff` is the default partition. " +
-					"Each partition of a fabric needs its own key (OpenSM merges partitions that share one).",
-				Validators: []validator.String{pkeyValidator()},
-			},
-			"members": schema.ListNestedAttribute{
-				Required: true,
-				MarkdownDescription: "Members of the partition: each names an HCA of the fabric (`{ hca = \"gpu001/mlx5_0\" }`) " +
-					"or a port GUID or OpenSM keyword (`{ guid = \"ALL_CAS\" }`), with a membership.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: schema.NestedAttributeObject{
-					Validators: []validator.Object{partitionMemberValidator{}},
-					Attributes: map[string]schema.Attribute{
-						"hca": schema.StringAttribute{
-							Optional:            true,
-							MarkdownDescription: "Name of a `gpucluster_hca` of the fabric, e.g. `gpu001/mlx5_0`; its `port_guid` goes into the file.",
-							Validators:          []validator.String{hcaNameValidator()},
-						},
-						"guid": schema.StringAttribute{
-							Optional: true,
-							MarkdownDescription: "A port GUID (`0x` and 16 hex digits), or one of OpenSM's keywords: `ALL` (every port), " +
-								"`ALL_CAS` (every HCA port), `ALL_SWITCHES`, `ALL_ROUTERS`, `SELF` (the subnet manager's own port).",
-							Validators: []validator.String{memberGUIDValidator()},
-						},
-						"membership": schema.StringAttribute{
-							Optional: true,
-							Computed: true,
-							Default:  stringdefault.StaticString(fabric.DefaultMembership),
-							MarkdownDescription: "`full` (talks to every member) or `limited` (talks to full members only). " +
-								"Defaults to `full` (in partitions.conf an omitted membership means limited).",
-							Validators: []validator.String{membershipValidator()},
-						},
-					},
-				},
-			},
-			"ipoib": schema.BoolAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-				MarkdownDescription: "Create the IPoIB broadcast group of the partition (OpenSM's `ipoib` flag). Defaults to `false`.",
-			},
-			"mtu": schema.Int64Attribute{
-				Optional: true,
-				MarkdownDescription: "MTU of the IPoIB broadcast group in bytes, one of the InfiniBand MTUs: `256`, `512`, `1024`, " +
-					"`2048` or `4096` (4096 on a GPU fabric; smaller ones only cost bandwidth). Unset: OpenSM's default (2048). " +
-					"The provider writes OpenSM's IBTA code (`mtu=1` ... `mtu=5`; 4096 is `mtu=5`).",
-				Validators: []validator.Int64{mtuValidator()},
-			},
-			"rate": schema.Int64Attribute{
-				Optional: true,
-				MarkdownDescription: "Rate of the IPoIB broadcast group in Gb/s, one of the InfiniBand path rates: " +
-					fabric.PartitionRateList() + " (400 for NDR). Unset: OpenSM's default (10). The provider writes " +
-					"OpenSM's enum (`rate=21` for 400).",
-				Validators: []validator.Int64{rateValidator()},
-			},
-			"sl": schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             int64default.StaticInt64(0),
-				MarkdownDescription: "Service level of the broadcast group, 0-15. Defaults to `0`.",
-				Validators:          []validator.Int64{slValidator()},
-			},
-		},
+		}),
 	}
 }
 
@@ -215,7 +137,7 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 		}
 		n := types.StringValue(name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: n, Name: n, PKey: types.StringNull(),
-			Members: types.ListNull(types.ObjectType{AttrTypes: partitionMemberAttrTypes}),
+			Members: types.ListNull(memberObjType),
 			IPoIB:   types.BoolValue(false), MTU: types.Int64Null(), Rate: types.Int64Null(), SL: types.Int64Value(0)})...)
 		return
 	}
@@ -232,11 +154,11 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 	}
 	members := make([]attr.Value, len(pi.Members))
 	for i, pm := range pi.Members {
-		members[i] = types.ObjectValueMust(partitionMemberAttrTypes, map[string]attr.Value{
+		members[i] = types.ObjectValueMust(memberAttrTypes, map[string]attr.Value{
 			"hca": strOrNull(pm.HCA), "guid": strOrNull(pm.GUID), "membership": types.StringValue(pm.Membership),
 		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &partitionModel{ID: types.StringValue(pi.Name), Name: types.StringValue(pi.Name),
-		PKey: types.StringValue(pi.PKey), Members: types.ListValueMust(types.ObjectType{AttrTypes: partitionMemberAttrTypes}, members),
+		PKey: types.StringValue(pi.PKey), Members: types.ListValueMust(memberObjType, members),
 		IPoIB: types.BoolValue(pi.IPoIB), MTU: types.Int64PointerValue(pi.MTU), Rate: types.Int64PointerValue(pi.Rate), SL: types.Int64Value(pi.SL)})...)
 }
