@@ -32,10 +32,12 @@ import (
 // (objectType: also the element type of gpucluster_topology's maps), the decoder (a Terraform
 // object -> fabric.X) and the encoder (fabric.X -> the Terraform object gpucluster_topology
 // returns), the MessagePack writer (fabric_inventory_msgpack.go, through tfwire.Object) and,
-// for a row marked withResource, the attribute of the shape's own resource (gpucluster_rack and
-// gpucluster_switch take their declared attributes from rackShape and switchShape;
-// inventory_resource_attr.go). A shape is written once, so schema, types, decoder and encoders
-// cannot drift apart (TestInventoryShapesRoundTrip checks that they do not).
+// for a row marked withResource, the attribute of the shape's own resource: gpucluster_rack,
+// gpucluster_switch, gpucluster_node, gpucluster_hca, gpucluster_cable and gpucluster_partition
+// take their declared attributes from their shape, with the resource's own rules on the row
+// (inventory_resource_attr.go), and add only what is theirs (id, computed outputs, the BMC and
+// firmware attributes). A shape is written once, so schema, types, decoder and encoders cannot
+// drift apart (TestInventoryShapesRoundTrip checks that they do not).
 //
 // The nested attributes are all Optional, without validators, defaults or plan modifiers:
 // Terraform validates map elements as unknown objects first and the framework would report
@@ -67,7 +69,7 @@ type field[T any] struct {
 	bl         func(*T) *bool
 	end        func(*T) *fabric.End
 	mem        func(*T) *[]fabric.Member
-	res        *resAttr // the same attribute in the resource of the shape (gpucluster_switch), if any
+	res        *resAttr // the same attribute in the resource of the shape (gpucluster_switch...), if any
 }
 
 func fStr[T any](name, desc string, required bool, acc func(*T) *string) field[T] {

@@ -135,7 +135,9 @@ func fits(from, want tftypes.Type) bool {
 
 // TestInventoryFitsResourcesAndTopology: `switches = gpucluster_switch.all` and `switches =
 // data.gpucluster_topology.x.switches` both fit the fabric's map as they are, and the data
-// sources that read a fabric take the same inputs as the fabric.
+// sources that read a fabric take the same inputs as the fabric. The resources' attributes are
+// their shape's rows (resourceAttributes), so what the resource half still catches is a row with
+// no resource rules, which would leave the resource without an attribute the map's element has.
 func TestInventoryFitsResourcesAndTopology(t *testing.T) {
 	fw := providerserver.NewProtocol6(New("test")())()
 	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
