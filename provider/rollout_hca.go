@@ -156,7 +156,7 @@ func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInp
 			fis, gi, err := hca.QueryCards(ctx, client, t.tool, devs, image)
 			if err != nil {
 				d.AddAttributeError(path.Root("hcas"), fmt.Sprintf("Node %s: cannot read the firmware of its HCAs", node),
-					hca.Failure(cs[0].name, strings.Join(devs, ", "), t.ssh.Addr(), t.tool, err, nil))
+					hca.Failure(cs[0].name, strings.Join(devs, ", "), t.ssh.Addr(), t.toolText(), err, nil))
 				continue
 			}
 			for i, c := range cs {
