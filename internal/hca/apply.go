@@ -426,12 +426,19 @@ func firmwareResult(ts toolset, device, cmd, stdout, stderr string, exit int) (*
 	return fi, nil
 }
 
+// errorLines are the tools' -E- messages (reportErr: "-E- %s" on stdout). A burn that fails
+// while writing prints its message right after a progress line that has no newline
+// ("\rWriting Boot image component -  30%-E- Burning FS4 image failed: ..."), so a message is
+// also taken from within a line, after a carriage return or a percentage.
 func errorLines(s string) []string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "-E-") {
-			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "-E-")))
+		l = strings.TrimSpace(l)
+		i := strings.Index(l, "-E-")
+		if i < 0 || (i > 0 && !strings.ContainsAny(l[i-1:i], "\r%")) {
+			continue
 		}
+		out = append(out, strings.TrimSpace(l[i+len("-E-"):]))
 	}
 	return out
 }
