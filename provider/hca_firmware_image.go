@@ -37,7 +37,7 @@ var hcaFirmwareAttrTypes = map[string]attr.Type{"version": types.StringType, "ps
 func hcaFirmwareImageAttribute() schema.Attribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "The adapter's firmware, as `flint -d DEV q` (or `mstflint`, with `tool = \"mstconfig\"`) reads it " +
+		MarkdownDescription: "The adapter's firmware, as `flint -d DEV q` (or `mstflint`, whichever the node has: see `tool`) reads it " +
 			"over SSH on the HCA's node (needs `ssh_host`). Every refresh reads `version` and `psid` from the card, so a " +
 			"card off the baseline shows in the plan. With `image`, the plan also reads the image (`flint -i IMAGE q`, one " +
 			"command with the card's query) and shows the version it brings; an image whose PSID is not the card's is " +
