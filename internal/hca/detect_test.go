@@ -156,6 +156,20 @@ func TestAutoToolFindsTheNodes(t *testing.T) {
 			if p := e.param(t, "LINK_TYPE_P1"); p.Next != "IB(1)" {
 				t.Errorf("LINK_TYPE_P1 next %s after the set", p.Next)
 			}
+			// The reset that loads it: the family's own mlxfwreset or mstfwreset.
+			rp, err := ResetPending(e.ctx, r, ToolAuto, dev, ResetPendingOptions{})
+			if err != nil || !rp.Reset {
+				t.Fatalf("ResetPending: %+v %v", rp, err)
+			}
+			var resets int
+			for _, c := range calls() {
+				if strings.HasPrefix(c, fam.reset+" ") && strings.HasSuffix(c, " reset") {
+					resets++
+				}
+			}
+			if resets != 1 {
+				t.Errorf("%d resets with %s, want 1: %q", resets, fam.reset, calls())
+			}
 		})
 	}
 }
