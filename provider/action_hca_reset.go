@@ -69,6 +69,11 @@ func (a *hcaResetAction) Schema(ctx context.Context, _ action.SchemaRequest, res
 		"`gpucluster_hca.<name>.ssh_host`; `host`, `host:port` or `[ipv6]:port`. User, key and known_hosts come from the " +
 		"provider's `ssh` block (or `ssh`). Host keys are always checked."
 	attrs["ssh_host"] = host
+	tool := schemaAs[schema.StringAttribute](attrs["tool"])
+	tool.MarkdownDescription = hcaToolDescription + " Usually `gpucluster_hca.<name>.tool`, which records the one the " +
+		"node has. Unset: the node is asked (`command -v flint || command -v mstflint`, in the same SSH command as the " +
+		"first query; MFT when both are there)."
+	attrs["tool"] = tool
 	attrs["level"] = schema.StringAttribute{
 		Optional: true,
 		MarkdownDescription: "The `mlxfwreset` level: `0` (live patch), `1` (immediate reset, the ARM side of a SoC) or `3` " +

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -112,10 +113,12 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 		},
 		"tool": schema.StringAttribute{
 			Optional: true,
-			MarkdownDescription: "`mlxconfig` (NVIDIA MFT, with `flint` and `mlxfwreset`; the default) or `mstconfig` " +
-				"(mstflint, with `mstflint` and `mstfwreset`): same arguments, same output. An absolute path such as " +
-				"`/opt/mellanox/mft/bin/mlxconfig` runs the tools from that directory, for installations outside the PATH " +
-				"of a non-interactive SSH session.",
+			Computed: true,
+			MarkdownDescription: hcaToolDescription + " Unset, the first command the provider runs on the node finds which " +
+				"one the node has (`command -v flint || command -v mstflint`, in the same SSH command as the query: MFT when " +
+				"both are there) and records it here, so that the plan shows it and later reads and burns use the same one; " +
+				"a node with neither is an error that says what to install. Null on an HCA without `firmware_settings` or " +
+				"`firmware`.",
 			Validators: []validator.String{stringvalidator.RegexMatches(hca.ToolRE,
 				"must be \"mlxconfig\", \"mstconfig\" or an absolute path ending in /mlxconfig or /mstconfig")},
 		},
@@ -136,6 +139,36 @@ func hcaFirmwareAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			MarkdownDescription: "Firmware version that `flint -d DEV query` reports, e.g. `28.42.1000`. Null without `firmware_settings`.",
 		},
+	}
+}
+
+// hcaToolDescription is what tool takes, for the HCA and for the actions that reach an HCA.
+const hcaToolDescription = "`mlxconfig` (NVIDIA MFT, with `flint` and `mlxfwreset`) or `mstconfig` (mstflint, with " +
+	"`mstflint` and `mstfwreset`): same arguments, same output. An absolute path such as " +
+	"`/opt/mellanox/mft/bin/mlxconfig` runs the tools from that directory, for installations outside the PATH of a " +
+	"non-interactive SSH session."
+
+// modifyToolPlan plans tool: the configured one; unset, the one recorded for the same card (the
+// node was asked once, and later commands use what it said); else null for an HCA that runs
+// nothing on its node, and unknown until the node is asked (at plan when the firmware image is
+// read, else at apply).
+func modifyToolPlan(ctx context.Context, state tfsdk.State, m, cfg *hcaModel, diags *diag.Diagnostics) {
+	switch {
+	case !cfg.Tool.IsNull():
+		m.Tool = cfg.Tool
+		return
+	case cfg.FirmwareSettings.IsNull() && cfg.Firmware.IsNull():
+		m.Tool = types.StringNull()
+		return
+	}
+	m.Tool = types.StringUnknown()
+	if state.Raw.IsNull() {
+		return
+	}
+	var prior hcaModel
+	diags.Append(state.Get(ctx, &prior)...)
+	if !prior.Tool.IsNull() && prior.SSHHost.Equal(m.SSHHost) && prior.Device.Equal(m.Device) && prior.MSTDevice.Equal(m.MSTDevice) {
+		m.Tool = prior.Tool
 	}
 }
 
@@ -199,18 +232,16 @@ func sameFirmwareTarget(a, b *hcaModel) bool {
 	return a.SSHHost.Equal(b.SSHHost) && a.Device.Equal(b.Device) && a.MSTDevice.Equal(b.MSTDevice) && a.Tool.Equal(b.Tool)
 }
 
-// hcaTarget is one HCA as mlxconfig reaches it, and how to talk about it in errors.
+// hcaTarget is one HCA as mlxconfig reaches it, and how to talk about it in errors. tool is
+// hca.ToolAuto ("") when the node is to say which tool it has.
 type hcaTarget struct {
-	name, host, tool, device string
-	ssh                      remote.Config
+	name, node, host, tool, device string
+	ssh                            remote.Config
 }
 
 func (r *hcaResource) firmwareTarget(ctx context.Context, m *hcaModel, opTimeout time.Duration) (*hcaTarget, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	t := &hcaTarget{name: m.Name.ValueString(), host: m.SSHHost.ValueString(), tool: m.Tool.ValueString(), device: m.Device.ValueString()}
-	if t.tool == "" {
-		t.tool = hca.ToolMlxconfig
-	}
+	t := &hcaTarget{name: m.Name.ValueString(), node: m.Node.ValueString(), host: m.SSHHost.ValueString(), tool: m.Tool.ValueString(), device: m.Device.ValueString()}
 	if !m.MSTDevice.IsNull() {
 		t.device = m.MSTDevice.ValueString()
 	}
@@ -253,7 +284,32 @@ func (t *hcaTarget) connectLocked(ctx context.Context, diags *diag.Diagnostics) 
 }
 
 func (t *hcaTarget) fail(diags *diag.Diagnostics, what string, err error, commands []string) {
-	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), hca.Failure(t.name, t.device, t.ssh.Addr(), t.tool, err, commands))
+	var nt *hca.NoToolError
+	if errors.As(err, &nt) {
+		node := t.node
+		if node == "" {
+			node = t.host
+		}
+		diags.AddError(fmt.Sprintf("HCA %s: no flint or mstflint on node %s", t.name, node),
+			fmt.Sprintf("HCA %q (device %s): node %s (%s): %s.", t.name, t.device, node, t.ssh.Addr(), nt))
+		return
+	}
+	diags.AddError(fmt.Sprintf("HCA %s: cannot %s", t.name, what), hca.Failure(t.name, t.device, t.ssh.Addr(), t.toolText(), err, commands))
+}
+
+// toolText names the tool in errors.
+func (t *hcaTarget) toolText() string {
+	if t.tool == hca.ToolAuto {
+		return "flint or mstflint, whichever the node has"
+	}
+	return t.tool
+}
+
+// recordTool keeps the tool a command ran with: unset, the one the node has.
+func recordTool(m *hcaModel, tool string) {
+	if tool != "" {
+		m.Tool = types.StringValue(tool)
+	}
 }
 
 func settingsOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
@@ -289,6 +345,9 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	opts := hca.ResetOptions(plan.Reset.ValueString())
 	opts.Firmware = plan.FirmwareVersion.IsUnknown()
 	res, err := hca.Apply(ctx, client, t.tool, t.device, desired, opts)
+	if res != nil && res.Tool != "" {
+		t.tool = res.Tool
+	}
 	if err != nil {
 		var cmds []string
 		if res != nil {
@@ -302,6 +361,7 @@ func (r *hcaResource) firmwareApply(ctx context.Context, plan *hcaModel, opTimeo
 	} else {
 		progress(ctx, "mlxconfig %s on %s: set %s (pending reboot: %t, firmware reset: %t)", t.name, t.host, res.SetText(), res.PendingReboot, res.Reset)
 	}
+	recordTool(plan, res.Tool)
 	if plan.PendingReboot.IsUnknown() {
 		plan.PendingReboot = types.BoolValue(res.PendingReboot)
 	}
@@ -358,6 +418,7 @@ func (r *hcaResource) firmwareRead(ctx context.Context, m *hcaModel, opTimeout t
 		t.fail(&diags, "query firmware_settings", err, nil)
 		return nil, diags
 	}
+	recordTool(m, rd.Tool)
 	v, d := types.MapValueFrom(ctx, types.StringType, rd.Settings)
 	diags.Append(d...)
 	m.FirmwareSettings = v

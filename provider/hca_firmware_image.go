@@ -37,7 +37,7 @@ var hcaFirmwareAttrTypes = map[string]attr.Type{"version": types.StringType, "ps
 func hcaFirmwareImageAttribute() schema.Attribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "The adapter's firmware, as `flint -d DEV q` (or `mstflint`, with `tool = \"mstconfig\"`) reads it " +
+		MarkdownDescription: "The adapter's firmware, as `flint -d DEV q` (or `mstflint`, whichever the node has: see `tool`) reads it " +
 			"over SSH on the HCA's node (needs `ssh_host`). Every refresh reads `version` and `psid` from the card, so a " +
 			"card off the baseline shows in the plan. With `image`, the plan also reads the image (`flint -i IMAGE q`, one " +
 			"command with the card's query) and shows the version it brings; an image whose PSID is not the card's is " +
@@ -101,7 +101,10 @@ func firmwareObject(f hcaFirmwareModel, diags *diag.Diagnostics) types.Object {
 // answer, or an image not there yet (another resource may put it there in the same apply), is a
 // warning and apply checks again; a PSID mismatch or a version that is not the baseline is an
 // error, once, on the attribute to change.
-func (r *hcaResource) modifyFirmwareImagePlan(ctx context.Context, state tfsdk.State, m *hcaModel, cfg types.Object, diags *diag.Diagnostics) {
+//
+// cfgTool is the configured tool: null, the node is asked which it has when the card is read
+// here, and the plan records the answer.
+func (r *hcaResource) modifyFirmwareImagePlan(ctx context.Context, state tfsdk.State, m *hcaModel, cfg types.Object, cfgTool types.String, diags *diag.Diagnostics) {
 	if cfg.IsNull() {
 		m.Firmware = types.ObjectNull(hcaFirmwareAttrTypes)
 		return
@@ -129,14 +132,21 @@ func (r *hcaResource) modifyFirmwareImagePlan(ctx context.Context, state tfsdk.S
 		}
 	}
 	var img *hca.FirmwareInfo
-	if !want.Image.IsNull() && !want.Image.IsUnknown() && known(m.SSHHost, m.Device, m.MSTDevice, m.Tool, m.SSH) {
+	toolKnown := !m.Tool.IsUnknown() || cfgTool.IsNull() // unknown and unset: the node says
+	if !want.Image.IsNull() && !want.Image.IsUnknown() && known(m.SSHHost, m.Device, m.MSTDevice, m.SSH) && toolKnown {
 		c, i, err := r.inspectFirmware(ctx, m, want.Image.ValueString())
+		var nt *hca.NoToolError
 		switch {
+		case errors.As(err, &nt):
+			diags.AddAttributeError(path.Root("tool"), fmt.Sprintf("HCA %s: no flint or mstflint on node %s", name, m.Node.ValueString()),
+				fmt.Sprintf("HCA %q (device %s): node %s (%s): %s.", name, m.Device.ValueString(), m.Node.ValueString(), m.SSHHost.ValueString(), nt))
+			return
 		case err != nil:
 			diags.AddAttributeWarning(firmwarePath("image"), fmt.Sprintf("HCA %s: firmware image not read at plan", name),
 				fmt.Sprintf("HCA %q: %s.\n\nThe plan cannot show the version the image brings nor check its PSID; apply checks both before it burns.", name, err))
 		default:
 			card.Version, card.PSID, img = types.StringValue(c.FWVersion), types.StringValue(c.PSID), i
+			recordTool(m, c.Tool)
 		}
 	}
 	plan := hcaFirmwareModel{Image: want.Image, Version: want.Version, PSID: want.PSID}
@@ -253,6 +263,9 @@ func (r *hcaResource) firmwareImageApply(ctx context.Context, plan *hcaModel, op
 		}
 	} else {
 		res, err := hca.UpdateFirmware(ctx, client, t.tool, t.device, f.Image.ValueString())
+		if res != nil && res.Tool != "" {
+			t.tool = res.Tool
+		}
 		if err != nil {
 			var pm *hca.PSIDMismatchError
 			if errors.As(err, &pm) {
@@ -293,6 +306,7 @@ func (r *hcaResource) firmwareImageApply(ctx context.Context, plan *hcaModel, op
 	}
 	f.Version, f.PSID = types.StringValue(after.FWVersion), types.StringValue(after.PSID)
 	plan.Firmware = firmwareObject(f, &diags)
+	recordTool(plan, after.Tool)
 	return diags
 }
 
@@ -328,6 +342,7 @@ func (r *hcaResource) firmwareImageRead(ctx context.Context, m *hcaModel, fi *hc
 			return diags
 		}
 	}
+	recordTool(m, fi.Tool)
 	f.Version, f.PSID = types.StringValue(fi.FWVersion), types.StringValue(fi.PSID)
 	m.Firmware = firmwareObject(f, &diags)
 	return diags

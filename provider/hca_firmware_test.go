@@ -55,22 +55,62 @@ const cx7 = "/dev/mst/mt4129_pciconf0"
 
 func startHCANode(t *testing.T) *hcaNode {
 	t.Helper()
-	double := buildMlxconfigDouble(t)
 	h := &hcaNode{sshd: testrig.StartSSHD(t, testrig.SSHDOptions{})}
 	bin := filepath.Join(h.sshd.Dir, "mft", "bin")
+	h.installTools(t, bin, "mlxconfig", "flint", "mlxfwreset", "mstconfig", "mstflint", "mstfwreset")
+	h.tool, h.mstconfig = filepath.Join(bin, "mlxconfig"), filepath.Join(bin, "mstconfig")
+	h.writeCX7(t)
+	return h
+}
+
+// Tool families as installed on a node: MFT's programs, and mstflint's (Debian's mstflint
+// package ships mstconfig, mstflint and mstfwreset, wave4-facts 5.1).
+var (
+	mftTools      = []string{"mlxconfig", "flint", "mlxfwreset"}
+	mstflintTools = []string{"mstconfig", "mstflint", "mstfwreset"}
+)
+
+// startHCANodeWithPath is a node whose SSH sessions have only the given tools on their PATH,
+// under their real names (the double, which prints what the real ones print), and nothing else:
+// the machine's own /usr/bin/mstflint is not on it. The HCA leaves tool unset (h.tool is ""),
+// so the provider has to find the tool the node has.
+// share, when set, is a node whose client key and known_hosts file this one accepts, so that
+// one provider block reaches both.
+func startHCANodeWithPath(t *testing.T, share *hcaNode, tools []string) *hcaNode {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bin")
+	opts := testrig.SSHDOptions{Path: bin}
+	if share != nil {
+		opts.Share = share.sshd
+	}
+	h := &hcaNode{sshd: testrig.StartSSHD(t, opts)}
+	h.installTools(t, bin, tools...)
+	h.writeCX7(t)
+	return h
+}
+
+// installTools writes wrappers named for the tools into bin: sshd does not pass environment
+// variables on, so each sets the double's state and log files and execs it under that name.
+func (h *hcaNode) installTools(t *testing.T, bin string, tools ...string) {
+	t.Helper()
+	double := buildMlxconfigDouble(t)
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	h.state = filepath.Join(h.sshd.Dir, "nvconfig.json")
 	h.log = filepath.Join(h.sshd.Dir, "tool-calls.log")
-	for _, n := range []string{"mlxconfig", "flint", "mlxfwreset", "mstconfig", "mstflint", "mstfwreset"} {
+	for _, n := range tools {
 		script := fmt.Sprintf("#!/bin/sh\nMLXCONFIG_DOUBLE_STATE='%s' MLXCONFIG_DOUBLE_LOG='%s' exec '%s' \"$@\"\n",
 			h.state, h.log, filepath.Join(double, n))
 		if err := os.WriteFile(filepath.Join(bin, n), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.tool, h.mstconfig = filepath.Join(bin, "mlxconfig"), filepath.Join(bin, "mstconfig")
+}
+
+// writeCX7 gives the node its card.
+func (h *hcaNode) writeCX7(t *testing.T) {
+	t.Helper()
 	// A single-port ConnectX-7 as it leaves the factory for an Ethernet fabric.
 	h.writeState(t, map[string]any{"devices": []any{map[string]any{
 		"device": cx7, "aliases": []string{"0000:3b:00.0", "mlx5_0"},
@@ -91,7 +131,6 @@ func startHCANode(t *testing.T) *hcaNode {
 			"image_vsd": "N/A", "device_vsd": "N/A", "psid": "MT_0000001244", "security_attributes": "secure-fw",
 		},
 	}}})
-	return h
 }
 
 func (h *hcaNode) writeState(t *testing.T, st map[string]any) {
@@ -180,8 +219,13 @@ func (h *hcaNode) provider() string {
 `, hclString(h.sshd.User), hclString(h.sshd.PrivateKeyPEM), hclString(h.sshd.KnownHostsFile))
 }
 
-// hca is the HCA resource on this node with the given extra attributes.
+// hca is the HCA resource on this node with the given extra attributes; tool is h.tool, left
+// unset when that is "".
 func (h *hcaNode) hca(body string) string {
+	tool := ""
+	if h.tool != "" {
+		tool = fmt.Sprintf("  tool       = %q\n", h.tool)
+	}
 	return h.provider() + fmt.Sprintf(`
 resource "gpucluster_hca" "h" {
   node       = "gpu001"
@@ -189,9 +233,8 @@ resource "gpucluster_hca" "h" {
   port_guid  = "0x0002c90300010000"
   mst_device = %q
   ssh_host   = %q
-  tool       = %q
-%s
-}`, cx7, h.sshd.Addr(), h.tool, body)
+%s%s
+}`, cx7, h.sshd.Addr(), tool, body)
 }
 
 func paramIs(h *hcaNode, name, next, current string) resource.TestCheckFunc {

@@ -176,7 +176,8 @@ func (r *firmwareRolloutResource) Schema(ctx context.Context, _ resource.SchemaR
 					"rollout while every node and card is at the baseline."},
 			"running_hcas": schema.MapAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: rolloutRunningHCAAttrTypes},
 				MarkdownDescription: "The firmware on the flash of each card of the waves (`{ node, device, version, psid }`, by HCA " +
-					"name), as the plan read it (every plan queries the cards, one command per node) and apply read it back. " +
+					"name), as refresh and the plan read it (each queries the cards, one command per node) and apply read it back: a " +
+					"card changed outside Terraform shows as drift. " +
 					"A burned image runs after a firmware reset (`gpucluster_hca_reset`) or a reboot; apply warns of it per node."},
 			"summary": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "One line per wave, for the plan and the change ticket: the proof that the wave keeps " +
@@ -562,7 +563,7 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 				nodes = append(nodes, n)
 			}
 		}
-		read, images := r.queryCards(ctx, in, nodes, &resp.Diagnostics)
+		read, images := r.queryCards(ctx, in, nodes, known1(in.hcaFW.Image), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -827,8 +828,11 @@ func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadReq
 			running[n] = runningOf(fw)
 		}
 	}
-	// running_hcas is not refreshed here: every plan queries the cards itself (one command per
-	// node), so a card taken off the baseline shows in the next plan all the same.
+	// The cards too (one command per node): the plan reads them again anyway, but the state and
+	// the plan's "before" must show a card changed outside Terraform.
+	if in.hcaWanted() && !m.RunningHCAs.IsNull() && !m.RunningHCAs.IsUnknown() {
+		m.RunningHCAs = r.refreshCards(ctx, in, m.RunningHCAs, &resp.Diagnostics)
+	}
 	m.Running = runningValue(running, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

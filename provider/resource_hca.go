@@ -123,6 +123,7 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("firmware_settings"), &cfg.FirmwareSettings)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ssh_host"), &cfg.SSHHost)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("firmware"), &cfg.Firmware)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("tool"), &cfg.Tool)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -149,11 +150,12 @@ func (r *hcaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 			return
 		}
 	}
+	modifyToolPlan(ctx, req.State, &m, &cfg, &resp.Diagnostics)
 	modifyFirmwarePlan(ctx, req.State, &m, &cfg, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.modifyFirmwareImagePlan(ctx, req.State, &m, cfg.Firmware, &resp.Diagnostics)
+	r.modifyFirmwareImagePlan(ctx, req.State, &m, cfg.Firmware, cfg.Tool, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -111,14 +111,14 @@ type cardRead struct {
 	fw   *hca.FirmwareInfo
 }
 
-// queryCards reads the cards of the named nodes and the baseline image on each node: one
-// command per node and tool (hca.QueryCards), nodes at most 8 at once. A node that cannot be
-// read is an error: the plan could not say what the rollout does there.
-func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInputs, nodes []string, diags *diag.Diagnostics) (map[string]cardRead, map[string]*hca.FirmwareInfo) {
+// queryCards reads the cards of the named nodes and image on each node ("": none): one command
+// per node and tool (hca.QueryCards), over the node's pooled connection, nodes at most 8 at
+// once. A node that cannot be read is an error: the plan could not say what the rollout does
+// there (a refresh turns it into a warning).
+func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInputs, nodes []string, image string, diags *diag.Diagnostics) (map[string]cardRead, map[string]*hca.FirmwareInfo) {
 	cards := map[string]cardRead{}
 	images := map[string]*hca.FirmwareInfo{} // by node
 	var mu sync.Mutex
-	image := known1(in.hcaFW.Image)
 	hr := &hcaResource{data: r.data}
 	_, _, _ = waves.Run(ctx, [][]string{nodes}, 8, func(ctx context.Context, _ int, node string) error {
 		ctx, cancel := context.WithTimeout(ctx, defaultHCAReadTimeout)
@@ -156,7 +156,7 @@ func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInp
 			fis, gi, err := hca.QueryCards(ctx, client, t.tool, devs, image)
 			if err != nil {
 				d.AddAttributeError(path.Root("hcas"), fmt.Sprintf("Node %s: cannot read the firmware of its HCAs", node),
-					hca.Failure(cs[0].name, strings.Join(devs, ", "), t.ssh.Addr(), t.tool, err, nil))
+					hca.Failure(cs[0].name, strings.Join(devs, ", "), t.ssh.Addr(), t.toolText(), err, nil))
 				continue
 			}
 			for i, c := range cs {
@@ -176,6 +176,44 @@ func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInp
 		return nil
 	})
 	return cards, images
+}
+
+// refreshCards re-reads running_hcas from the cards of the waves' nodes (queryCards without the
+// image: one command per node), so that a card changed outside Terraform shows in the state and
+// as drift in the next plan. A node that cannot be read keeps its cards' last known versions,
+// with a warning, as a BMC that does not answer keeps its node's.
+func (r *firmwareRolloutResource) refreshCards(ctx context.Context, in *rolloutInputs, prior types.Map, diags *diag.Diagnostics) types.Map {
+	var m map[string]struct {
+		Node    types.String `tfsdk:"node"`
+		Device  types.String `tfsdk:"device"`
+		Version types.String `tfsdk:"version"`
+		PSID    types.String `tfsdk:"psid"`
+	}
+	diags.Append(prior.ElementsAs(ctx, &m, false)...)
+	out := map[string]cardRead{}
+	for n, x := range m {
+		out[n] = cardRead{card: rolloutCard{name: n, node: x.Node.ValueString(), model: hcaModel{Device: x.Device}},
+			fw: &hca.FirmwareInfo{FWVersion: x.Version.ValueString(), PSID: x.PSID.ValueString()}}
+	}
+	var nodes []string
+	for _, n := range in.waveNodes() {
+		if len(in.cards[n]) > 0 {
+			nodes = append(nodes, n)
+		}
+	}
+	var d diag.Diagnostics
+	read, _ := r.queryCards(ctx, in, nodes, "", &d)
+	for _, e := range d {
+		if e.Severity() == diag.SeverityError {
+			diags.AddWarning(e.Summary()+"; running_hcas not refreshed for it", e.Detail()+"\n\nThe plan reads the cards again, and fails if it cannot.")
+		} else {
+			diags.Append(e)
+		}
+	}
+	for n, c := range read {
+		out[n] = c
+	}
+	return runningHCAsValue(out, diags)
 }
 
 // planCards lists the card updates by node and the version each card has after them. A card

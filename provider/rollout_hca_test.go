@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
@@ -330,6 +332,13 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 				Config: rolloutHCAConfig(nodes, image, true),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gpucluster_firmware_rollout.fw", plancheck.ResourceActionUpdate),
+					// The refresh read the cards again: the plan shows the drift from what the
+					// state held (the baseline), and that apply brings them back.
+					expectBefore{"gpucluster_firmware_rollout.fw", []string{"running_hcas", "gpu002/mlx5_0", "version"}, rolloutCardOld},
+					expectBefore{"gpucluster_firmware_rollout.fw", []string{"running_hcas", "gpu002/mlx5_1", "version"}, rolloutCardOld},
+					expectBefore{"gpucluster_firmware_rollout.fw", []string{"running_hcas", "gpu001/mlx5_0", "version"}, rolloutCardNew},
+					plancheck.ExpectKnownValue("gpucluster_firmware_rollout.fw", tfjsonpath.New("running_hcas").AtMapKey("gpu002/mlx5_0").AtMapKey("version"),
+						knownvalue.StringExact(rolloutCardNew)),
 					planAttr{"gpucluster_firmware_rollout.fw", "updates", func(v any) error {
 						list, _ := v.([]any)
 						var got []string

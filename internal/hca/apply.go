@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
 // ToolError is a tool that ran and failed, or printed an error. It names the
@@ -93,17 +91,23 @@ func isNameByte(c byte) bool {
 // parses it. With names, only those are queried, and a name the device does
 // not support fails the query with the tool's message. -e adds the Default
 // and Current columns, which tell whether a change waits for a reboot.
+// With ToolAuto the node's tool is found in the same command (runTools).
 func Query(ctx context.Context, r Runner, tool, device string, names ...string) (*Config, error) {
-	ts, err := toolsFor(tool)
+	cfg, _, err := query(ctx, r, tool, device, names)
+	return cfg, err
+}
+
+// query is Query, and the family that ran (ts.name "" when none did).
+func query(ctx context.Context, r Runner, tool, device string, names []string) (*Config, toolset, error) {
+	ts, cmd, res, err := runTool(ctx, r, tool, func(ts toolset) string { return queryCommand(ts, device, names) })
 	if err != nil {
-		return nil, err
+		if ts.name == "" {
+			return nil, ts, err
+		}
+		return nil, ts, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, cmd, err)
 	}
-	cmd := queryCommand(ts, device, names)
-	stdout, stderr, exit, err := r.Run(ctx, cmd)
-	if err != nil {
-		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, cmd, err)
-	}
-	return queryResult(ts, device, cmd, names, stdout, stderr, exit)
+	cfg, err := queryResult(ts, device, cmd, names, res.Stdout, res.Stderr, res.Exit)
+	return cfg, ts, err
 }
 
 func queryCommand(ts toolset, device string, names []string) string {
@@ -215,6 +219,8 @@ type ApplyResult struct {
 	Pending       []string // those parameters
 	Reset         bool     // a firmware reset ran
 	Commands      []string // every command run, in order
+	// Tool is the family that ran: the tool given, or with ToolAuto the one the node has.
+	Tool string
 	// Firmware is the firmware version read with ApplyOptions.Firmware; FirmwareErr is why it
 	// could not be (nil without the option, and when the settings were empty: nothing ran).
 	Firmware    *FirmwareInfo
@@ -234,27 +240,30 @@ type ApplyResult struct {
 // The flow is NVIDIA's for NVConfig (mstflint man pages mstconfig and mstfwreset;
 // GenericCommander::loadConfigurationGetStr): every set lands in Next Boot and
 // takes effect at a reboot or a firmware reset (mlxfwreset level 3 and up).
+//
+// With ToolAuto the node's tool is found in the first query's command (runTools) and used for
+// the rest; ApplyResult.Tool says which.
 func Apply(ctx context.Context, r Runner, tool, device string, desired map[string]string, opts *ApplyOptions) (*ApplyResult, error) {
-	ts, err := toolsFor(tool)
-	if err != nil {
-		return nil, err
+	if tool != ToolAuto {
+		if _, err := toolsFor(tool); err != nil {
+			return nil, err
+		}
 	}
 	if opts == nil {
 		opts = &ApplyOptions{}
 	}
-	res := &ApplyResult{Device: device}
+	res := &ApplyResult{Device: device, Tool: tool}
 	rec := &recorder{r: r, cmds: &res.Commands}
 	names := sortedKeys(desired)
 	if len(names) == 0 {
 		return res, nil
 	}
 
-	var before *Config
-	if opts.Firmware {
-		before, err = queryWithFirmware(ctx, r, ts, device, names, res)
-	} else {
-		before, err = Query(ctx, rec, tool, device, names...)
+	before, ts, err := firstQuery(ctx, r, tool, device, names, opts.Firmware, res)
+	if ts.name == "" {
+		return res, err
 	}
+	tool, res.Tool = ts.name, ts.name
 	if err != nil {
 		return res, err
 	}
@@ -320,20 +329,32 @@ func Apply(ctx context.Context, r Runner, tool, device string, desired map[strin
 	return res, nil
 }
 
-// queryWithFirmware is Apply's first query with flint's beside it, in one command on the node.
-func queryWithFirmware(ctx context.Context, r Runner, ts toolset, device string, names []string, res *ApplyResult) (*Config, error) {
-	qcmd, fcmd := queryCommand(ts, device, names), firmwareCommand(ts, device)
-	res.Commands = append(res.Commands, qcmd, fcmd)
-	out, err := remote.RunBatch(ctx, r, qcmd, fcmd)
+// firstQuery is Apply's first query, with flint's beside it when firmware is asked for, in one
+// command on the node (with the probe first for ToolAuto). ts is the family that ran ("" name
+// when none did).
+func firstQuery(ctx context.Context, r Runner, tool, device string, names []string, firmware bool, res *ApplyResult) (*Config, toolset, error) {
+	ts, cmds, out, err := runTools(ctx, r, tool, func(ts toolset) []string {
+		if firmware {
+			return []string{queryCommand(ts, device, names), firmwareCommand(ts, device)}
+		}
+		return []string{queryCommand(ts, device, names)}
+	})
+	if ts.name == "" {
+		return nil, ts, err
+	}
+	res.Commands = append(res.Commands, cmds...)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, qcmd, err)
+		return nil, ts, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, cmds[0], err)
 	}
-	if len(out) > 1 {
-		res.Firmware, res.FirmwareErr = firmwareResult(ts, device, fcmd, out[1].Stdout, out[1].Stderr, out[1].Exit)
-	} else {
-		res.FirmwareErr = fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, fcmd, err)
+	if firmware {
+		if len(out) > 1 {
+			res.Firmware, res.FirmwareErr = firmwareResult(ts, device, cmds[1], out[1].Stdout, out[1].Stderr, out[1].Exit)
+		} else {
+			res.FirmwareErr = fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, cmds[1], err)
+		}
 	}
-	return queryResult(ts, device, qcmd, names, out[0].Stdout, out[0].Stderr, out[0].Exit)
+	cfg, err := queryResult(ts, device, cmds[0], names, out[0].Stdout, out[0].Stderr, out[0].Exit)
+	return cfg, ts, err
 }
 
 // pending lists the names whose Next Boot value differs from Current. When
@@ -355,18 +376,19 @@ func pending(cfg *Config, names []string, changed bool) ([]string, bool) {
 // Reset runs "mlxfwreset -d DEVICE -l LEVEL -y reset" (mstfwreset for
 // mstconfig), which loads the Next Boot configuration without a reboot.
 func Reset(ctx context.Context, r Runner, tool, device string, level int) error {
-	ts, err := toolsFor(tool)
-	if err != nil {
-		return err
-	}
 	if level < 0 || level > 5 {
-		return fmt.Errorf("%s: reset level %d: want 0 to 5", ts.reset, level)
+		return fmt.Errorf("firmware reset: reset level %d: want 0 to 5", level)
 	}
-	cmd := command(ts.reset, "-d", device, "-l", strconv.Itoa(level), "-y", "reset")
-	stdout, stderr, exit, err := r.Run(ctx, cmd)
+	ts, cmd, res, err := runTool(ctx, r, tool, func(ts toolset) string {
+		return command(ts.reset, "-d", device, "-l", strconv.Itoa(level), "-y", "reset")
+	})
 	if err != nil {
+		if ts.name == "" {
+			return err
+		}
 		return fmt.Errorf("%s on device %s: %s: %w", ts.reset, device, cmd, err)
 	}
+	stdout, stderr, exit := res.Stdout, res.Stderr, res.Exit
 	errs := errorLines(stdout + "\n" + stderr)
 	if exit != 0 || len(errs) > 0 {
 		return newToolError(ts.reset, device, cmd, nil, exit, stdout, stderr, errs)
@@ -374,18 +396,17 @@ func Reset(ctx context.Context, r Runner, tool, device string, level int) error 
 	return nil
 }
 
-// QueryFirmware runs "flint -d DEVICE query" (mstflint for mstconfig).
+// QueryFirmware runs "flint -d DEVICE query" (mstflint for mstconfig; with ToolAuto, the one
+// the node has, found in the same command: FirmwareInfo.Tool says which).
 func QueryFirmware(ctx context.Context, r Runner, tool, device string) (*FirmwareInfo, error) {
-	ts, err := toolsFor(tool)
+	ts, cmd, res, err := runTool(ctx, r, tool, func(ts toolset) string { return firmwareCommand(ts, device) })
 	if err != nil {
-		return nil, err
-	}
-	cmd := firmwareCommand(ts, device)
-	stdout, stderr, exit, err := r.Run(ctx, cmd)
-	if err != nil {
+		if ts.name == "" {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.flint, device, cmd, err)
 	}
-	return firmwareResult(ts, device, cmd, stdout, stderr, exit)
+	return firmwareResult(ts, device, cmd, res.Stdout, res.Stderr, res.Exit)
 }
 
 func firmwareCommand(ts toolset, device string) string {
@@ -401,15 +422,23 @@ func firmwareResult(ts toolset, device, cmd, stdout, stderr string, exit int) (*
 	if err != nil {
 		return nil, &ToolError{Tool: ts.flint, Device: device, Command: cmd, Exit: exit, Message: err.Error(), Output: stdout + stderr}
 	}
+	fi.Tool = ts.name
 	return fi, nil
 }
 
+// errorLines are the tools' -E- messages (reportErr: "-E- %s" on stdout). A burn that fails
+// while writing prints its message right after a progress line that has no newline
+// ("\rWriting Boot image component -  30%-E- Burning FS4 image failed: ..."), so a message is
+// also taken from within a line, after a carriage return or a percentage.
 func errorLines(s string) []string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "-E-") {
-			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "-E-")))
+		l = strings.TrimSpace(l)
+		i := strings.Index(l, "-E-")
+		if i < 0 || (i > 0 && !strings.ContainsAny(l[i-1:i], "\r%")) {
+			continue
 		}
+		out = append(out, strings.TrimSpace(l[i+len("-E-"):]))
 	}
 	return out
 }

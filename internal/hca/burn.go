@@ -41,16 +41,14 @@ func CheckPSID(device, image, cardPSID, imagePSID string) error {
 // image. A missing or invalid image fails with the tool's text ("Cannot open Image: ...",
 // "Failed to query image: ... No valid image found").
 func QueryImage(ctx context.Context, r Runner, tool, image string) (*FirmwareInfo, error) {
-	ts, err := toolsFor(tool)
+	ts, cmd, res, err := runTool(ctx, r, tool, func(ts toolset) string { return imageCommand(ts, image) })
 	if err != nil {
-		return nil, err
-	}
-	cmd := imageCommand(ts, image)
-	stdout, stderr, exit, err := r.Run(ctx, cmd)
-	if err != nil {
+		if ts.name == "" {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s on image %s: %s: %w", ts.flint, image, cmd, err)
 	}
-	return imageResult(ts, image, cmd, stdout, stderr, exit)
+	return imageResult(ts, image, cmd, res.Stdout, res.Stderr, res.Exit)
 }
 
 func imageCommand(ts toolset, image string) string { return command(ts.flint, "-i", image, "query") }
@@ -65,15 +63,16 @@ func imageResult(ts toolset, image, cmd, stdout, stderr string, exit int) (*Firm
 
 // QueryCardAndImage runs "flint -d DEVICE q" and "flint -i IMAGE q" in one command on the node
 // (remote.RunBatch): what a plan needs to show the version an update brings and to refuse a PSID
-// mismatch, and what UpdateFirmware checks before it burns. cmds are the commands run.
+// mismatch, and what UpdateFirmware checks before it burns. cmds are the commands run. With
+// ToolAuto the node's tool is found in the same command: card.Tool and img.Tool say which.
 func QueryCardAndImage(ctx context.Context, r Runner, tool, device, image string) (card, img *FirmwareInfo, cmds []string, err error) {
-	ts, err := toolsFor(tool)
-	if err != nil {
+	ts, cmds, out, err := runTools(ctx, r, tool, func(ts toolset) []string {
+		return []string{firmwareCommand(ts, device), imageCommand(ts, image)}
+	})
+	if ts.name == "" {
 		return nil, nil, nil, err
 	}
-	fcmd, icmd := firmwareCommand(ts, device), imageCommand(ts, image)
-	cmds = []string{fcmd, icmd}
-	out, err := remote.RunBatch(ctx, r, fcmd, icmd)
+	fcmd, icmd := cmds[0], cmds[1]
 	if len(out) < 2 {
 		if len(out) == 1 {
 			if _, ferr := firmwareResult(ts, device, fcmd, out[0].Stdout, out[0].Stderr, out[0].Exit); ferr != nil {
@@ -100,6 +99,9 @@ type FirmwareUpdate struct {
 	ResetPending bool
 	Output       string   // what the burn printed
 	Commands     []string // every command run, in order
+	// Tool is the family that ran: the tool given, or with ToolAuto the one the node has ("" when
+	// none ran).
+	Tool string
 }
 
 // UpdateFirmware brings device to image: it queries the card and the image in one command on
@@ -107,17 +109,24 @@ type FirmwareUpdate struct {
 // does nothing when the flash already holds the image's version (a re-apply is not an error,
 // unlike a vendor tool's "same version installed"), else burns with "-y" and queries the card
 // again to read the new version back: a burn that exits 0 but leaves another version on the
-// flash is an error.
+// flash is an error. With ToolAuto the node's tool is found in the first command and burns.
 func UpdateFirmware(ctx context.Context, r Runner, tool, device, image string) (*FirmwareUpdate, error) {
-	ts, err := toolsFor(tool)
-	if err != nil {
-		return nil, err
+	if tool != ToolAuto {
+		if _, err := toolsFor(tool); err != nil {
+			return nil, err
+		}
 	}
 	res := &FirmwareUpdate{}
+	var err error
 	res.Before, res.Image, res.Commands, err = QueryCardAndImage(ctx, r, tool, device, image)
 	if err != nil {
 		return res, err
 	}
+	ts, err := toolsFor(res.Before.Tool)
+	if err != nil {
+		return res, err
+	}
+	res.Tool = ts.name
 	fcmd := firmwareCommand(ts, device)
 	if err := CheckPSID(device, image, res.Before.PSID, res.Image.PSID); err != nil {
 		return res, err
@@ -157,20 +166,22 @@ func UpdateFirmware(ctx context.Context, r Runner, tool, device, image string) (
 // on the node (remote.RunBatch: "flint -d DEV q" per card, then "flint -i IMAGE q"): what a
 // rollout's plan needs per node, since each command is an SSH session and a start of the node's
 // login shell (see the package comment). cards follow devices; image is skipped when "". A
-// card or image the tool cannot read fails with the tool's text, naming it.
+// card or image the tool cannot read fails with the tool's text, naming it. With ToolAuto the
+// node's tool is found in the same command: each FirmwareInfo's Tool says which.
 func QueryCards(ctx context.Context, r Runner, tool string, devices []string, image string) (cards []*FirmwareInfo, img *FirmwareInfo, err error) {
-	ts, err := toolsFor(tool)
-	if err != nil {
-		return nil, nil, err
+	ts, cmds, out, rerr := runTools(ctx, r, tool, func(ts toolset) []string {
+		var cmds []string
+		for _, d := range devices {
+			cmds = append(cmds, firmwareCommand(ts, d))
+		}
+		if image != "" {
+			cmds = append(cmds, imageCommand(ts, image))
+		}
+		return cmds
+	})
+	if ts.name == "" {
+		return nil, nil, rerr
 	}
-	var cmds []string
-	for _, d := range devices {
-		cmds = append(cmds, firmwareCommand(ts, d))
-	}
-	if image != "" {
-		cmds = append(cmds, imageCommand(ts, image))
-	}
-	out, rerr := remote.RunBatch(ctx, r, cmds...)
 	for i, d := range devices {
 		if i >= len(out) {
 			return cards, nil, fmt.Errorf("%s on device %s: %s: %w", ts.flint, d, cmds[i], rerr)

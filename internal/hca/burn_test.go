@@ -203,3 +203,28 @@ func TestCheckPSID(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateFirmwareBurnFails: a burn that fails while writing (the double's burn_error fault,
+// flint's FLINT_FSX_BURN_ERROR text after an unfinished progress line) is a ToolError carrying
+// flint's message, the card keeps its image, and nothing is read back as burned.
+func TestUpdateFirmwareBurnFails(t *testing.T) {
+	e := newApplyEnv(t)
+	st := gpuNodeState()
+	st.Devices[0].BurnError = "Error while erasing the flash"
+	writeState(t, e.state, st)
+	good := writeImage(t, t.TempDir(), "fw-good.bin", newerImage("MT_0000001244"))
+	res, err := UpdateFirmware(e.ctx, e.r, ToolMlxconfig, dev, good)
+	var te *ToolError
+	if !errors.As(err, &te) || te.Exit != 1 || te.Message != "Burning FS4 image failed: Error while erasing the flash" || te.Tool != "flint" {
+		t.Fatalf("failed burn: %v", errText(err))
+	}
+	if !strings.Contains(res.Output, "Writing Boot image component -  30%-E- Burning FS4 image failed: Error while erasing the flash\n") {
+		t.Errorf("output %q", res.Output)
+	}
+	if res.Burned || res.After.FWVersion != "28.42.1000" {
+		t.Errorf("burned %v after %s", res.Burned, res.After.FWVersion)
+	}
+	if fw := readState(t, e.state).Devices[0].Firmware; fw.FWVersion != "28.42.1000" || fw.RunningVersion != "" {
+		t.Errorf("the flash changed: %+v", fw)
+	}
+}

@@ -32,6 +32,13 @@
 //     whose Next Boot value differs from its Current value is pending a reboot
 //     or a firmware reset.
 //
+//   - ToolAuto ("") uses the family the node has (detect.go): the probe "command -v flint ||
+//     command -v mstflint" is the first command of the batch that runs anyway, and every command
+//     after it is written for both families behind the same test, so finding the tool costs no
+//     round trip; results say which family ran (Reading.Tool, ApplyResult.Tool,
+//     FirmwareUpdate.Tool, FirmwareInfo.Tool), for the caller to record. Neither on the node is
+//     a *NoToolError saying what to install.
+//
 //   - Every argument put into a command line is shell-quoted (remote.Quote, the
 //     provider's one quoter): the command string is handed to a shell on the node.
 //

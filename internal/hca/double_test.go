@@ -81,6 +81,7 @@ type dDevice struct {
 	Params           []*dParam  `json:"params"`
 	Firmware         *dFirmware `json:"firmware,omitempty"`
 	ResetLevels      []int      `json:"reset_levels"` // nil: the double's default; []: none
+	BurnError        string     `json:"burn_error,omitempty"`
 }
 
 type dParam struct {

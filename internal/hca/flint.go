@@ -22,6 +22,9 @@ type FirmwareInfo struct {
 	DeviceVSD          string
 	PSID               string
 	SecurityAttributes string
+	// Tool is the family whose flint printed it (ToolMlxconfig, ToolMstconfig or the path
+	// given): with ToolAuto, the one the node has. ParseFlintQuery leaves it "".
+	Tool string
 	// Fields holds every "Key: value" line as printed, continuation lines
 	// joined with "\n", for keys not given their own field.
 	Fields map[string]string

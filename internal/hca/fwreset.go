@@ -105,15 +105,14 @@ func ParseResetQuery(out string) (*ResetLevels, error) {
 // no level at all makes the tool fail ("-E- There is no supported reset-level."): that is a
 // *ToolError, which the caller can tell from an unreachable node.
 func QueryReset(ctx context.Context, r Runner, tool, device string) (*ResetLevels, error) {
-	ts, err := toolsFor(tool)
+	ts, cmd, res, err := runTool(ctx, r, tool, func(ts toolset) string { return command(ts.reset, "-d", device, "query") })
 	if err != nil {
-		return nil, err
-	}
-	cmd := command(ts.reset, "-d", device, "query")
-	stdout, stderr, exit, err := r.Run(ctx, cmd)
-	if err != nil {
+		if ts.name == "" {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.reset, device, cmd, err)
 	}
+	stdout, stderr, exit := res.Stdout, res.Stderr, res.Exit
 	if errs := errorLines(stdout + "\n" + stderr); exit != 0 || len(errs) > 0 {
 		return nil, newToolError(ts.reset, device, cmd, nil, exit, stdout, stderr, errs)
 	}

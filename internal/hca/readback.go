@@ -72,24 +72,28 @@ type Reading struct {
 	// Firmware is what QueryFirmware reads; nil when FirmwareErr is set (its error).
 	Firmware    *FirmwareInfo
 	FirmwareErr error
+	// Tool is the family that ran: the tool given, or with ToolAuto the one the node has.
+	Tool string
 }
 
 // Read is ReadSettings and QueryFirmware in ONE command on the node (remote.RunBatch): a refresh
 // of an HCA costs one session and one start of the node's login shell, not two. The commands
 // and their parsing are those of Query and QueryFirmware. err is for what stopped both: an
-// unknown tool, or a batch that could not run (a lost connection, ctx ending).
+// unknown tool, a node without either tool (*NoToolError, with ToolAuto: the tool is found in
+// the same command, runTools), or a batch that could not run (a lost connection, ctx ending).
 func Read(ctx context.Context, r Runner, tool, device string, have map[string]string) (*Reading, error) {
-	ts, err := toolsFor(tool)
-	if err != nil {
+	names := sortedKeys(have) // in order, so that the command is the same every time
+	ts, cmds, out, err := runTools(ctx, r, tool, func(ts toolset) []string {
+		return []string{queryCommand(ts, device, names), firmwareCommand(ts, device)}
+	})
+	if ts.name == "" {
 		return nil, err
 	}
-	names := sortedKeys(have) // in order, so that the command is the same every time
-	qcmd, fcmd := queryCommand(ts, device, names), firmwareCommand(ts, device)
-	out, err := remote.RunBatch(ctx, r, qcmd, fcmd)
+	qcmd, fcmd := cmds[0], cmds[1]
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s on device %s: %s: %w", ts.config, device, qcmd, err)
 	}
-	rd := &Reading{}
+	rd := &Reading{Tool: ts.name}
 	if q, qerr := queryResult(ts, device, qcmd, names, out[0].Stdout, out[0].Stderr, out[0].Exit); qerr != nil {
 		rd.SettingsErr = qerr
 	} else {

@@ -49,7 +49,10 @@ type ResetPendingResult struct {
 func ResetPending(ctx context.Context, r Runner, tool, device string, o ResetPendingOptions) (*ResetPendingResult, error) {
 	res := &ResetPendingResult{Level: -1}
 	rec := &recorder{r: r, cmds: &res.Commands}
-	before, err := Query(ctx, rec, tool, device)
+	before, ts, err := query(ctx, rec, tool, device, nil)
+	if ts.name != "" {
+		tool = ts.name // ToolAuto: the family the node has, for the reset too
+	}
 	if err != nil {
 		return res, err
 	}

@@ -21,35 +21,39 @@ type Runner interface {
 // Tool families. The configuration tool decides the others: MFT ships
 // mlxconfig, flint and mlxfwreset; mstflint ships mstconfig, mstflint and
 // mstfwreset. They take the same arguments and print the same text.
+// ToolAuto ("") leaves the choice to the node: see detect.go.
 const (
 	ToolMlxconfig = "mlxconfig"
 	ToolMstconfig = "mstconfig"
+	ToolAuto      = ""
 )
 
-// toolset names the three programs of one family.
+// toolset names the three programs of one family, and the tool that named it (name: what
+// callers record, ToolMlxconfig, ToolMstconfig or the absolute path given).
 type toolset struct {
-	config, flint, reset string
+	name, config, flint, reset string
 }
 
 // toolsFor returns the programs of the family that tool names: "mlxconfig"
-// (or "") for MFT, "mstconfig" for mstflint. tool may also be an absolute path ending in /mlxconfig or /mstconfig, for
+// for MFT, "mstconfig" for mstflint. tool may also be an absolute path ending in /mlxconfig or /mstconfig, for
 // an installation outside the PATH of a non-interactive SSH session (MFT
 // under /opt/mellanox, say): the other two programs are then taken from the
-// same directory.
+// same directory. ToolAuto is not a family: the functions that take a tool resolve it on the
+// node (detect.go) before they come here.
 func toolsFor(tool string) (toolset, error) {
 	switch tool {
-	case ToolMlxconfig, "":
-		return toolset{"mlxconfig", "flint", "mlxfwreset"}, nil
+	case ToolMlxconfig:
+		return toolset{tool, "mlxconfig", "flint", "mlxfwreset"}, nil
 	case ToolMstconfig:
-		return toolset{"mstconfig", "mstflint", "mstfwreset"}, nil
+		return toolset{tool, "mstconfig", "mstflint", "mstfwreset"}, nil
 	}
 	if strings.HasPrefix(tool, "/") {
 		dir, base := path.Split(path.Clean(tool))
 		switch base {
 		case ToolMlxconfig:
-			return toolset{dir + "mlxconfig", dir + "flint", dir + "mlxfwreset"}, nil
+			return toolset{tool, dir + "mlxconfig", dir + "flint", dir + "mlxfwreset"}, nil
 		case ToolMstconfig:
-			return toolset{dir + "mstconfig", dir + "mstflint", dir + "mstfwreset"}, nil
+			return toolset{tool, dir + "mstconfig", dir + "mstflint", dir + "mstfwreset"}, nil
 		}
 	}
 	return toolset{}, fmt.Errorf("hca: unknown tool %q: want %q, %q or an absolute path ending in /%s or /%s",

@@ -23,7 +23,7 @@ func TestToolByAbsolutePath(t *testing.T) {
 		}
 	}
 	ts, err := toolsFor("/opt/mellanox/mft/bin/mlxconfig")
-	if err != nil || ts != (toolset{"/opt/mellanox/mft/bin/mlxconfig", "/opt/mellanox/mft/bin/flint", "/opt/mellanox/mft/bin/mlxfwreset"}) {
+	if err != nil || ts != (toolset{"/opt/mellanox/mft/bin/mlxconfig", "/opt/mellanox/mft/bin/mlxconfig", "/opt/mellanox/mft/bin/flint", "/opt/mellanox/mft/bin/mlxfwreset"}) {
 		t.Fatalf("toolset: %+v %v", ts, err)
 	}
 	for _, bad := range []string{"/usr/bin/ethtool", "bin/mlxconfig", "./mlxconfig"} {

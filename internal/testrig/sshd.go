@@ -45,6 +45,7 @@ type SSHD struct {
 	ExtraHostKey ssh.PublicKey
 
 	sshdPath string
+	path     string // SSHDOptions.Path
 	cfgFile  string
 	hostKey  string // path of the private host key
 	extraKey string // path of the unrecorded ECDSA host key, if any
@@ -62,6 +63,10 @@ type SSHDOptions struct {
 	// record. x/crypto's default preference puts ECDSA before Ed25519, so a client that does not
 	// pin its host key algorithms to the recorded type is refused by this server.
 	ExtraECDSAHostKey bool
+	// Path, when set, is the PATH of every command the server runs for a client (sshd_config
+	// SetEnv, which sshd applies after its compiled-in default PATH, sshd_config(5)): the
+	// programs a node has on the PATH of an SSH session, e.g. a tool double under its real name.
+	Path string
 }
 
 // SSHDPath finds the sshd binary. It lives in /usr/sbin, which is not on PATH for non-login
@@ -107,7 +112,10 @@ func StartSSHD(t TB, opts SSHDOptions) *SSHD {
 		_ = os.Chmod("/run/sshd", 0o755)
 	}
 
-	s := &SSHD{Host: host, User: u.Username, Dir: t.TempDir(), sshdPath: SSHDPath(t)}
+	if strings.ContainsAny(opts.Path, " \t\n\"'") {
+		t.Fatalf("StartSSHD: Path %q has a blank or a quote, which SetEnv would split", opts.Path)
+	}
+	s := &SSHD{Host: host, User: u.Username, Dir: t.TempDir(), sshdPath: SSHDPath(t), path: opts.Path}
 	s.cfgFile = filepath.Join(s.Dir, "sshd_config")
 	s.hostKey = filepath.Join(s.Dir, "ssh_host_ed25519_key")
 	s.AuthorizedKeysFile = filepath.Join(s.Dir, "authorized_keys")
@@ -281,6 +289,9 @@ func (s *SSHD) writeConfig(t TB) {
 		"StrictModes no",
 		"",
 	}, "\n")
+	if s.path != "" {
+		cfg += "SetEnv PATH=" + s.path + "\n"
+	}
 	writeFile(t, s.cfgFile, cfg, 0o600)
 	if out, err := exec.Command(s.sshdPath, "-t", "-f", s.cfgFile).CombinedOutput(); err != nil {
 		t.Fatalf("sshd -t -f %s: %v\n%s\nconfig:\n%s", s.cfgFile, err, out, cfg)

@@ -114,6 +114,18 @@ func (t *tool) burn(dev, img string, yes bool) int {
 	t.printf("\rInitializing image partition -   OK\n")
 	for p := 0; p <= 100; p += 10 {
 		t.printf("\rWriting Boot image component - %3d%%", p)
+		if d.BurnError != "" && p == 30 {
+			// The fault mode: FsCtrlOperations::FwBurnAdvanced fails when burnComponents does,
+			// with errmsg("%s", FwCompsMgr::getLastErrMsg()), and burnFs3 reports it with
+			// reportErr(true, FLINT_FSX_BURN_ERROR, "FS4", err) — "Burning %s image failed: %s\n"
+			// (flint/err_msgs.h), printed "-E- %s" on stdout — and returns FLINT_FAILED; the
+			// flash keeps its image (mstflint v4.21.0-1 mlxfwops/lib/fsctrl_ops.cpp,
+			// flint/subcommands.cpp). The progress line is left as it was, without a newline,
+			// since nothing prints one on this path; at which percentage a real failure comes
+			// depends on the fault (reconstructed: 30%).
+			t.printf("-E- Burning %s image failed: %s\n", fw.ImageType, d.BurnError)
+			return exitFlintFailed
+		}
 	}
 	t.printf("\rWriting Boot image component -   OK\n")
 	if cur.RunningVersion == "" {

@@ -91,6 +91,10 @@ type device struct {
 	// default, as in samples/mlxfwreset.txt). [] is a card that supports
 	// none: only a reboot loads the changes.
 	ResetLevels []int `json:"reset_levels"`
+	// BurnError, when set, makes a burn of this card fail while writing the image, with this
+	// text of the firmware's component manager (FwCompsMgr::getLastErrMsg, e.g. "Error while
+	// erasing the flash"): a fault mode, see burn in firmware.go.
+	BurnError string `json:"burn_error,omitempty"`
 }
 
 func (d *device) resetLevels() []int {
