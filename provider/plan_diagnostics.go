@@ -54,10 +54,25 @@ func diagPath(l plan.Loc) path.Path {
 // capDiagnostics keeps the first plan.MaxPerCause diagnostics of each cause (severity and
 // summary) and counts the rest, as the pipeline caps its problems (plan.CapEach): the decoder reports every malformed
 // item, and 10,000 of them would otherwise be 10,000 diagnostics, which Terraform renders in
-// time quadratic in their number.
+// time quadratic in their number. It is the one cap of the provider's diagnostics: every list of
+// them that grows with the input goes through it or capDiagnosticsBy.
 func capDiagnostics(diags diag.Diagnostics) diag.Diagnostics {
+	return capDiagnosticsBy(diags, func(diag.Diagnostic) string { return "" })
+}
+
+// capDiagnosticsBy is capDiagnostics for diagnostics whose summaries name their subject ("Node
+// gpu001: cannot ...", "OpenSM on sm2 logged errors"), each of which would otherwise be a cause
+// of its own: kind gives a diagnostic's cause, in words ("" keeps its summary as its cause), and
+// is the summary of the diagnostic that counts the rest of that cause.
+func capDiagnosticsBy(diags diag.Diagnostics, kind func(diag.Diagnostic) string) diag.Diagnostics {
+	cause := func(d diag.Diagnostic) string {
+		if k := kind(d); k != "" {
+			return k
+		}
+		return d.Summary()
+	}
 	return plan.CapEach(diags, plan.MaxPerCause,
-		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + d.Summary() },
+		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + cause(d) },
 		func(d diag.Diagnostic) string {
 			if wp, ok := d.(diag.DiagnosticWithPath); ok {
 				return wp.Path().String()
@@ -67,8 +82,8 @@ func capDiagnostics(diags diag.Diagnostics) diag.Diagnostics {
 		func(first diag.Diagnostic, more int, places []string) diag.Diagnostic {
 			detail := plan.MoreDetail(more, places, first.Severity() == diag.SeverityError)
 			if first.Severity() == diag.SeverityWarning {
-				return diag.NewWarningDiagnostic(first.Summary(), detail)
+				return diag.NewWarningDiagnostic(cause(first), detail)
 			}
-			return diag.NewErrorDiagnostic(first.Summary(), detail)
+			return diag.NewErrorDiagnostic(cause(first), detail)
 		})
 }

@@ -1,0 +1,140 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+)
+
+// Issue 32, point 5: every list of diagnostics that grows with the input is capped as the
+// plan's problems are (capDiagnostics, capDiagnosticsBy): plan.MaxPerCause of a cause, then one
+// that counts the rest. Each test feeds more than the cap and checks both figures against the
+// number fed.
+
+// moreRE reads the figure of plan.MoreDetail.
+var moreRE = regexp.MustCompile(`(\d+) more problems? of this kind are not shown`)
+
+// capFigures counts the diagnostics whose summary starts with prefix and reads the figure of
+// the one whose summary is counter; more is -1 when there is none.
+func capFigures(ds diag.Diagnostics, prefix, counter string) (shown, more int) {
+	more = -1
+	for _, d := range ds {
+		switch {
+		case d.Summary() == counter:
+			if m := moreRE.FindStringSubmatch(d.Detail()); m != nil {
+				more, _ = strconv.Atoi(m[1])
+			}
+		case strings.HasPrefix(d.Summary(), prefix):
+			shown++
+		}
+	}
+	return shown, more
+}
+
+func checkCapped(t *testing.T, what string, ds diag.Diagnostics, prefix, counter string, fed int) {
+	t.Helper()
+	if fed <= plan.MaxPerCause {
+		t.Fatalf("%s: %d fed is not beyond the cap %d", what, fed, plan.MaxPerCause)
+	}
+	shown, more := capFigures(ds, prefix, counter)
+	if shown != plan.MaxPerCause || more != fed-plan.MaxPerCause {
+		var b strings.Builder
+		for _, d := range ds {
+			fmt.Fprintf(&b, "  %s: %s | %.100s\n", d.Severity(), d.Summary(), d.Detail())
+		}
+		t.Errorf("%s: %d fed, %d shown and %d counted, want %d and %d:\n%s", what, fed, shown, more, plan.MaxPerCause, fed-plan.MaxPerCause, b.String())
+	}
+}
+
+// TestSMHostDiagnosticsCapped: the warnings of a run over many SM hosts (OpenSM logged errors
+// after a push, a host whose state cannot be read, a host left as it is at destroy) and the
+// summary of the hosts whose OpenSM needs repair are capped.
+func TestSMHostDiagnosticsCapped(t *testing.T) {
+	const hosts = 9
+	var results []opensm.Result
+	var unread []opensm.HostError
+	var sick []opensm.HostHealth
+	for i := range hosts {
+		h := fmt.Sprintf("sm%02d", i+1)
+		results = append(results, opensm.Result{Host: h, Written: true, Kept: true,
+			Verdict: opensm.Verdict{Engine: "ftree", Errors: []string{"ERR 0A01: something"}}})
+		unread = append(unread, opensm.HostError{Host: h, Err: errors.New("connection refused")})
+		sick = append(sick, opensm.HostHealth{Host: h, Health: opensm.Health{Why: "not running"}})
+	}
+
+	var d diag.Diagnostics
+	if !reportHosts(opensm.OpPush, results, nil, &d) {
+		t.Fatal("reportHosts failed a run without an error")
+	}
+	checkCapped(t, "logged errors", d, "OpenSM on sm", "OpenSM logged errors on these SM hosts", hosts)
+
+	d = nil
+	addWarnings(&d, opensm.HostsState{Unread: unread, Sick: sick}.Warnings("sm01", "/etc/opensm"))
+	checkCapped(t, "unread hosts", d, opensm.UnreadSummary+"sm", opensm.UnreadSummary+"these SM hosts", hosts)
+	var sickDiag diag.Diagnostic
+	for _, x := range d {
+		if strings.HasPrefix(x.Summary(), "OpenSM does not run as intended") {
+			sickDiag = x
+		}
+	}
+	if sickDiag == nil || !strings.HasSuffix(sickDiag.Summary(), listed.First([]string{"sm01", "sm02", "sm03", "sm04", "sm05"}, listed.Few, ", ")+
+		fmt.Sprintf(" and %d more", hosts-listed.Few)) {
+		t.Errorf("the hosts that need repair: %v", sickDiag)
+	}
+
+	d = nil
+	reportRestore(results, nil, &d)
+	checkCapped(t, "hosts left as they are", d, "Subnet manager host sm", "Subnet manager hosts left as they are", hosts)
+}
+
+// TestAccMaintenanceWavesCapped: through the real terraform, 9 devices the fabric lacks and 9
+// leaves that no wave can hold (each cuts off its nodes where no endpoint may be) give
+// plan.MaxPerCause errors each and one that counts the rest.
+func TestAccMaintenanceWavesCapped(t *testing.T) {
+	const n = 9
+	var unknown, leaves []string
+	for i := range n {
+		unknown = append(unknown, fmt.Sprintf("%q", fmt.Sprintf("spine9%d", i)))
+		leaves = append(leaves, fmt.Sprintf("%q", fmt.Sprintf("leaf%02d", i+1)))
+	}
+	for _, c := range []struct {
+		what, devices, prefix, counter string
+	}{
+		{"devices the fabric lacks", strings.Join(unknown, ", "), "No such device", "No such device"},
+		{"devices no wave holds", strings.Join(leaves, ", "), "No wave can hold leaf", "No wave can hold these devices"},
+	} {
+		var got string
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviders,
+			ErrorCheck: func(err error) error {
+				got = err.Error()
+				return nil
+			},
+			Steps: []resource.TestStep{{Config: wavesConfig(fmt.Sprintf(`
+data "gpucluster_maintenance_waves" "spines" {
+  design   = data.gpucluster_topology.pod.design
+  devices  = [%s]
+  degraded = { max_unreachable_endpoints = 0 }
+}
+`, c.devices))}},
+		})
+		shown := strings.Count(got, "Error: "+c.prefix)
+		if c.prefix == c.counter {
+			shown-- // the one that counts the rest has the same summary
+		}
+		m := moreRE.FindStringSubmatch(strings.Join(strings.Fields(got), " "))
+		if shown != plan.MaxPerCause || m == nil || m[1] != strconv.Itoa(n-plan.MaxPerCause) || !strings.Contains(got, "Error: "+c.counter) {
+			t.Errorf("%s: %d shown, counted %v, want %d and %d:\n%s", c.what, shown, m, plan.MaxPerCause, n-plan.MaxPerCause, got)
+		}
+	}
+}
