@@ -14,6 +14,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/opensm"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/plan"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
 // Issue 32, point 5: every list of diagnostics that grows with the input is capped as the
@@ -136,5 +137,55 @@ data "gpucluster_maintenance_waves" "spines" {
 		if shown != plan.MaxPerCause || m == nil || m[1] != strconv.Itoa(n-plan.MaxPerCause) || !strings.Contains(got, "Error: "+c.counter) {
 			t.Errorf("%s: %d shown, counted %v, want %d and %d:\n%s", c.what, shown, m, plan.MaxPerCause, n-plan.MaxPerCause, got)
 		}
+	}
+}
+
+// TestAccFirmwareRolloutCapped: a rollout over 9 nodes whose BMCs do not answer (a port nothing
+// listens on) fails its plan with one error per node, alike but for the node's name: capped
+// as one cause (bySubject), plan.MaxPerCause shown and one that counts the rest.
+func TestAccFirmwareRolloutCapped(t *testing.T) {
+	const n = 9
+	dead := testrig.FreePort(t)
+	var got string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		ErrorCheck: func(err error) error {
+			got = err.Error()
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: fmt.Sprintf(`
+provider "gpucluster" {
+  bmc = { username = "admin", password = "secret-pw" }
+}
+data "gpucluster_topology" "pod" {
+  kind       = "fat-tree"
+  node_count = 16
+}
+locals {
+  names = [for i in range(%d) : format("gpu%%03d", i + 1)]
+}
+data "gpucluster_maintenance_waves" "nodes" {
+  design   = data.gpucluster_topology.pod.design
+  devices  = local.names
+  degraded = { max_unreachable_endpoints = 16 }
+}
+resource "gpucluster_firmware_rollout" "fw" {
+  waves = data.gpucluster_maintenance_waves.nodes.waves
+  nodes = { for n in local.names : n => { name = n, bmc = { endpoint = "127.0.0.1", port = %d, protocols = ["redfish"], ipmi_port = null, insecure_tls = null, tls_ca_pem = null, username = null, password = null } } }
+  firmware = {
+    bmc    = "25.01.03"
+    images = { bmc = "https://images.example/bmc.bin" }
+  }
+}
+`, n, dead)}},
+	})
+	text := strings.Join(strings.Fields(got), " ")
+	shown := regexp.MustCompile(`Error: Node gpu\d{3}: cannot`).FindAllString(text, -1)
+	if len(shown) > 0 && shown[0] != "Error: Node gpu001: cannot" {
+		t.Errorf("the first error shown is %q, want gpu001's: the nodes in order", shown[0])
+	}
+	m := moreRE.FindStringSubmatch(text)
+	if len(shown) != plan.MaxPerCause || m == nil || m[1] != strconv.Itoa(n-plan.MaxPerCause) || !strings.Contains(text, "Error: Node ...: cannot") {
+		t.Errorf("%d shown, counted %v, want %d and %d:\n%s", len(shown), m, plan.MaxPerCause, n-plan.MaxPerCause, got)
 	}
 }

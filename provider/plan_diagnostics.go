@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"regexp"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -86,4 +88,20 @@ func capDiagnosticsBy(diags diag.Diagnostics, kind func(diag.Diagnostic) string)
 			}
 			return diag.NewErrorDiagnostic(cause(first), detail)
 		})
+}
+
+// subjectRE reads a summary that names its subject first ("Node gpu001: cannot ...", `HCA
+// "gpu001/mlx5_0" is no longer in hcas`).
+var subjectRE = regexp.MustCompile(`^(Node|HCA|Switch) ("[^"]*"|[^\s:]+)(.*)$`)
+
+// bySubject is the kind (capDiagnosticsBy) of a diagnostic whose summary names its node, HCA or
+// switch first: the summary with the name left out ("Node ...: cannot read its firmware versions
+// through its BMC"), so that a run over thousands of nodes that fails alike on each is one cause;
+// "" for another summary, whose cause is itself.
+func bySubject(d diag.Diagnostic) string {
+	m := subjectRE.FindStringSubmatch(d.Summary())
+	if m == nil || m[2] == "..." { // "..." is a kind already: the count of a cause capped before
+		return ""
+	}
+	return m[1] + " ..." + m[3]
 }
