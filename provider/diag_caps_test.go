@@ -189,3 +189,65 @@ resource "gpucluster_firmware_rollout" "fw" {
 		t.Errorf("%d shown, counted %v, want %d and %d:\n%s", len(shown), m, plan.MaxPerCause, n-plan.MaxPerCause, got)
 	}
 }
+
+// planErrors plans config, which must fail, and returns Terraform's output with its whitespace
+// folded.
+func planErrors(t *testing.T, config string) string {
+	t.Helper()
+	var got string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		ErrorCheck: func(err error) error {
+			got = err.Error()
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: config, PlanOnly: true, ExpectNonEmptyPlan: true}},
+	})
+	if got == "" {
+		t.Fatal("the plan did not fail")
+	}
+	return strings.Join(strings.Fields(got), " ")
+}
+
+// TestAccPerItemErrorsCapped: attributes that take a list or map of any length, each element of
+// which can be wrong alike (port selectors, mlxconfig settings, BMC users), give
+// plan.MaxPerCause errors and one that counts the rest.
+func TestAccPerItemErrorsCapped(t *testing.T) {
+	const n = 9
+	var ports, settings, users []string
+	for i := range n {
+		ports = append(ports, fmt.Sprintf("{ port = %d }", i+1))
+		settings = append(settings, fmt.Sprintf("NO_SUCH_PARAM_%d = \"1\"", i))
+		users = append(users, fmt.Sprintf(`{ name = "operator-with-a-long-name-%d", role = "Operator", password = "x" }`, i))
+	}
+	for _, c := range []struct{ what, config, summary string }{
+		{"port selectors", fmt.Sprintf(`
+data "gpucluster_port_counters" "c" {
+  host           = "127.0.0.1"
+  sample_seconds = 0
+  ports          = [%s]
+}`, strings.Join(ports, ", ")), "Port selector needs a GUID or a LID"},
+		{"mlxconfig settings", fmt.Sprintf(`
+resource "gpucluster_hca" "h" {
+  node              = "gpu001"
+  device            = "mlx5_0"
+  port_guid         = "0x0002c90300010000"
+  firmware_settings = { %s }
+}`, strings.Join(settings, ", ")), "Invalid mlxconfig setting"},
+		{"BMC user names", fmt.Sprintf(`
+resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 2
+  bmc        = { endpoint = "10.0.0.11", protocols = ["redfish", "ipmi"], username = "admin", password = "pw" }
+  bmc_users  = [%s]
+}`, strings.Join(users, ", ")), "BMC user name too long for IPMI"},
+	} {
+		got := planErrors(t, c.config)
+		shown := strings.Count(got, "Error: "+c.summary) - 1 // the one that counts the rest has the same summary
+		m := moreRE.FindStringSubmatch(got)
+		if shown != plan.MaxPerCause || m == nil || m[1] != strconv.Itoa(n-plan.MaxPerCause) {
+			t.Errorf("%s: %d shown, counted %v, want %d and %d:\n%s", c.what, shown, m, plan.MaxPerCause, n-plan.MaxPerCause, got)
+		}
+	}
+}
