@@ -103,12 +103,16 @@ func powerNodeOf(ctx context.Context, node, oldBMC types.Dynamic) (name string, 
 	if err == nil {
 		typed, err = types.ObjectType{AttrTypes: nodeBMCAttrTypes}.ValueFromTerraform(ctx, tv)
 	}
+	obj, isObj := typed.(types.Object)
+	if err == nil && !isObj {
+		err = fmt.Errorf("read as %T", typed)
+	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("node"), "node is not a gpucluster_node",
 			fmt.Sprintf("The bmc of node %q is not in the shape of gpucluster_node's bmc: %v.", n.ValueString(), err))
 		return "", bmcObj, diags
 	}
-	return n.ValueString(), typed.(types.Object), diags
+	return n.ValueString(), obj, diags
 }
 
 // underNode moves the errors bmcTargetFor puts on `bmc.<field>` (a node's attribute) to

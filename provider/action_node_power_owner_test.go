@@ -147,7 +147,7 @@ func TestPowerNodeOf(t *testing.T) {
 	}
 	full := node(names, mkBMC())
 	name, b, d := powerNodeOf(ctx, full, types.DynamicNull())
-	if d.HasError() || name != "gpu001" || b.Attributes()["endpoint"].(types.String).ValueString() != "10.0.0.11" {
+	if ep, _ := b.Attributes()["endpoint"].(types.String); d.HasError() || name != "gpu001" || ep.ValueString() != "10.0.0.11" {
 		t.Fatalf("the node itself: %q %v %v", name, b, d)
 	}
 	fe := types.DynamicValue(types.ObjectValueMust(map[string]attr.Type{"gpu001": full.UnderlyingValue().Type(ctx)},
