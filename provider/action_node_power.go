@@ -18,8 +18,10 @@ import (
 )
 
 var (
-	_ action.Action              = (*nodePowerAction)(nil)
-	_ action.ActionWithConfigure = (*nodePowerAction)(nil)
+	_ action.Action                   = (*nodePowerAction)(nil)
+	_ action.ActionWithConfigure      = (*nodePowerAction)(nil)
+	_ action.ActionWithValidateConfig = (*nodePowerAction)(nil)
+	_ action.ActionWithModifyPlan     = (*nodePowerAction)(nil)
 )
 
 func newNodePowerAction() action.Action { return &nodePowerAction{} }
@@ -28,8 +30,8 @@ func newNodePowerAction() action.Action { return &nodePowerAction{} }
 type nodePowerAction struct{ data *Data }
 
 type nodePowerModel struct {
-	Node     types.String   `tfsdk:"node"`
-	BMC      types.Object   `tfsdk:"bmc"`
+	Node     types.Dynamic  `tfsdk:"node"`
+	BMC      types.Dynamic  `tfsdk:"bmc"` // the old form's; refused (powerNodeOf)
 	Power    types.String   `tfsdk:"power"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
@@ -45,11 +47,6 @@ func (a *nodePowerAction) Configure(_ context.Context, req action.ConfigureReque
 }
 
 func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	bmcAttr := schemaAs[schema.SingleNestedAttribute](actionAttribute(nodeBMCAttributes()["bmc"]))
-	bmcAttr.Required, bmcAttr.Optional = true, false
-	bmcAttr.MarkdownDescription = "The node's BMC, in the shape of `gpucluster_node`'s `bmc`: usually " +
-		"`bmc = gpucluster_node.<name>.bmc`. The user name and password default to the provider's `bmc` block, the place for " +
-		"them: an action shows its configuration in the plan."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One power operation on a node, through its baseboard management controller (Redfish, or " +
 			"IPMI as the fallback, as `gpucluster_node` reaches it), for the one-off work that is not a state to keep: " +
@@ -60,17 +57,20 @@ func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, re
 			"(Redfish `Manager.Reset`, IPMI cold reset), not the host, and returns once the BMC answers again. The node's " +
 			"BMC lock is held throughout, so the action never interleaves with an apply of the node.",
 		Attributes: map[string]schema.Attribute{
-			"node": schema.StringAttribute{
+			"node": schema.DynamicAttribute{
 				Required: true,
-				MarkdownDescription: "The node whose BMC `bmc` is, e.g. `gpucluster_node.gpu001.name` beside " +
-					"`bmc = gpucluster_node.gpu001.bmc`: what progress lines and errors call it, each beside the BMC actually " +
-					"touched (`node gpu001 (BMC 10.0.0.11:443): already on ...`). The BMC decides the machine, not the name: " +
-					"where this run reads or applies a `gpucluster_node` with that BMC (as with an `action_trigger` on it, or " +
-					"the nodes refreshed before an `-invoke`), a `node` that is not that node is refused before the BMC is " +
-					"touched; a BMC no declared node has is acted on under the name given.",
-				Validators: []validator.String{nameValidator()},
+				MarkdownDescription: "The node itself: `node = gpucluster_node.gpu001` (one instance of a `for_each`: " +
+					"`gpucluster_node.all[\"gpu001\"]`). The action powers that node's own BMC (its `bmc`, with the user name " +
+					"and password of the provider's `bmc` block unless the node sets its own) and calls it by its `name` on every " +
+					"progress line and error, beside the BMC touched (`node gpu001 (BMC 10.0.0.11:443): already on`). Anything " +
+					"else (a name, an object written in the configuration, another resource, a node without `bmc`) is refused " +
+					"at plan, so the action cannot act on one machine while naming another.",
 			},
-			"bmc": bmcAttr,
+			"bmc": schema.DynamicAttribute{
+				Optional: true,
+				MarkdownDescription: "No longer taken: the BMC is the node's own (`node = gpucluster_node.<name>`). " +
+					"A configuration that still sets it is refused at plan with what to write instead.",
+			},
 			"power": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "`on`, `off` (a hard power-off), `graceful_restart` (Redfish GracefulRestart: the OS " +
@@ -85,6 +85,29 @@ func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, re
 	}
 }
 
+// ValidateConfig refuses what is wrong in the configuration as written (the old `node = "name"`
+// with `bmc`, an object literal); a reference to a resource is unknown here and is checked by
+// ModifyPlan once Terraform knows it.
+func (a *nodePowerAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	var m nodePowerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if !resp.Diagnostics.HasError() {
+		_, _, d := powerNodeOf(ctx, m.Node, m.BMC)
+		resp.Diagnostics.Append(d...)
+	}
+}
+
+// ModifyPlan checks the node once its value is known: at plan, and again at apply (for an
+// action_trigger on a node created in the same run).
+func (a *nodePowerAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	var m nodePowerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if !resp.Diagnostics.HasError() {
+		_, _, d := powerNodeOf(ctx, m.Node, m.BMC)
+		resp.Diagnostics.Append(d...)
+	}
+}
+
 func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m nodePowerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -93,8 +116,18 @@ func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	}
 	timeout, d := m.Timeouts.Invoke(ctx, defaultNodePowerTimeout)
 	resp.Diagnostics.Append(d...)
-	tgt, d := bmcTargetFor(ctx, a.data, m.Node.ValueString(), m.BMC, timeout)
+	name, bmcObj, d := powerNodeOf(ctx, m.Node, m.BMC)
 	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if name == "" || bmcObj.IsNull() || bmcObj.IsUnknown() {
+		// Terraform invokes an action with its configuration known; this is not reached.
+		resp.Diagnostics.AddAttributeError(path.Root("node"), "node is not known", "The node's name and bmc must be known when the action runs.")
+		return
+	}
+	tgt, d := bmcTargetFor(ctx, a.data, name, bmcObj, timeout)
+	resp.Diagnostics.Append(underNode(d)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -105,20 +138,18 @@ func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	}
 	key, owner, known := owners.Owner(tgt.cfg)
 	if known && owner != node {
-		// The BMC is what is touched: a name that is not its node's would act on one machine and
-		// report another (issue 32).
-		resp.Diagnostics.AddAttributeError(path.Root("node"), "bmc is another node's BMC",
-			fmt.Sprintf("The BMC at %s is gpucluster_node %q's (this run reads or applies it with that bmc), and node is %q: "+
-				"the action would act on %s while naming %s. Give the node and its own BMC together: node = "+
-				"gpucluster_node.%s.name with bmc = gpucluster_node.%s.bmc, or the bmc of %s.", key, owner, node, owner, node, owner, owner, node))
+		// The node's bmc comes from the node, but another gpucluster_node of this run claims the
+		// same BMC (host and port): which machine it is cannot be told.
+		resp.Diagnostics.AddAttributeError(path.Root("node"), "Two nodes share one BMC",
+			fmt.Sprintf("The BMC at %s is node %q's bmc and also gpucluster_node %q's (this run reads or applies it): "+
+				"the action would power one machine while naming either. Give each gpucluster_node its own bmc.", key, node, owner))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = maskSecrets(ctx, tgt.cfg.Password)
 	tgt.cfg.Logger = bmcLogger(ctx)
-	// Every line names the BMC touched beside the node it was given as, so the log says which
-	// machine was acted on even for a node this run does not declare.
+	// Every line names the BMC touched beside its node, so the log says which machine was acted on.
 	err := bmc.RunPower(ctx, tgt.cfg, m.Power.ValueString(), func(step string) {
 		actionProgress(ctx, resp, "node %s (BMC %s): %s", node, key, step)
 	})

@@ -61,23 +61,26 @@ func writeConfig(t *testing.T, hcl string) string {
 	return dir
 }
 
-// rfPowerActions declares one gpucluster_node_power action per operation, named after it, on
-// the Redfish rig's BMC; the credentials are the provider's.
+// rfPowerActions declares gpucluster_node gpu001 on the Redfish rig's BMC and one
+// gpucluster_node_power action per operation on it, named after the operation; the credentials
+// are the provider's.
 func rfPowerActions(rig *testrig.Redfish) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `provider "gpucluster" {
   bmc = { username = %s, password = %s }
 }
-locals {
-  bmc = { endpoint = "127.0.0.1", port = %d, protocols = ["redfish"], tls_ca_pem = %s }
+resource "gpucluster_node" "gpu001" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 2
+  bmc        = { endpoint = "127.0.0.1", port = %d, protocols = ["redfish"], tls_ca_pem = %s }
 }
 `, hclString(rig.Username), hclString(rig.Password), rig.Port, hclString(rig.CAPEM))
 	for _, op := range bmc.PowerOps {
 		fmt.Fprintf(&b, `
 action "gpucluster_node_power" %q {
   config {
-    node  = "gpu001"
-    bmc   = local.bmc
+    node  = gpucluster_node.gpu001
     power = %q
   }
 }
@@ -87,7 +90,7 @@ action "gpucluster_node_power" %q {
 }
 
 // TestAccActionNodePowerInvoke runs the power action as an operator does, `terraform apply
-// -invoke`, against the Redfish rig: each operation reaches the BMC as the Redfish call it names
+// -invoke`, on a gpucluster_node applied before, against the Redfish rig: each operation reaches the BMC as the Redfish call it names
 // (the rig's own record), `on`/`off` do nothing when the host is already so, a restart of a host
 // that is off is refused, a BMC reset restarts the manager and leaves the host alone, and no
 // output shows the password.
@@ -98,6 +101,10 @@ func TestAccActionNodePowerInvoke(t *testing.T) {
 	rig := testrig.StartRedfish(t, testrig.RedfishOptions{RestartTime: 300 * time.Millisecond})
 	rig.SetPowerOutOfBand("On")
 	dir := writeConfig(t, rfPowerActions(rig))
+	c.run(dir, "apply", "-auto-approve", "-input=false", "-no-color") // the node, in the state the actions read
+	if got := rig.Resets(); len(got) != 0 {
+		t.Fatalf("creating the node reset the host: %v", got)
+	}
 	invoke := func(op string) (string, error) {
 		out, err := c.try(dir, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.gpucluster_node_power."+op)
 		if strings.Contains(out, rig.Password) {
@@ -154,7 +161,7 @@ func TestAccActionNodePowerInvoke(t *testing.T) {
 }
 
 // TestAccActionNodePowerTrigger runs the action from an action_trigger, over IPMI against
-// ipmi_sim: creating the resource that triggers it power-cycles the host (the chassis control
+// ipmi_sim, on a gpucluster_node created in the same run: creating the resource that triggers it power-cycles the host (the chassis control
 // program sees it go off and on), and graceful_restart, which IPMI does not have, fails the apply
 // with the reason.
 func TestAccActionNodePowerTrigger(t *testing.T) {
@@ -166,15 +173,20 @@ func TestAccActionNodePowerTrigger(t *testing.T) {
 		return fmt.Sprintf(`provider "gpucluster" {
   bmc = { username = %s, password = %s }
 }
+resource "gpucluster_node" "n" {
+  name       = "gpu001"
+  rack       = "r01"
+  position_u = 2
+  bmc        = { endpoint = %q, port = %d, protocols = ["ipmi"] }
+}
 action "gpucluster_node_power" "p" {
   config {
-    node  = "gpu001"
-    bmc   = { endpoint = %q, port = %d, protocols = ["ipmi"] }
+    node  = gpucluster_node.n
     power = %q
   }
 }
 resource "terraform_data" "maintenance" {
-  input = %q
+  input = [gpucluster_node.n.id, %q]
   lifecycle {
     action_trigger {
       events  = [after_create, after_update]

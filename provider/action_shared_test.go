@@ -6,12 +6,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // TestActionSchemas: the provider serves the three actions, each taking its objects in exactly
-// the shape of the resource attribute it mirrors (so `bmc = gpucluster_node.x.bmc` and
-// `subnet_manager = gpucluster_fabric.x.subnet_manager` convert without loss), and the secrets
-// in them say that an action cannot hide them.
+// the shape of the resource attribute it mirrors (so `subnet_manager =
+// gpucluster_fabric.x.subnet_manager` converts without loss), and the secrets in them say that an
+// action cannot hide them; gpucluster_node_power takes the node itself.
 func TestActionSchemas(t *testing.T) {
 	fw := providerserver.NewProtocol6(New("test")())()
 	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
@@ -31,9 +32,13 @@ func TestActionSchemas(t *testing.T) {
 		return nil
 	}
 	mirror := []struct{ action, attr, resource, secret string }{
-		{"gpucluster_node_power", "bmc", "gpucluster_node", "password"},
 		{"gpucluster_opensm_sweep", "subnet_manager", "gpucluster_fabric", "ssh_private_key"},
 		{"gpucluster_hca_reset", "ssh", "gpucluster_hca", "private_key"},
+	}
+	// gpucluster_node_power takes the node itself (any value, checked by powerNodeOf): its bmc
+	// is the node's, not an object of the same shape given beside it.
+	if np := attr(resp.ActionSchemas["gpucluster_node_power"].Schema, "node"); !np.ValueType().Is(tftypes.DynamicPseudoType) || !np.Required {
+		t.Errorf("gpucluster_node_power.node is %s (required %v), want a required dynamic value", np.ValueType(), np.Required)
 	}
 	for _, m := range mirror {
 		as, ok := resp.ActionSchemas[m.action]

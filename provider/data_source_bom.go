@@ -252,7 +252,7 @@ func decodePriorDesign(ctx context.Context, prior types.Object) (topogen.Params,
 		r.diags.AddAttributeError(path.Root(plan.AttrPriorDesign).AtName(plan.AttrAsBuilt), "A floor in prior_design",
 			"prior_design is the design as it is cabled now, which a floor replaces: give the floor as gpucluster_bom's own as_built, and the work order starts from it.")
 	}
-	diags.Append(r.diags...)
+	diags.Append(capDiagnostics(r.diags)...)
 	if r.unknown && !diags.HasError() {
 		diags.AddAttributeError(path.Root(plan.AttrPriorDesign), "Unknown values", "gpucluster_bom needs prior_design known; Terraform reads it once it is.")
 	}

@@ -97,7 +97,7 @@ func TestAccBOM(t *testing.T) {
 				Config: smallBOM(`external_links = [{ device = "ufm01", switch = "leaf09", switch_port = 9 }]`),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(bomDS, "items.%", "3"),
-					resource.TestMatchResourceAttr(bomDS, "warnings.0", re(`external link ufm01:1 names switch "leaf09", which is not in the fabric`)),
+					resource.TestMatchResourceAttr(bomDS, "warnings.0", re(`1 external link(s) name a switch that is not in the fabric, left out: ufm01:1 (switch "leaf09")`)),
 					cablingRows(8, func([][]string) error { return nil }),
 				),
 			},

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -176,12 +177,14 @@ func (d *wavesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	devicesPath := path.Root("devices")
 	if !m.Devices.IsNull() {
 		resp.Diagnostics.Append(m.Devices.ElementsAs(ctx, &devices, false)...)
+		var unknownDevices diag.Diagnostics
 		for i, name := range devices {
 			if f.Spec.SwitchNamed(name) == nil && f.Spec.NodeNamed(name) == nil {
-				resp.Diagnostics.AddAttributeError(devicesPath.AtListIndex(i), "No such device",
+				unknownDevices.AddAttributeError(devicesPath.AtListIndex(i), "No such device",
 					fmt.Sprintf("%q is neither a switch nor a node of the fabric; name a switch or a node the fabric has", name))
 			}
 		}
+		resp.Diagnostics.Append(capDiagnostics(unknownDevices)...)
 	} else {
 		var sel wavesSelectModel
 		resp.Diagnostics.Append(m.Select.As(ctx, &sel, objectAsOptions)...)
@@ -212,17 +215,22 @@ func (d *wavesDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	var refused *waves.RefusedError
 	switch {
 	case errors.As(err, &refused):
+		index := map[string]int{}
+		for i, name := range devices {
+			index[name] = i
+		}
+		var held diag.Diagnostics
 		for _, r := range refused.Refused {
 			at := path.Root("select").AtName("role")
-			for i, name := range devices {
-				if name == r.Devices[0] && !m.Devices.IsNull() {
-					at = devicesPath.AtListIndex(i)
-				}
+			if i, ok := index[r.Devices[0]]; ok && !m.Devices.IsNull() {
+				at = devicesPath.AtListIndex(i)
 			}
-			resp.Diagnostics.AddAttributeError(at, "No wave can hold "+r.Devices[0],
+			held.AddAttributeError(at, "No wave can hold "+r.Devices[0],
 				fmt.Sprintf("%s cannot go down even alone: %s. Take it down in a window with the fabric drained, or loosen degraded.",
 					r.Devices[0], strings.Join(r.Breaks, "; ")))
 		}
+		// One per device that no wave holds (every spine of a fabric with one, say): capped.
+		resp.Diagnostics.Append(capDiagnosticsBy(held, func(diag.Diagnostic) string { return "No wave can hold these devices" })...)
 		return
 	case err != nil:
 		resp.Diagnostics.AddError("Maintenance waves", err.Error())

@@ -360,9 +360,11 @@ func selectedPorts(ctx context.Context, m *portCountersModel, extended bool, res
 		return nil
 	}
 	var queries []opensm.PerfQuery
+	var bad diag.Diagnostics
+	defer func() { resp.Diagnostics.Append(capDiagnostics(bad)...) }() // one per selector, and the list has no bound
 	for i, s := range sel {
 		if s.GUID.IsNull() == s.LID.IsNull() {
-			resp.Diagnostics.AddAttributeError(path.Root("ports").AtListIndex(i), "Port selector needs a GUID or a LID",
+			bad.AddAttributeError(path.Root("ports").AtListIndex(i), "Port selector needs a GUID or a LID",
 				"Give exactly one of guid (a switch node GUID or an HCA port GUID) and lid.")
 			continue
 		}

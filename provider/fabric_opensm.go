@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -412,11 +413,14 @@ func reportHosts(op opensm.Op, results []opensm.Result, err error, diags *diag.D
 	if errors.As(err, &stopped) {
 		results = results[:len(stopped.Done)]
 	}
+	var logged diag.Diagnostics
 	for _, res := range results {
 		if summary, detail, ok := op.LoggedErrors(res); ok {
-			diags.AddWarning(summary, detail)
+			logged.AddWarning(summary, detail)
 		}
 	}
+	// One per SM host, and the list of hosts has no bound: capped.
+	diags.Append(capDiagnosticsBy(logged, func(diag.Diagnostic) string { return "OpenSM logged errors on these SM hosts" })...)
 	switch {
 	case stopped != nil:
 		diags.AddAttributeError(path.Root("subnet_manager").AtName("hosts").AtListIndex(stopped.Index), stopped.Summary(),
@@ -463,8 +467,17 @@ func (r *fabricResource) refreshOpenSM(ctx context.Context, m *fabricModel, diag
 	m.OpenSM = openSMValue(st.Files)
 }
 
+// addWarnings adds what a refresh says of the SM hosts, one warning per host that could not be
+// read capped as one cause (the list of hosts has no bound).
 func addWarnings(diags *diag.Diagnostics, ws []opensm.Warning) {
+	var d diag.Diagnostics
 	for _, w := range ws {
-		diags.AddWarning(w.Summary, w.Detail)
+		d.AddWarning(w.Summary, w.Detail)
 	}
+	diags.Append(capDiagnosticsBy(d, func(d diag.Diagnostic) string {
+		if strings.HasPrefix(d.Summary(), opensm.UnreadSummary) {
+			return opensm.UnreadSummary + "these SM hosts"
+		}
+		return ""
+	})...)
 }

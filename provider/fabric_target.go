@@ -150,13 +150,16 @@ func hostResults(t partition.Target) []opensm.Result {
 // reportRestore maps an UnpushAll to diagnostics: a warning for each host left as it was, and
 // the error where the run stopped.
 func reportRestore(results []opensm.Result, err error, diags *diag.Diagnostics) {
+	var kept diag.Diagnostics
 	for _, res := range results {
 		if res.Kept {
-			diags.AddWarning("Subnet manager host "+res.Host+" left as it is",
+			kept.AddWarning("Subnet manager host "+res.Host+" left as it is",
 				"The provider found no snapshot of this host's files from before its first push (the host already had these files, "+
 					"or the snapshot was removed), so the files stay and OpenSM keeps running with them.")
 		}
 	}
+	// One per SM host, and the list of hosts has no bound: capped.
+	diags.Append(capDiagnosticsBy(kept, func(diag.Diagnostic) string { return "Subnet manager hosts left as they are" })...)
 	var stopped *opensm.AllError
 	switch {
 	case errors.As(err, &stopped) && stopped.Open:

@@ -348,19 +348,21 @@ func (r *nodeResource) modifyBMCPlan(ctx context.Context, state tfsdk.State, m, 
 			names[i], known[i] = u.Name.ValueString(), !u.Name.IsUnknown()
 		}
 		dups := bmc.DuplicateUsers(names, known)
+		var ud diag.Diagnostics // one per user, and the list has no bound: capped
 		for i, u := range users {
 			if u.Name.IsUnknown() {
 				continue
 			}
 			if msg, ok := dups[i]; ok {
-				diags.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "Duplicate BMC user", msg)
+				ud.AddAttributeError(path.Root("bmc_users").AtListIndex(i).AtName("name"), "Duplicate BMC user", msg)
 			}
 			if loginKnown && !u.Role.IsUnknown() {
 				if msg := bmc.CheckLoginAccount(login, u.Name.ValueString(), u.Role.ValueString()); msg != "" {
-					addRuleError(diags, path.Root("bmc_users").AtListIndex(i).AtName("role"), "BMC user would lock the provider out", msg)
+					addRuleError(&ud, path.Root("bmc_users").AtListIndex(i).AtName("role"), "BMC user would lock the provider out", msg)
 				}
 			}
 		}
+		diags.Append(capDiagnostics(ud)...)
 	}
 
 	var prior nodeModel

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -53,6 +54,8 @@ func (r *nodeResource) ValidateConfig(ctx context.Context, req resource.Validate
 	if users.IsNull() || users.IsUnknown() {
 		return
 	}
+	var long diag.Diagnostics // one per user, and the list has no bound: capped
+	defer func() { resp.Diagnostics.Append(capDiagnostics(long)...) }()
 	for i, u := range users.Elements() {
 		o, ok := u.(types.Object)
 		if !ok || o.IsNull() || o.IsUnknown() {
@@ -63,7 +66,7 @@ func (r *nodeResource) ValidateConfig(ctx context.Context, req resource.Validate
 			continue
 		}
 		if msg := bmc.CheckUserName(name.ValueString(), protos); msg != "" {
-			addRuleError(&resp.Diagnostics, path.Root("bmc_users").AtListIndex(i).AtName("name"), "BMC user name too long for IPMI", msg)
+			addRuleError(&long, path.Root("bmc_users").AtListIndex(i).AtName("name"), "BMC user name too long for IPMI", msg)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"regexp"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -54,10 +56,25 @@ func diagPath(l plan.Loc) path.Path {
 // capDiagnostics keeps the first plan.MaxPerCause diagnostics of each cause (severity and
 // summary) and counts the rest, as the pipeline caps its problems (plan.CapEach): the decoder reports every malformed
 // item, and 10,000 of them would otherwise be 10,000 diagnostics, which Terraform renders in
-// time quadratic in their number.
+// time quadratic in their number. It is the one cap of the provider's diagnostics: every list of
+// them that grows with the input goes through it or capDiagnosticsBy.
 func capDiagnostics(diags diag.Diagnostics) diag.Diagnostics {
+	return capDiagnosticsBy(diags, func(diag.Diagnostic) string { return "" })
+}
+
+// capDiagnosticsBy is capDiagnostics for diagnostics whose summaries name their subject ("Node
+// gpu001: cannot ...", "OpenSM on sm2 logged errors"), each of which would otherwise be a cause
+// of its own: kind gives a diagnostic's cause, in words ("" keeps its summary as its cause), and
+// is the summary of the diagnostic that counts the rest of that cause.
+func capDiagnosticsBy(diags diag.Diagnostics, kind func(diag.Diagnostic) string) diag.Diagnostics {
+	cause := func(d diag.Diagnostic) string {
+		if k := kind(d); k != "" {
+			return k
+		}
+		return d.Summary()
+	}
 	return plan.CapEach(diags, plan.MaxPerCause,
-		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + d.Summary() },
+		func(d diag.Diagnostic) string { return d.Severity().String() + "\x00" + cause(d) },
 		func(d diag.Diagnostic) string {
 			if wp, ok := d.(diag.DiagnosticWithPath); ok {
 				return wp.Path().String()
@@ -67,8 +84,24 @@ func capDiagnostics(diags diag.Diagnostics) diag.Diagnostics {
 		func(first diag.Diagnostic, more int, places []string) diag.Diagnostic {
 			detail := plan.MoreDetail(more, places, first.Severity() == diag.SeverityError)
 			if first.Severity() == diag.SeverityWarning {
-				return diag.NewWarningDiagnostic(first.Summary(), detail)
+				return diag.NewWarningDiagnostic(cause(first), detail)
 			}
-			return diag.NewErrorDiagnostic(first.Summary(), detail)
+			return diag.NewErrorDiagnostic(cause(first), detail)
 		})
+}
+
+// subjectRE reads a summary that names its subject first ("Node gpu001: cannot ...", `HCA
+// "gpu001/mlx5_0" is no longer in hcas`).
+var subjectRE = regexp.MustCompile(`^(Node|HCA|Switch) ("[^"]*"|[^\s:]+)(.*)$`)
+
+// bySubject is the kind (capDiagnosticsBy) of a diagnostic whose summary names its node, HCA or
+// switch first: the summary with the name left out ("Node ...: cannot read its firmware versions
+// through its BMC"), so that a run over thousands of nodes that fails alike on each is one cause;
+// "" for another summary, whose cause is itself.
+func bySubject(d diag.Diagnostic) string {
+	m := subjectRE.FindStringSubmatch(d.Summary())
+	if m == nil || m[2] == "..." { // "..." is a kind already: the count of a cause capped before
+		return ""
+	}
+	return m[1] + " ..." + m[3]
 }

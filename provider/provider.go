@@ -70,7 +70,7 @@ type Data struct {
 	// floor is the provider's `floor` (floor.go), nil without one.
 	floor *providerFloor
 	// bmcOwners is which gpucluster_node each BMC is, as the nodes this run reads and applies
-	// claim them: gpucluster_node_power refuses a `node` that its `bmc` is not.
+	// claim them: gpucluster_node_power refuses a node whose BMC another node of the run claims.
 	bmcOwners *bmc.Owners
 }
 

@@ -319,6 +319,7 @@ func (in *rolloutInputs) waveNodes() []string {
 // Unreachable nodes are errors when mustReach, else warnings and left out.
 func (r *firmwareRolloutResource) readVersions(ctx context.Context, in *rolloutInputs, names []string, opTimeout time.Duration, mustReach bool, diags *diag.Diagnostics) map[string]bmc.Firmware {
 	out := map[string]bmc.Firmware{}
+	perNode := make(map[string]diag.Diagnostics, len(names))
 	var mu sync.Mutex
 	// One wave of every node: Run is here only a bounded fan-out.
 	_, _, _ = waves.Run(ctx, [][]string{names}, 8, func(ctx context.Context, _ int, name string) error {
@@ -343,14 +344,20 @@ func (r *firmwareRolloutResource) readVersions(ctx context.Context, in *rolloutI
 		mu.Lock()
 		defer mu.Unlock()
 		if mustReach {
-			diags.Append(d...)
+			perNode[name] = d
 		} else {
+			var w diag.Diagnostics
 			for _, e := range d {
-				diags.AddWarning(e.Summary()+"; versions not refreshed", e.Detail())
+				w.AddWarning(e.Summary()+"; versions not refreshed", e.Detail())
 			}
+			perNode[name] = w
 		}
 		return nil
 	})
+	// In the order of the names, not of the answers: the cap (capDiagnosticsBy) shows the first.
+	for _, name := range names {
+		diags.Append(perNode[name]...)
+	}
 	return out
 }
 
@@ -513,6 +520,8 @@ func updatesValue(ups []rolloutUpdate, diags *diag.Diagnostics) types.List {
 // does not hold yet is read from its BMC now) and plans the updates wave by wave. With every
 // node at the baseline it keeps the last rollout's updates and summary, so nothing changes.
 func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	// One diagnostic per node or card of the waves, thousands of them: capped per cause.
+	defer func() { resp.Diagnostics = capDiagnosticsBy(resp.Diagnostics, bySubject) }()
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -586,6 +595,8 @@ func (r *firmwareRolloutResource) ModifyPlan(ctx context.Context, req resource.M
 }
 
 func (r *firmwareRolloutResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	// One diagnostic per node or card of the waves, thousands of them: capped per cause.
+	defer func() { resp.Diagnostics = capDiagnosticsBy(resp.Diagnostics, bySubject) }()
 	var m firmwareRolloutModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -598,6 +609,8 @@ func (r *firmwareRolloutResource) Create(ctx context.Context, req resource.Creat
 }
 
 func (r *firmwareRolloutResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	// One diagnostic per node or card of the waves, thousands of them: capped per cause.
+	defer func() { resp.Diagnostics = capDiagnosticsBy(resp.Diagnostics, bySubject) }()
 	var m, prior firmwareRolloutModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -811,6 +824,8 @@ func (r *firmwareRolloutResource) updateNode(ctx context.Context, in *rolloutInp
 // Read refreshes the versions each node of the waves runs (with a BMC or BIOS baseline); a node
 // that does not answer keeps its last known versions, with a warning.
 func (r *firmwareRolloutResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// One diagnostic per node or card of the waves, thousands of them: capped per cause.
+	defer func() { resp.Diagnostics = capDiagnosticsBy(resp.Diagnostics, bySubject) }()
 	var m firmwareRolloutModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

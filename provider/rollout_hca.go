@@ -118,6 +118,7 @@ type cardRead struct {
 func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInputs, nodes []string, image string, diags *diag.Diagnostics) (map[string]cardRead, map[string]*hca.FirmwareInfo) {
 	cards := map[string]cardRead{}
 	images := map[string]*hca.FirmwareInfo{} // by node
+	perNode := make(map[string]diag.Diagnostics, len(nodes))
 	var mu sync.Mutex
 	hr := &hcaResource{data: r.data}
 	_, _, _ = waves.Run(ctx, [][]string{nodes}, 8, func(ctx context.Context, _ int, node string) error {
@@ -166,7 +167,7 @@ func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInp
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		diags.Append(d...)
+		perNode[node] = d
 		for k, v := range got {
 			cards[k] = v
 		}
@@ -175,6 +176,10 @@ func (r *firmwareRolloutResource) queryCards(ctx context.Context, in *rolloutInp
 		}
 		return nil
 	})
+	// In the order of the nodes, not of the answers: the cap (capDiagnosticsBy) shows the first.
+	for _, node := range nodes {
+		diags.Append(perNode[node]...)
+	}
 	return cards, images
 }
 

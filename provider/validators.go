@@ -276,13 +276,15 @@ func (mlxconfigSettingsValidator) ValidateMap(ctx context.Context, req validator
 		}
 		settings[name] = s.ValueString()
 	}
+	var d diag.Diagnostics
 	for _, p := range hca.CheckSettings(settings, unchecked) {
 		at := req.Path
 		if p.Param != "" {
 			at = at.AtMapKey(p.Param)
 		}
-		resp.Diagnostics.AddAttributeError(at, "Invalid mlxconfig setting", p.Detail)
+		d.AddAttributeError(at, "Invalid mlxconfig setting", p.Detail)
 	}
+	resp.Diagnostics.Append(capDiagnostics(d)...) // one per setting, and the map has no bound
 }
 
 // partitionMemberValidator requires each member to name exactly one of hca and guid.

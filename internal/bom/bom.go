@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 )
 
 // Item categories, in the order the BOM lists them.
@@ -306,6 +307,12 @@ func (b *builder) hardware(c *Counts) {
 		c.Switches++
 	}
 	nodeModel := map[string]string{}
+	var unknown []string // one warning for them all: a fleet of one unknown model is thousands of nodes
+	defer func() {
+		if len(unknown) > 0 {
+			b.warnf("%d node(s) of a model not in the catalog, listed unpriced: %s", len(unknown), listed.First(unknown, listed.Few, ", "))
+		}
+	}()
 	for _, n := range g.Spec.Nodes {
 		if _, dup := nodeModel[n.Name]; dup {
 			continue
@@ -317,7 +324,7 @@ func (b *builder) hardware(c *Counts) {
 		m, ok := b.cat.Nodes[n.Model]
 		if !ok {
 			b.add(CategoryNode, n.Model, "node model not in the catalog", nil)
-			b.warnf("node %s: model %q is not in the catalog; listed unpriced", n.Name, n.Model)
+			unknown = append(unknown, fmt.Sprintf("%s (%q)", n.Name, n.Model))
 		} else {
 			b.add(CategoryNode, skuOr(m.SKU, m.Name), m.Description, m.Price)
 		}
@@ -391,10 +398,16 @@ func (b *builder) collect(ext []ExternalLink) {
 		c := g.Spec.Cables[l.Cable]
 		b.links = append(b.links, xlink{a: a, b: z, declKind: c.Kind, lengthM: l.LengthM, known: l.LengthM > 0, counted: b.counts(c.Origin)})
 	}
+	var stray []string // one warning for them all
+	defer func() {
+		if len(stray) > 0 {
+			b.warnf("%d external link(s) name a switch that is not in the fabric, left out: %s", len(stray), listed.First(stray, listed.Few, ", "))
+		}
+	}()
 	for _, x := range ext {
 		di, ok := g.Lookup(x.Switch)
 		if !ok || g.Devices[di].Kind != fabric.KindSwitch {
-			b.warnf("external link %s names switch %q, which is not in the fabric; left out", x.Label, x.Switch)
+			stray = append(stray, fmt.Sprintf("%s (switch %q)", x.Label, x.Switch))
 			continue
 		}
 		sw := end(di, x.SwitchPort)
@@ -459,6 +472,13 @@ func (b *builder) decide() {
 	decided := make([]bool, len(b.links))
 	var uncounted []int
 	defer func() { b.warnUncounted(uncounted) }()
+	alone := map[string][]string{} // per declared kind, the links whose cage mates go elsewhere: one warning each
+	defer func() {
+		for _, k := range sortedKeys(alone) {
+			b.warnf("%d link(s) are %s, but the other links of their cage go elsewhere: a copper cable that carries the whole cage cannot serve them, each counted as one cable of its own: %s",
+				len(alone[k]), k, listed.First(alone[k], listed.Few, ", "))
+		}
+	}()
 	for i := range b.links {
 		if decided[i] {
 			continue
@@ -541,7 +561,7 @@ func (b *builder) decide() {
 			l.kind = l.declKind
 		}
 		if l.declKind != "" && copper(l.declKind) && l.ok && l.product.Links > 1 {
-			b.warnf("%s is %s, but the other links of its cage go elsewhere: a copper cable that carries the whole cage cannot serve it, counted as one cable of its own", fabric.CableLabel(l.a.end(), l.b.end()), l.declKind)
+			alone[l.declKind] = append(alone[l.declKind], fabric.CableLabel(l.a.end(), l.b.end()))
 		}
 	}
 }

@@ -310,7 +310,7 @@ func TestCablingCases(t *testing.T) {
 	spec.Cables[8], spec.Cables[9] = cable("leaf", 37, "spine2", 3, catalog.KindFiberSM, 3), cable("leaf", 38, "spine2", 7, catalog.KindFiberMM, 3)
 	g, _ = fabric.Build(spec, cat)
 	w := strings.Join(FromGraph(g, cat).Warnings, "\n")
-	if !strings.Contains(w, "cage 19 of leaf") || !strings.Contains(w, "cage 18 of leaf") || !strings.Contains(w, "the other links of its cage go elsewhere") {
+	if !strings.Contains(w, "cage 19 of leaf") || !strings.Contains(w, "cage 18 of leaf") || !strings.Contains(w, "the other links of their cage go elsewhere") {
 		t.Errorf("warnings:\n%s", w)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -220,6 +221,10 @@ type HostsState struct {
 	Unread []HostError
 }
 
+// UnreadSummary opens the summary of the warning for a host whose state could not be read; the
+// host follows. A caller that caps those warnings (one per host) knows them by it.
+const UnreadSummary = "Cannot read the state of OpenSM on "
+
 // Warning is something a run over the SM hosts has to tell without failing: a few words, then
 // what was seen and what happens next.
 type Warning struct{ Summary, Detail string }
@@ -229,7 +234,7 @@ type Warning struct{ Summary, Detail string }
 func (st HostsState) UnreadWarnings() []Warning {
 	out := make([]Warning, 0, len(st.Unread))
 	for _, u := range st.Unread {
-		out = append(out, Warning{"Cannot read the state of OpenSM on " + u.Host,
+		out = append(out, Warning{UnreadSummary + u.Host,
 			u.Err.Error() + "\n\nWhether OpenSM runs there is not seen by this plan."})
 	}
 	return out
@@ -247,12 +252,16 @@ func (st HostsState) Warnings(primary, dir string) []Warning {
 				"The plan pushes the files again: the push tells OpenSM, verifies its routing, and restores the files it ran if that fails."})
 	}
 	if len(st.Sick) > 0 {
-		hosts, lines := make([]string, len(st.Sick)), make([]string, len(st.Sick))
+		// One line per host, and the list of hosts has no bound: the first maxListed, then a count.
+		hosts, lines := make([]string, len(st.Sick)), make([]string, 0, min(len(st.Sick), maxListed))
 		for i, s := range st.Sick {
-			hosts[i], lines[i] = s.Host, fmt.Sprintf("%s: OpenSM is %s: %s", s.Host, s.Health.Live, s.Health.Why)
+			hosts[i] = s.Host
+			if i < maxListed {
+				lines = append(lines, fmt.Sprintf("%s: OpenSM is %s: %s", s.Host, s.Health.Live, s.Health.Why))
+			}
 		}
-		out = append(out, Warning{"OpenSM does not run as intended on " + strings.Join(hosts, ", "),
-			strings.Join(lines, "\n") + "\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply " +
+		out = append(out, Warning{"OpenSM does not run as intended on " + listed.First(hosts, listed.Few, ", "),
+			strings.Join(lines, "\n") + more(len(st.Sick)-len(lines), "host", "hosts") + "\n\nThe plan shows every OpenSM file as a change, because OpenSM does not run them: the apply " +
 				"starts OpenSM (or makes it sweep again) with the rendered files on that host and verifies that it routes, " +
 				"and rolls back and fails with OpenSM's log if it does not."})
 	}

@@ -2,6 +2,7 @@ package opensm
 
 import (
 	"fmt"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"strconv"
 	"strings"
 )
@@ -52,7 +53,7 @@ func ParseNodeNameMap(text string) (map[GUID]string, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return out, fmt.Errorf("node name map: %s (OpenSM and the diags ignore a map with such a line)", strings.Join(errs, "; "))
+		return out, fmt.Errorf("node name map: %s (OpenSM and the diags ignore a map with such a line)", listed.First(errs, listed.Few, "; "))
 	}
 	return out, nil
 }

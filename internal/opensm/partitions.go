@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 )
 
@@ -290,7 +291,7 @@ func parseHeader(head string) (Partition, string) {
 			problems = append(problems, msg)
 		}
 	}
-	return p, strings.Join(problems, "; ")
+	return p, listed.First(problems, listed.Few, "; ")
 }
 
 // prefixOf mirrors OpenSM's strncmp(flag, word, strlen(flag)): flag is a prefix of word.

@@ -2,6 +2,7 @@ package opensm
 
 import (
 	"fmt"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func ParsePerfQuery(text string) ([]PortCounters, error) {
 		out[cur].Counters[strings.TrimSpace(name)] = v
 	}
 	if len(errs) > 0 {
-		return out, fmt.Errorf("perfquery text: %s", strings.Join(errs, "; "))
+		return out, fmt.Errorf("perfquery text: %s", listed.First(errs, listed.Few, "; "))
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
 )
 
@@ -349,7 +350,7 @@ func CheckFiles(files Files, p Paths) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("refusing to push: %s", strings.Join(problems, "; "))
+		return fmt.Errorf("refusing to push: %s", listed.First(problems, listed.Few, "; "))
 	}
 	return nil
 }

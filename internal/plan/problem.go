@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 )
 
 // Severity of a Problem.
@@ -107,7 +109,7 @@ func (ps *Problems) add(sev Severity, at Loc, summary, detail string) {
 // MaxPerCause is how many problems of one cause (one Summary) a plan shows before it counts
 // the rest: 10,000 garbage cables would otherwise print 20,000 diagnostics, and Terraform
 // renders diagnostics in time quadratic in their number.
-const MaxPerCause = 5
+const MaxPerCause = listed.Few
 
 // Capped keeps the first n problems of each cause (Summary and Severity) and adds, after the
 // last of a cause it cut, one problem that counts what it left out and names the first few of

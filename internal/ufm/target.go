@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/partition"
 )
 
@@ -77,7 +78,15 @@ func Check(parts []partition.Partition) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	// One per partition and member, and a fabric may hold thousands: the first few, then a count.
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = e.Error()
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return errors.New(listed.First(lines, listed.Few, "\n"))
 }
 
 // Defaults UFM gives a PKey created without QoS: the management PKey's values in NVIDIA's

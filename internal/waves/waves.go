@@ -9,6 +9,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/analysis"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
+	"github.com/gpucluster/terraform-provider-gpucluster/internal/listed"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/policy"
 )
 
@@ -219,11 +220,7 @@ func (j *judge) firstFit(devices []string) [][]string {
 
 // firstFew names at most eight nodes, then counts the rest, so a message stays readable.
 func firstFew(names []string) string {
-	const most = 8
-	if len(names) <= most {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
+	return listed.First(names, 8, ", ")
 }
 
 func pick(devices []string, s uint32) []string {
@@ -274,7 +271,7 @@ func (j *judge) wave(devices []string) Judgement {
 	}
 	sort.Strings(out.DrainedNodes)
 	if len(isolated) > 0 {
-		out.Breaks = append(out.Breaks, fmt.Sprintf("it cuts %s off from the fabric", strings.Join(isolated, ", ")))
+		out.Breaks = append(out.Breaks, fmt.Sprintf("it cuts %s off from the fabric", firstFew(isolated)))
 		return out
 	}
 	if m := j.lim.MaxUnreachableEndpoints; m != nil && out.Unreachable > *m {
