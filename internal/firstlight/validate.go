@@ -213,13 +213,13 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	return v
 }
 
-// loc is the locator, made at its first use: it places every design link (bom.Cabling, a fifth
-// of a second at 2,048 nodes), which only rows need, and a floor cabled right has none.
+// loc is the locator, made at its first use: only rows need it, and a floor cabled right has
+// none.
 func (v *validation) loc() *locator {
 	if v.where != nil {
 		return v.where
 	}
-	v.where = newLocator(v.dg, v.cat)
+	v.where = newLocator(v.dg, v.cat, v.dLink)
 	v.where.floorBox = map[string]string{}
 	for _, n := range v.in.Floor.Nodes {
 		if d, ok := v.m[n.Name]; ok {
@@ -410,7 +410,7 @@ func (v *validation) swapRow(f, g fcable, la, lb int, oa, ob fabric.End) Row {
 	links, ends := []int{la, lb}, []fabric.End{f.a, f.b, g.a, g.b}
 	// One copper twin-port cable carries both links (bom: their rows share a Bundle); over
 	// fiber each split has its own fiber in the cage's transceiver, and those can be exchanged.
-	oneCable := la < len(loc.rows) && lb < len(loc.rows) && loc.rows[la].Bundle != "" && loc.rows[la].Bundle == loc.rows[lb].Bundle
+	oneCable := loc.row(la).Bundle != "" && loc.row(la).Bundle == loc.row(lb).Bundle
 	onePlug := func(p [2]fabric.End) (Where, bool) {
 		a, b := loc.at(p[0]), loc.at(p[1])
 		return a, oneCable && a.Split > 0 && b.Split > 0 && a.Box == b.Box && a.Cage == b.Cage
