@@ -179,7 +179,9 @@ type fcable struct {
 }
 
 func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation {
-	v := &validation{in: in, dg: dg, cat: cat, dEnd: map[fabric.End]fabric.End{}, dLink: map[fabric.End]int{}, at: map[fabric.End]int{}}
+	n := 2 * len(dg.Links) // ends
+	v := &validation{in: in, dg: dg, cat: cat, dEnd: make(map[fabric.End]fabric.End, n), dLink: make(map[fabric.End]int, n),
+		at: make(map[fabric.End]int, 2*len(in.Floor.Cables))}
 	for i, l := range dg.Links {
 		a := fabric.End{Device: dg.Devices[l.A].Name, Port: l.PortA}
 		b := fabric.End{Device: dg.Devices[l.B].Name, Port: l.PortB}
@@ -190,7 +192,7 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	if m == nil {
 		m = NameMatch(in.Design, in.Floor)
 	}
-	v.m = newRefiner(dg, in.Floor, v.dEnd).run(m)
+	v.m = newRefiner(dg, in.Floor).run(m)
 	for _, c := range in.Floor.Cables {
 		f := fcable{label: c.Label(), floorA: c.A, fB: c.B, a: c.A, b: c.B}
 		if d, ok := v.m[c.A.Device]; ok {
