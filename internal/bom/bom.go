@@ -350,53 +350,10 @@ func (b *builder) hardware(c *Counts) {
 // collect turns graph links and external links into xlinks with their cage identities.
 func (b *builder) collect(ext []ExternalLink) {
 	g := b.g
-	// HCA ordinal within its node, in Spec order: HCAs 2c and 2c+1 share cage c of a node with
-	// twin-port cages.
-	twin := map[string]bool{}
-	for _, n := range g.Spec.Nodes {
-		if m, ok := b.cat.Nodes[n.Model]; ok && m.TwinPortCages {
-			twin[n.Name] = true
-		}
-	}
-	ordinal := make([]int, len(g.Devices))
-	perNode := map[string]int{}
-	for i := range g.Devices {
-		if d := &g.Devices[i]; d.Kind == fabric.KindHCA {
-			ordinal[i] = perNode[d.Node]
-			perNode[d.Node]++
-		}
-	}
-	end := func(di int32, port int) xend {
-		d := &g.Devices[di]
-		e := xend{device: d.Name, port: port, rack: d.Rack, u: d.PositionU, level: d.Level, sw: d.Kind == fabric.KindSwitch}
-		e.place = fabric.Placement{Rack: b.racks[d.Rack], PositionU: d.PositionU}
-		switch {
-		case d.Kind == fabric.KindSwitch:
-			per := b.cat.Switches[d.Model].PortsPerCage()
-			e.typ = endSwitchTwin
-			if per == 1 {
-				e.typ = endSingle
-			}
-			e.cage, e.ports = cageID{'s', d.Name, (port - 1) / per}, per
-		case twin[d.Node] && d.Ports == 1:
-			e.typ = endNodeTwin
-			e.cage, e.ports = cageID{'n', d.Node, ordinal[di] / 2}, 2
-		default:
-			e.typ = endSingle
-			e.cage, e.ports = cageID{'h', d.Name, port}, 1
-		}
-		return e
-	}
+	c := b.newCollector()
 	b.links = make([]xlink, 0, len(g.Links)+len(ext))
 	for _, l := range g.Links {
-		a, z := end(l.A, l.PortA), end(l.B, l.PortB)
-		// The row's A end is the lower-tier end (an HCA, then the lower switch level), as the
-		// generator keys cables; equal levels keep the declared order.
-		if z.level >= 0 && (a.level < 0 || z.level < a.level) {
-			a, z = z, a
-		}
-		c := g.Spec.Cables[l.Cable]
-		b.links = append(b.links, xlink{a: a, b: z, declKind: c.Kind, lengthM: l.LengthM, known: l.LengthM > 0, counted: b.counts(c.Origin)})
+		b.links = append(b.links, c.link(l))
 	}
 	var stray []string // one warning for them all
 	defer func() {
@@ -410,7 +367,7 @@ func (b *builder) collect(ext []ExternalLink) {
 			stray = append(stray, fmt.Sprintf("%s (switch %q)", x.Label, x.Switch))
 			continue
 		}
-		sw := end(di, x.SwitchPort)
+		sw := c.end(di, x.SwitchPort)
 		a := xend{device: x.Device, port: x.Port, rack: x.Rack, u: x.PositionU, typ: endSingle,
 			cage: cageID{'x', x.Device, x.Port}, ports: 1, place: fabric.Placement{Rack: b.racks[x.Rack], PositionU: x.PositionU}}
 		l := xlink{a: a, b: sw, declKind: x.Kind, lengthM: x.LengthM, known: x.LengthM > 0, external: true, counted: b.only == ""}
@@ -421,6 +378,69 @@ func (b *builder) collect(ext []ExternalLink) {
 		}
 		b.links = append(b.links, l)
 	}
+}
+
+// collector makes the xlinks of graph links: their ends' cages and placement.
+type collector struct {
+	b *builder
+	// twin holds the nodes with twin-port cages; ordinal is each HCA's ordinal within its
+	// node, in device (Spec) order: HCAs 2c and 2c+1 share cage c of such a node.
+	twin    map[string]bool
+	ordinal []int
+}
+
+func (b *builder) newCollector() *collector {
+	g := b.g
+	c := &collector{b: b, twin: map[string]bool{}, ordinal: make([]int, len(g.Devices))}
+	for _, n := range g.Spec.Nodes {
+		if m, ok := b.cat.Nodes[n.Model]; ok && m.TwinPortCages {
+			c.twin[n.Name] = true
+		}
+	}
+	perNode := map[string]int{}
+	for i := range g.Devices {
+		if d := &g.Devices[i]; d.Kind == fabric.KindHCA {
+			c.ordinal[i] = perNode[d.Node]
+			perNode[d.Node]++
+		}
+	}
+	return c
+}
+
+// end is port of device di as a cable end.
+func (c *collector) end(di int32, port int) xend {
+	b := c.b
+	d := &b.g.Devices[di]
+	e := xend{device: d.Name, port: port, rack: d.Rack, u: d.PositionU, level: d.Level, sw: d.Kind == fabric.KindSwitch}
+	e.place = fabric.Placement{Rack: b.racks[d.Rack], PositionU: d.PositionU}
+	switch {
+	case d.Kind == fabric.KindSwitch:
+		per := b.cat.Switches[d.Model].PortsPerCage()
+		e.typ = endSwitchTwin
+		if per == 1 {
+			e.typ = endSingle
+		}
+		e.cage, e.ports = cageID{'s', d.Name, (port - 1) / per}, per
+	case c.twin[d.Node] && d.Ports == 1:
+		e.typ = endNodeTwin
+		e.cage, e.ports = cageID{'n', d.Node, c.ordinal[di] / 2}, 2
+	default:
+		e.typ = endSingle
+		e.cage, e.ports = cageID{'h', d.Name, port}, 1
+	}
+	return e
+}
+
+// link is graph link l as an xlink, not yet decided.
+func (c *collector) link(l fabric.Link) xlink {
+	a, z := c.end(l.A, l.PortA), c.end(l.B, l.PortB)
+	// The row's A end is the lower-tier end (an HCA, then the lower switch level), as the
+	// generator keys cables; equal levels keep the declared order.
+	if z.level >= 0 && (a.level < 0 || z.level < a.level) {
+		a, z = z, a
+	}
+	cb := c.b.g.Spec.Cables[l.Cable]
+	return xlink{a: a, b: z, declKind: cb.Kind, lengthM: l.LengthM, known: l.LengthM > 0, counted: c.b.counts(cb.Origin)}
 }
 
 // decide picks kind, product and standard length for every link, bundling copper per cage.

@@ -82,19 +82,17 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 	}
 	b.collect(opts.External)
 	b.decide()
-	plan := b.plan(&Counts{})
+	return b.cableRows(b.plan(&Counts{}), b.newCollector())
+}
 
-	// Split of an HCA in its node's twin cage: its ordinal among the node's HCAs, as collect
-	// assigns cages.
-	split := map[string]int{}
-	perNode := map[string]int{}
-	node := map[string]string{}
-	for i := range g.Devices {
-		if d := &g.Devices[i]; d.Kind == fabric.KindHCA {
-			split[d.Name] = perNode[d.Node]%2 + 1
-			perNode[d.Node]++
-			node[d.Name] = d.Node
-		}
+// cableRows spells out the ends of b.links (decided, and planned as plan) as the technician
+// finds them; c gives an HCA's node and its ordinal there, whose parity is its split in a
+// twin-port node cage (as collect assigns cages).
+func (b *builder) cableRows(plan []Row, c *collector) []CableRow {
+	g := b.g
+	hca := func(name string) (node string, split int) {
+		di := mustLookup(g, name)
+		return g.Devices[di].Node, c.ordinal[di]%2 + 1
 	}
 	// One transceiver per cage and medium, chosen for the cage's longest run (as transceivers()).
 	type key struct {
@@ -119,9 +117,11 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 				ce.Split = (e.port-1)%per + 1
 			}
 		case 'n':
-			ce.HCA, ce.Device, ce.Split = e.device, node[e.device], split[e.device]
+			node, split := hca(e.device)
+			ce.HCA, ce.Device, ce.Split = e.device, node, split
 		case 'h':
-			ce.HCA, ce.Device, ce.Cage = e.device, node[e.device], 1
+			node, _ := hca(e.device)
+			ce.HCA, ce.Device, ce.Cage = e.device, node, 1
 		case 'x':
 			ce.Cage = e.port
 		}

@@ -126,61 +126,175 @@ func NameMatch(design, floor *fabric.Spec) Match {
 // design puts at the far port of the cable's already matched end, assigns greedily by votes, and
 // is kept only if more floor cables then land exactly on design links (so the rounds end, and
 // never make the match worse than Fit's).
+//
+// Devices are numbered (a step reads every floor cable, 49,152 of them at 2,048 nodes, a dozen
+// times): the floor's names (its switches, nodes, HCAs and any other name its cables or the match
+// use) and the design's (the graph's devices, then the spec's nodes and HCAs, then any other name
+// the match gives), and a match is a slice from the one to the other (-1: unmatched). Votes are
+// counted by number and settled by assign on the names, as the names break its ties.
 type refiner struct {
-	design   *fabric.Graph
-	floor    *fabric.Spec
-	dEnd     map[fabric.End]fabric.End // design end -> the other end of its link
-	fNode    map[string]string         // floor HCA -> its node
-	fDev     map[string]string         // floor HCA -> its device
-	dNode    map[string]string         // design HCA -> its node
-	dDev     map[string]string         // design HCA -> its device
-	dHCA     map[[2]string]string      // design node, device -> HCA
-	dRole    map[string]string         // design switch -> role
-	dLevel   map[string]int            // design device -> level (HCAs 0, leaves 1, ...)
+	dName   []string // design names: the graph's devices first (their graph index), then others
+	dIndex  map[string]int32
+	nGraph  int32  // graph devices
+	dLevel  []int  // graph devices' levels (HCAs 0, leaves 1, ...); others 0
+	dSwitch []bool // design switches
+	dRole   []string
+	dNode   []int32  // design HCA -> its node; -1 for other devices
+	dDev    []string // design HCA -> its device ("mlx5_0")
+	dHCA    map[hcaKey]int32
+	// dOther[dBase[d]+p] is the other end of the design link at port p of graph device d
+	// (dev -1: none); ports beyond dMax[d] hold none.
+	dBase    []int32
+	dMax     []int32
+	dOther   []iend
 	maxLevel int
-	fSwitch  map[string]bool
-	dSwitch  map[string]bool
-	maxRound int
+
+	fName     []string // floor names
+	fIndex    map[string]int32
+	fSwitch   []bool
+	fIsNode   []bool
+	fHCANode  []int32 // floor HCA -> its node (a floor node); -1 otherwise
+	cables    []icable
+	fSwitches []int32 // floor.Switches, in order
+	fNodes    []int32 // floor.Nodes
+	fHCAs     []int32 // floor.HCAs
+	maxRound  int
 }
 
-func newRefiner(dg *fabric.Graph, floor *fabric.Spec, dEnd map[fabric.End]fabric.End) *refiner {
-	r := &refiner{design: dg, floor: floor, dEnd: dEnd, fNode: map[string]string{}, fDev: map[string]string{},
-		dNode: map[string]string{}, dDev: map[string]string{}, dHCA: map[[2]string]string{}, dRole: map[string]string{}, dLevel: map[string]int{}, fSwitch: map[string]bool{},
-		dSwitch: map[string]bool{}, maxRound: 6}
-	for _, h := range floor.HCAs {
-		r.fNode[h.Name], r.fDev[h.Name] = h.Node, h.Device
+type iend struct{ dev, port int32 }
+
+type icable struct{ a, b iend } // floor devices' numbers
+
+type hcaKey struct {
+	node int32
+	dev  string
+}
+
+func newRefiner(dg *fabric.Graph, floor *fabric.Spec) *refiner {
+	r := &refiner{dIndex: make(map[string]int32, len(dg.Devices)), nGraph: int32(len(dg.Devices)), dHCA: map[hcaKey]int32{},
+		fIndex: map[string]int32{}, maxRound: 6}
+	for _, d := range dg.Devices {
+		r.design(d.Name)
 	}
-	for _, s := range floor.Switches {
-		r.fSwitch[s.Name] = true
+	for _, n := range dg.Spec.Nodes {
+		r.design(n.Name)
 	}
 	for _, h := range dg.Spec.HCAs {
-		r.dNode[h.Name], r.dDev[h.Name] = h.Node, h.Device
-		r.dHCA[[2]string{h.Node, h.Device}] = h.Name
+		r.design(h.Name)
 	}
-	for _, d := range dg.Devices {
-		r.dLevel[d.Name] = d.Level
+	for _, h := range dg.Spec.HCAs {
+		r.design(h.Node)
+	}
+	for i, d := range dg.Devices {
+		r.dLevel[i] = d.Level
 		r.maxLevel = max(r.maxLevel, d.Level)
 		if d.Kind == fabric.KindSwitch {
-			r.dRole[d.Name] = d.Role
-			r.dSwitch[d.Name] = true
+			r.dRole[i], r.dSwitch[i] = d.Role, true
 		}
+	}
+	for _, h := range dg.Spec.HCAs {
+		hi, ni := r.dIndex[h.Name], r.dIndex[h.Node]
+		r.dNode[hi], r.dDev[hi] = ni, h.Device
+		r.dHCA[hcaKey{ni, h.Device}] = hi
+	}
+	r.dBase, r.dMax = make([]int32, len(dg.Devices)), make([]int32, len(dg.Devices))
+	for i := range dg.Devices {
+		r.dMax[i] = -1
+	}
+	for _, l := range dg.Links {
+		r.dMax[l.A] = max(r.dMax[l.A], int32(l.PortA))
+		r.dMax[l.B] = max(r.dMax[l.B], int32(l.PortB))
+	}
+	n := int32(0)
+	for i := range dg.Devices {
+		r.dBase[i] = n
+		n += r.dMax[i] + 1
+	}
+	r.dOther = make([]iend, n)
+	for i := range r.dOther {
+		r.dOther[i].dev = -1
+	}
+	// As the validation's dEnd: a later link on the same port overwrites an earlier one.
+	for _, l := range dg.Links {
+		a, b := iend{l.A, int32(l.PortA)}, iend{l.B, int32(l.PortB)}
+		r.dOther[r.dBase[l.A]+a.port], r.dOther[r.dBase[l.B]+b.port] = b, a
+	}
+
+	for _, s := range floor.Switches {
+		i := r.floorDev(s.Name)
+		r.fSwitch[i] = true
+		r.fSwitches = append(r.fSwitches, i)
+	}
+	for _, nd := range floor.Nodes {
+		i := r.floorDev(nd.Name)
+		r.fIsNode[i] = true
+		r.fNodes = append(r.fNodes, i)
+	}
+	for _, h := range floor.HCAs {
+		r.fHCAs = append(r.fHCAs, r.floorDev(h.Name))
+	}
+	for _, h := range floor.HCAs {
+		if node, ok := r.fIndex[h.Node]; ok && r.fIsNode[node] {
+			r.fHCANode[r.fIndex[h.Name]] = node
+		}
+	}
+	r.cables = make([]icable, len(floor.Cables))
+	for i, c := range floor.Cables {
+		r.cables[i] = icable{iend{r.floorDev(c.A.Device), int32(c.A.Port)}, iend{r.floorDev(c.B.Device), int32(c.B.Port)}}
 	}
 	return r
 }
 
-func (r *refiner) mapEnd(m Match, e fabric.End) (fabric.End, bool) {
-	d, ok := m[e.Device]
-	return fabric.End{Device: d, Port: e.Port}, ok
+// design numbers a design name (once).
+func (r *refiner) design(name string) int32 {
+	if i, ok := r.dIndex[name]; ok {
+		return i
+	}
+	i := int32(len(r.dName))
+	r.dIndex[name] = i
+	r.dName = append(r.dName, name)
+	r.dLevel, r.dSwitch, r.dRole = append(r.dLevel, 0), append(r.dSwitch, false), append(r.dRole, "")
+	r.dNode, r.dDev = append(r.dNode, -1), append(r.dDev, "")
+	return i
+}
+
+// floorDev numbers a floor name (once).
+func (r *refiner) floorDev(name string) int32 {
+	if i, ok := r.fIndex[name]; ok {
+		return i
+	}
+	i := int32(len(r.fName))
+	r.fIndex[name] = i
+	r.fName = append(r.fName, name)
+	r.fSwitch, r.fIsNode, r.fHCANode = append(r.fSwitch, false), append(r.fIsNode, false), append(r.fHCANode, -1)
+	return i
+}
+
+// other is the design end linked to design end e; ok is false when no link holds e.
+func (r *refiner) other(e iend) (iend, bool) {
+	if e.dev < 0 || e.dev >= r.nGraph || e.port < 0 || e.port > r.dMax[e.dev] {
+		return iend{}, false
+	}
+	o := r.dOther[r.dBase[e.dev]+e.port]
+	return o, o.dev >= 0
+}
+
+// imatch is a Match in numbers: floor device -> design device, -1 unmatched.
+type imatch []int32
+
+func (m imatch) end(e iend) (iend, bool) {
+	d := m[e.dev]
+	return iend{d, e.port}, d >= 0
 }
 
 // score counts the floor cables that land on a design link under m.
-func (r *refiner) score(m Match) int {
+func (r *refiner) score(m imatch) int {
 	n := 0
-	for _, c := range r.floor.Cables {
-		a, okA := r.mapEnd(m, c.A)
-		b, okB := r.mapEnd(m, c.B)
+	for _, c := range r.cables {
+		a, okA := m.end(c.a)
+		b, okB := m.end(c.b)
 		if okA && okB {
-			if o, ok := r.dEnd[a]; ok && o == b {
+			if o, ok := r.other(a); ok && o == b {
 				n++
 			}
 		}
@@ -188,7 +302,15 @@ func (r *refiner) score(m Match) int {
 	return n
 }
 
-func (r *refiner) run(m Match) Match {
+func (r *refiner) run(in Match) Match {
+	m := make(imatch, len(r.fName))
+	for i, name := range r.fName {
+		m[i] = -1
+		if t, ok := in[name]; ok {
+			m[i] = r.design(t)
+		}
+	}
+	orig := append(imatch(nil), m...)
 	best := r.score(m)
 	// up(l) re-seats tier l from the tier below and the tiers above it in turn; down(l) tier l
 	// from the tier above and the tiers below it in turn, the nodes last. A tier re-seated alone
@@ -197,8 +319,8 @@ func (r *refiner) run(m Match) Match {
 	// keeps the score is taken too (the match of 2 units permuted against the spines' ports
 	// gains nothing until its leaves follow the spines). Each round must raise the score, so
 	// the rounds end.
-	up := func(from int) func(Match) (Match, bool) {
-		return func(m Match) (Match, bool) {
+	up := func(from int) func(imatch) (imatch, bool) {
+		return func(m imatch) (imatch, bool) {
 			moved := false
 			for l := from; l <= r.maxLevel; l++ {
 				var c bool
@@ -208,8 +330,8 @@ func (r *refiner) run(m Match) Match {
 			return m, moved
 		}
 	}
-	down := func(from int) func(Match) (Match, bool) {
-		return func(m Match) (Match, bool) {
+	down := func(from int) func(imatch) (imatch, bool) {
+		return func(m imatch) (imatch, bool) {
 			moved := false
 			for l := from; l >= 1; l-- {
 				var c bool
@@ -220,14 +342,14 @@ func (r *refiner) run(m Match) Match {
 			return m, moved || c
 		}
 	}
-	steps := []func(Match) (Match, bool){r.nodes}
+	steps := []func(imatch) (imatch, bool){r.nodes}
 	for l := 1; l <= r.maxLevel; l++ {
 		steps = append(steps, up(l))
 	}
 	for l := r.maxLevel; l >= 1; l-- {
 		steps = append(steps, down(l))
 	}
-	perfect := len(r.floor.Cables)
+	perfect := len(r.cables)
 	for round := 0; round < r.maxRound && best < perfect; round++ {
 		start := best
 		for _, step := range steps {
@@ -246,7 +368,72 @@ func (r *refiner) run(m Match) Match {
 			break
 		}
 	}
-	return m
+	var out Match
+	for i, t := range m {
+		if t == orig[i] {
+			continue
+		}
+		if out == nil {
+			out = make(Match, len(in))
+			for k, v := range in {
+				out[k] = v
+			}
+		}
+		out[r.fName[i]] = r.dName[t]
+	}
+	if out == nil {
+		return in
+	}
+	return out
+}
+
+// tally counts votes of floor devices for design devices, in numbers: by floor device, its
+// targets and their counts (a device votes for one or a few).
+type tally struct {
+	by   [][]tcount
+	from []int32 // the devices that voted, in first-vote order
+}
+
+type tcount struct {
+	to int32
+	n  int
+}
+
+func newTally(floorDevices int) *tally { return &tally{by: make([][]tcount, floorDevices)} }
+
+func (t *tally) add(from, to int32) {
+	ts := t.by[from]
+	for i := range ts {
+		if ts[i].to == to {
+			ts[i].n++
+			return
+		}
+	}
+	if len(ts) == 0 {
+		t.from = append(t.from, from)
+	}
+	t.by[from] = append(ts, tcount{to, 1})
+}
+
+// assignNumbers is assign on the names of votes and cur (floor device -> design device).
+func (r *refiner) assignNumbers(votes *tally, cur map[int32]int32) map[int32]int32 {
+	sv := make(map[string]map[string]int, len(votes.from))
+	for _, f := range votes.from {
+		m := make(map[string]int, len(votes.by[f]))
+		for _, tc := range votes.by[f] {
+			m[r.dName[tc.to]] = tc.n
+		}
+		sv[r.fName[f]] = m
+	}
+	sc := make(map[string]string, len(cur))
+	for f, t := range cur {
+		sc[r.fName[f]] = r.dName[t]
+	}
+	out := make(map[int32]int32, len(cur))
+	for f, t := range assign(sv, sc) {
+		out[r.fIndex[f]] = r.dIndex[t]
+	}
+	return out
 }
 
 type vote struct {
@@ -313,79 +500,70 @@ func assign(votes map[string]map[string]int, cur map[string]string) map[string]s
 
 // nodes re-seats the floor nodes by the design node at the far port of each HCA cable whose
 // switch end is matched, and their HCAs on the new node by the device Fit gave them.
-func (r *refiner) nodes(m Match) (Match, bool) {
-	votes := map[string]map[string]int{}
-	cur := map[string]string{}
-	for _, n := range r.floor.Nodes {
-		if t, ok := m[n.Name]; ok {
-			cur[n.Name] = t
+func (r *refiner) nodes(m imatch) (imatch, bool) {
+	votes := newTally(len(r.fName))
+	cur := map[int32]int32{}
+	for _, n := range r.fNodes {
+		if t := m[n]; t >= 0 {
+			cur[n] = t
 		}
 	}
-	for _, c := range r.floor.Cables {
-		for _, p := range [2][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+	for _, c := range r.cables {
+		for _, p := range [2][2]iend{{c.a, c.b}, {c.b, c.a}} {
 			h, sw := p[0], p[1]
-			node, isHCA := r.fNode[h.Device]
-			if !isHCA || !r.fSwitch[sw.Device] {
+			node := r.fHCANode[h.dev]
+			if node < 0 || !r.fSwitch[sw.dev] || m[node] < 0 {
 				continue
 			}
-			if _, ok := cur[node]; !ok {
-				continue
-			}
-			s, ok := r.mapEnd(m, sw)
+			s, ok := m.end(sw)
 			if !ok {
 				continue
 			}
-			o, ok := r.dEnd[s]
+			o, ok := r.other(s)
 			if !ok {
 				continue
 			}
-			if dn, ok := r.dNode[o.Device]; ok {
-				if votes[node] == nil {
-					votes[node] = map[string]int{}
-				}
-				votes[node][dn]++
+			if dn := r.dNode[o.dev]; dn >= 0 {
+				votes.add(node, dn)
 			}
 		}
 	}
-	next := assign(votes, cur)
+	next := r.assignNumbers(votes, cur)
 	// The HCAs follow their node. Only what differs from m is written, so a step that moves
 	// nothing gives m itself, and run need not score it again.
-	changes := map[string]string{}
+	changes := map[int32]int32{}
 	for f, t := range next {
 		if m[f] != t {
 			changes[f] = t
 		}
 	}
-	for _, h := range r.floor.HCAs {
-		d, ok := m[h.Name]
+	for _, h := range r.fHCAs {
+		d := m[h]
+		if d < 0 {
+			continue
+		}
+		node, ok := next[r.fHCANode[h]]
 		if !ok {
 			continue
 		}
-		node, ok := next[h.Node]
-		if !ok {
-			continue
+		dev := r.dDev[d]
+		if r.dNode[d] < 0 {
+			continue // not a design HCA
 		}
-		dev, ok := r.dDev[d]
-		if !ok {
-			continue
-		}
-		if nh, ok := r.dHCA[[2]string{node, dev}]; ok && nh != d {
-			changes[h.Name] = nh
+		if nh, ok := r.dHCA[hcaKey{node, dev}]; ok && nh != d {
+			changes[h] = nh
 		}
 	}
 	return withChanges(m, changes)
 }
 
-// withChanges is m with the changes applied (a new Match), or m itself when there are none, and
+// withChanges is m with the changes applied (a new match), or m itself when there are none, and
 // whether there were.
-func withChanges(m Match, changes map[string]string) (Match, bool) {
+func withChanges(m imatch, changes map[int32]int32) (imatch, bool) {
 	if len(changes) == 0 {
 		return m, false
 	}
-	out := make(Match, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	out := append(imatch(nil), m...)
 	for f, t := range changes {
 		out[f] = t
 	}
@@ -397,43 +575,44 @@ func withChanges(m Match, changes map[string]string) (Match, bool) {
 // below (fromBelow) or above: one tier at a time, from the tier the votes trust. Alike switches
 // vote in both directions otherwise (a spine is cabled to leaves below and cores above), and
 // when both tiers were matched by name order their votes tie and nothing moves.
-func (r *refiner) switches(m Match, level int, fromBelow bool) (Match, bool) {
-	votes := map[string]map[string]int{}
-	cur := map[string]string{}
-	for _, s := range r.floor.Switches {
-		if t, ok := m[s.Name]; ok && r.dSwitch[t] && r.dLevel[t] == level {
-			cur[s.Name] = t
+func (r *refiner) switches(m imatch, level int, fromBelow bool) (imatch, bool) {
+	cur := map[int32]int32{}
+	for _, s := range r.fSwitches {
+		if t := m[s]; t >= 0 && r.dSwitch[t] && r.dLevel[t] == level {
+			cur[s] = t
 		}
 	}
 	if len(cur) == 0 {
 		return m, false
 	}
-	for _, c := range r.floor.Cables {
-		for _, p := range [2][2]fabric.End{{c.A, c.B}, {c.B, c.A}} {
+	votes := newTally(len(r.fName))
+	inCur := make([]bool, len(r.fName))
+	for s := range cur {
+		inCur[s] = true
+	}
+	for _, c := range r.cables {
+		for _, p := range [2][2]iend{{c.a, c.b}, {c.b, c.a}} {
 			sw, far := p[0], p[1]
-			t, ok := cur[sw.Device]
+			if !inCur[sw.dev] {
+				continue
+			}
+			t := m[sw.dev]
+			f, ok := m.end(far)
 			if !ok {
 				continue
 			}
-			f, ok := r.mapEnd(m, far)
-			if !ok {
+			if fl := r.dLevel[f.dev]; fromBelow && fl >= level || !fromBelow && fl <= level {
 				continue
 			}
-			if fl := r.dLevel[f.Device]; fromBelow && fl >= level || !fromBelow && fl <= level {
+			o, ok := r.other(f)
+			if !ok || !r.dSwitch[o.dev] || r.dRole[o.dev] != r.dRole[t] {
 				continue
 			}
-			o, ok := r.dEnd[f]
-			if !ok || !r.dSwitch[o.Device] || r.dRole[o.Device] != r.dRole[t] {
-				continue
-			}
-			if votes[sw.Device] == nil {
-				votes[sw.Device] = map[string]int{}
-			}
-			votes[sw.Device][o.Device]++
+			votes.add(sw.dev, o.dev)
 		}
 	}
-	changes := map[string]string{}
-	for f, t := range assign(votes, cur) {
+	changes := map[int32]int32{}
+	for f, t := range r.assignNumbers(votes, cur) {
 		if m[f] != t {
 			changes[f] = t
 		}

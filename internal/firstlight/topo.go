@@ -3,6 +3,7 @@ package firstlight
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -70,7 +71,11 @@ func ExportTopo(g *fabric.Graph) Topo {
 		}
 		return panel{dev.Node, "NODE_" + systemType(nodeModel[dev.Node]), p}
 	}
-	lines := map[string][]string{}
+	type line struct {
+		panel float64 // the local panel's number (panelNum), which orders a system's lines
+		text  string
+	}
+	lines := map[string][]line{}
 	types := map[string]string{}
 	for _, l := range g.Links {
 		a, b := at(l.A, l.PortA), at(l.B, l.PortB)
@@ -78,7 +83,7 @@ func ExportTopo(g *fabric.Graph) Topo {
 			a, b = b, a
 		}
 		types[a.sys], types[b.sys] = a.typ, b.typ
-		lines[a.sys] = append(lines[a.sys], fmt.Sprintf("   %s -> %s %s %s", a.port, b.typ, b.sys, b.port))
+		lines[a.sys] = append(lines[a.sys], line{panelNum(a.port), "   " + a.port + " -> " + b.typ + " " + b.sys + " " + b.port})
 	}
 	systems := make([]string, 0, len(lines))
 	for s := range lines {
@@ -90,17 +95,20 @@ func ExportTopo(g *fabric.Graph) Topo {
 	t.WriteString("# Its system types are defined by the IBNL files written beside it (IBDM_IBNL_PATH).\n")
 	for _, s := range systems {
 		ls := lines[s]
-		sort.SliceStable(ls, func(i, j int) bool { return panelNum(ls[i]) < panelNum(ls[j]) })
-		fmt.Fprintf(&t, "\n%s %s\n%s\n", types[s], s, strings.Join(ls, "\n"))
+		sort.SliceStable(ls, func(i, j int) bool { return ls[i].panel < ls[j].panel })
+		fmt.Fprintf(&t, "\n%s %s\n", types[s], s)
+		for _, l := range ls {
+			t.WriteString(l.text + "\n")
+		}
 	}
 	return Topo{Text: t.String(), IBNL: ibnls(g, hcaPorts, perNode, nodeModel)}
 }
 
-// panelNum orders a system's lines by their local panel's number ("   P12 -> ...").
-func panelNum(line string) float64 {
-	var n float64
-	if _, err := fmt.Sscanf(strings.TrimSpace(line), "P%g", &n); err != nil {
-		return 0 // a line without a panel number sorts first; every line written here has one
+// panelNum is a panel's number ("P12" 12, "P3.2" 3.2), which orders a system's lines.
+func panelNum(panel string) float64 {
+	n, err := strconv.ParseFloat(strings.TrimPrefix(panel, "P"), 64)
+	if err != nil {
+		return 0 // a panel without a number sorts first; every panel written here has one
 	}
 	return n
 }

@@ -179,7 +179,9 @@ type fcable struct {
 }
 
 func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation {
-	v := &validation{in: in, dg: dg, cat: cat, dEnd: map[fabric.End]fabric.End{}, dLink: map[fabric.End]int{}, at: map[fabric.End]int{}}
+	n := 2 * len(dg.Links) // ends
+	v := &validation{in: in, dg: dg, cat: cat, dEnd: make(map[fabric.End]fabric.End, n), dLink: make(map[fabric.End]int, n),
+		at: make(map[fabric.End]int, 2*len(in.Floor.Cables))}
 	for i, l := range dg.Links {
 		a := fabric.End{Device: dg.Devices[l.A].Name, Port: l.PortA}
 		b := fabric.End{Device: dg.Devices[l.B].Name, Port: l.PortB}
@@ -190,7 +192,7 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	if m == nil {
 		m = NameMatch(in.Design, in.Floor)
 	}
-	v.m = newRefiner(dg, in.Floor, v.dEnd).run(m)
+	v.m = newRefiner(dg, in.Floor).run(m)
 	for _, c := range in.Floor.Cables {
 		f := fcable{label: c.Label(), floorA: c.A, fB: c.B, a: c.A, b: c.B}
 		if d, ok := v.m[c.A.Device]; ok {
@@ -213,13 +215,13 @@ func newValidation(dg *fabric.Graph, in Input, cat *catalog.Catalog) *validation
 	return v
 }
 
-// loc is the locator, made at its first use: it places every design link (bom.Cabling, a fifth
-// of a second at 2,048 nodes), which only rows need, and a floor cabled right has none.
+// loc is the locator, made at its first use: only rows need it, and a floor cabled right has
+// none.
 func (v *validation) loc() *locator {
 	if v.where != nil {
 		return v.where
 	}
-	v.where = newLocator(v.dg, v.cat)
+	v.where = newLocator(v.dg, v.cat, v.dLink)
 	v.where.floorBox = map[string]string{}
 	for _, n := range v.in.Floor.Nodes {
 		if d, ok := v.m[n.Name]; ok {
@@ -410,7 +412,7 @@ func (v *validation) swapRow(f, g fcable, la, lb int, oa, ob fabric.End) Row {
 	links, ends := []int{la, lb}, []fabric.End{f.a, f.b, g.a, g.b}
 	// One copper twin-port cable carries both links (bom: their rows share a Bundle); over
 	// fiber each split has its own fiber in the cage's transceiver, and those can be exchanged.
-	oneCable := la < len(loc.rows) && lb < len(loc.rows) && loc.rows[la].Bundle != "" && loc.rows[la].Bundle == loc.rows[lb].Bundle
+	oneCable := loc.row(la).Bundle != "" && loc.row(la).Bundle == loc.row(lb).Bundle
 	onePlug := func(p [2]fabric.End) (Where, bool) {
 		a, b := loc.at(p[0]), loc.at(p[1])
 		return a, oneCable && a.Split > 0 && b.Split > 0 && a.Box == b.Box && a.Cage == b.Cage

@@ -3,7 +3,6 @@ package firstlight
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
@@ -13,50 +12,73 @@ import (
 
 // locator places design ends on the floor of the hall: the cabling plan's ends (internal/bom's
 // Cabling: rack, unit, cage and split, by the QM9700 and DGX numbering bom documents) and, for a
-// port the plan leaves free, the same numbering from the device's place and model.
+// port the plan leaves free, the same numbering from the device's place and model. It plans
+// only the links a row asks about (bom.Cabler): a punch list names a few links of a fabric of
+// tens of thousands.
 type locator struct {
-	dg     *fabric.Graph
-	cat    *catalog.Catalog
-	rows   []bom.CableRow // one per design link, in the graph's link order
-	end    map[fabric.End]bom.CableEnd
-	link   map[fabric.End]int      // design end -> its row
-	hca    map[string]bom.CableEnd // an HCA's cage (any of its ends)
-	racks  map[string]fabric.Rack
-	cage   map[[2]string][]int // box, cage -> design links with an end in that twin-port cage
-	bundle map[string][]int
+	dg    *fabric.Graph
+	cat   *catalog.Catalog
+	cab   *bom.Cabler
+	link  map[fabric.End]int // design end -> its link (the plan's row)
+	racks map[string]fabric.Rack
 	// floorBox is the floor's own name of a design switch or node (Match reversed), so a row
 	// also names the box as the site labels it.
 	floorBox map[string]string
 }
 
-func newLocator(dg *fabric.Graph, cat *catalog.Catalog) *locator {
-	l := &locator{dg: dg, cat: cat, rows: bom.Cabling(dg, cat, bom.Options{}), end: map[fabric.End]bom.CableEnd{}, link: map[fabric.End]int{},
-		hca: map[string]bom.CableEnd{}, racks: map[string]fabric.Rack{}, cage: map[[2]string][]int{}, bundle: map[string][]int{}}
+// newLocator places the ends of dg; link maps each design end to its link index.
+func newLocator(dg *fabric.Graph, cat *catalog.Catalog, link map[fabric.End]int) *locator {
+	l := &locator{dg: dg, cat: cat, cab: bom.NewCabler(dg, cat), link: link, racks: map[string]fabric.Rack{}}
 	for _, r := range dg.Spec.Racks {
 		l.racks[r.Name] = r
 	}
-	for i, r := range l.rows {
-		if i >= len(dg.Links) {
-			break // external links (appliances) are not graph links
+	return l
+}
+
+// row is the cabling plan's row of design link li.
+func (l *locator) row(li int) bom.CableRow {
+	r, _ := l.cab.Row(li)
+	return r
+}
+
+// end is the plan's end at design end e, if a link holds e: the row's end whose device (the
+// HCA at an HCA end) and port are e's.
+func (l *locator) end(e fabric.End) (bom.CableEnd, bool) {
+	li, ok := l.link[e]
+	if !ok {
+		return bom.CableEnd{}, false
+	}
+	r := l.row(li)
+	for _, ce := range []bom.CableEnd{r.A, r.B} {
+		name := ce.Device
+		if ce.HCA != "" {
+			name = ce.HCA
 		}
-		for _, e := range []bom.CableEnd{r.A, r.B} {
-			name := e.Device
-			if e.HCA != "" {
-				name = e.HCA
-				l.hca[e.HCA] = e
-			}
-			l.end[fabric.End{Device: name, Port: e.Port}] = e
-			l.link[fabric.End{Device: name, Port: e.Port}] = i
-			if e.Split > 0 {
-				k := [2]string{e.Device, strconv.Itoa(e.Cage)}
-				l.cage[k] = append(l.cage[k], i)
-			}
-		}
-		if r.Bundle != "" {
-			l.bundle[r.Bundle] = append(l.bundle[r.Bundle], i)
+		if name == e.Device && ce.Port == e.Port {
+			return ce, true
 		}
 	}
-	return l
+	return bom.CableEnd{}, false
+}
+
+// hcaEnd is a plan's end of HCA d (of its last link in plan order), for a port of it that
+// holds no link: the HCA's cage is the same.
+func (l *locator) hcaEnd(d int32) (bom.CableEnd, bool) {
+	ls := l.dg.LinksOf(d)
+	if len(ls) == 0 {
+		return bom.CableEnd{}, false
+	}
+	last := ls[0]
+	for _, li := range ls {
+		last = max(last, li)
+	}
+	r := l.row(int(last))
+	for _, ce := range []bom.CableEnd{r.A, r.B} {
+		if ce.HCA == l.dg.Devices[d].Name {
+			return ce, true
+		}
+	}
+	return bom.CableEnd{}, false
 }
 
 func (l *locator) whereOf(e bom.CableEnd, end string) Where {
@@ -75,7 +97,7 @@ func (l *locator) floorName(box string) string {
 
 // at places a design-named end.
 func (l *locator) at(e fabric.End) Where {
-	if ce, ok := l.end[e]; ok {
+	if ce, ok := l.end(e); ok {
 		return l.whereOf(ce, e.String())
 	}
 	d, ok := l.dg.Lookup(e.Device)
@@ -84,7 +106,7 @@ func (l *locator) at(e fabric.End) Where {
 	}
 	dev := &l.dg.Devices[d]
 	if dev.Kind == fabric.KindHCA {
-		if ce, ok := l.hca[dev.Name]; ok {
+		if ce, ok := l.hcaEnd(d); ok {
 			ce.Port = e.Port
 			return l.whereOf(ce, e.String())
 		}
@@ -141,12 +163,12 @@ func (l *locator) mates(ends []fabric.End, own []int) []string {
 	for _, e := range ends {
 		w := l.at(e)
 		if w.Split > 0 {
-			for _, i := range l.cage[[2]string{w.Box, strconv.Itoa(w.Cage)}] {
+			for _, i := range l.cab.CageLinks(w.Box, w.Cage) {
 				add(i)
 			}
 		}
-		if i, ok := l.link[e]; ok && l.rows[i].Bundle != "" {
-			for _, j := range l.bundle[l.rows[i].Bundle] {
+		if i, ok := l.link[e]; ok {
+			for _, j := range l.cab.Bundle(i) {
 				add(j)
 			}
 		}
@@ -154,7 +176,7 @@ func (l *locator) mates(ends []fabric.End, own []int) []string {
 	sort.Ints(out)
 	labels := make([]string, len(out))
 	for k, i := range out {
-		labels[k] = bom.FullLabel(l.rows[i])
+		labels[k] = bom.FullLabel(l.row(i))
 	}
 	return labels
 }
