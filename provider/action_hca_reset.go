@@ -113,7 +113,7 @@ func (a *hcaResetAction) Schema(ctx context.Context, _ action.SchemaRequest, res
 			"queries again to check that nothing waits any more. When only a reboot would load them (the card supports " +
 			"no other level now), it resets nothing and says so in a warning: reboot the node, e.g. with " +
 			"`gpucluster_node_power`. Nothing pending: nothing is reset. `mstconfig`'s `mstfwreset` is used with " +
-			"`tool = \"mstconfig\"`. The node's SSH lock is held throughout, so it never interleaves with an apply of " +
+			"the HCA's `tool = \"mstconfig\"`. The node's SSH lock is held throughout, so it never interleaves with an apply of " +
 			"the node's HCAs. For `terraform apply -invoke`, or as the `action_trigger` of a `firmware_settings` change " +
 			"(`events = [after_update]`). Terraform 1.14 or later.",
 		Attributes: attrs,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -198,11 +199,71 @@ func TestHCAResetTargetOf(t *testing.T) {
 			t.Errorf("%s: %v, %d errors %v, want one saying %q", c.what, h, d.ErrorsCount(), d, c.want)
 			continue
 		}
-		if p := d.Errors()[0].(interface{ Path() path.Path }).Path(); !p.Equal(c.at) {
-			t.Errorf("%s: the error is on %s, want %s", c.what, p, c.at)
+		if dp, ok := d.Errors()[0].(diag.DiagnosticWithPath); !ok || !dp.Path().Equal(c.at) {
+			t.Errorf("%s: the error is not on %s: %v", c.what, c.at, d.Errors()[0])
 		}
 	}
 	if h, d := hcaResetTargetOf(ctx, model(types.DynamicUnknown())); h != nil || d.HasError() {
 		t.Errorf("an unknown HCA: %v %v", h, d)
+	}
+}
+
+// TestAccActionHCAResetForEach is the example's for_each form, through the real Terraform: the
+// HCAs of two nodes in one for_each, one action instance per HCA (`hca = gpucluster_hca.all[each.key]`, over the same keys: an
+// action's for_each cannot be the resource it is triggered by, which is not known before its apply) triggered
+// by that HCA's own create. Each card's settings wait after mlxconfig, and each node's own log
+// shows exactly one query and one reset of its card: no HCA's reset went to the other's host.
+func TestAccActionHCAResetForEach(t *testing.T) {
+	requireAcc(t)
+	testrig.RequirePeers(t)
+	requireTerraform(t, actionsVersion, "actions")
+	c := newTerraformCLI(t)
+	a := startHCANodeWithPath(t, nil, mftTools)
+	b := startHCANodeWithPath(t, a, mftTools)
+	dir := writeConfig(t, a.provider()+fmt.Sprintf(`
+locals {
+  hcas = {
+    "gpu001/mlx5_0" = { node = "gpu001", guid = "0x0002c90300010000", host = %q }
+    "gpu002/mlx5_0" = { node = "gpu002", guid = "0x0002c90300020000", host = %q }
+  }
+}
+resource "gpucluster_hca" "all" {
+  for_each          = local.hcas
+  node              = each.value.node
+  device            = "mlx5_0"
+  port_guid         = each.value.guid
+  ssh_host          = each.value.host
+  firmware_settings = { LINK_TYPE_P1 = "IB" }
+  lifecycle {
+    action_trigger {
+      events  = [after_create, after_update]
+      actions = [action.gpucluster_hca_reset.all[each.key]]
+    }
+  }
+}
+action "gpucluster_hca_reset" "all" {
+  for_each = local.hcas
+  config {
+    hca = gpucluster_hca.all[each.key]
+  }
+}
+`, a.sshd.Addr(), b.sshd.Addr()))
+	out := c.run(dir, "apply", "-auto-approve", "-input=false", "-no-color")
+	for name, h := range map[string]*hcaNode{"gpu001": a, "gpu002": b} {
+		var got []string
+		for _, c := range h.calls() {
+			if strings.Contains(c, "fwreset") {
+				got = append(got, c)
+			}
+		}
+		if want := []string{"mlxfwreset -d mlx5_0 query", "mlxfwreset -d mlx5_0 -l 3 -y reset"}; !slices.Equal(got, want) {
+			t.Errorf("%s's card saw mlxfwreset %q, want %q", name, got, want)
+		}
+		if _, cur, err := h.param("LINK_TYPE_P1"); err != nil || cur != "IB(1)" {
+			t.Errorf("%s's LINK_TYPE_P1 current %s (%v), want IB(1)", name, cur, err)
+		}
+		if want := fmt.Sprintf("hca %s/mlx5_0 (node %s, %s): mlxfwreset at level 3 loaded LINK_TYPE_P1", name, name, h.sshd.Addr()); !strings.Contains(out, want) {
+			t.Errorf("no line %q:\n%s", want, out)
+		}
 	}
 }
