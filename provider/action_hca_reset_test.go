@@ -14,21 +14,17 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/testrig"
 )
 
-// hcaResetAction is the reset action for the test node's card; the values are literals, as a
-// configuration would give them from the node (gpucluster_node.x.ssh_host).
+// hcaResetAction is the reset action for the test node's card: the HCA itself, whose node,
+// device, ssh_host and tool the action uses.
 func (h *hcaNode) hcaResetAction(extra string) string {
 	return fmt.Sprintf(`
 action "gpucluster_hca_reset" "h" {
   config {
-    node       = "gpu001"
-    device     = "mlx5_0"
-    mst_device = %q
-    ssh_host   = %q
-    tool       = %q
+    hca = gpucluster_hca.h
 %s
   }
 }
-`, cx7, h.sshd.Addr(), h.tool, extra)
+`, extra)
 }
 
 // editCard changes the double's card as someone on the node would.
@@ -138,7 +134,8 @@ func TestAccActionHCAResetInvoke(t *testing.T) {
 	h := startHCANode(t)
 	h.setPending(t, "LINK_TYPE_P1", "IB(1)", "ETH(2)")
 	h.setResetLevels(t, []int{4})
-	dir := writeConfig(t, h.provider()+h.hcaResetAction(""))
+	dir := writeConfig(t, h.hca("")+h.hcaResetAction(""))
+	c.run(dir, "apply", "-auto-approve", "-input=false", "-no-color")
 	out := c.run(dir, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.gpucluster_hca_reset.h")
 	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Warning: HCA gpu001/mlx5_0: reboot node gpu001 to load its firmware settings") ||
 		!strings.Contains(flat, "LINK_TYPE_P1 wait for a reboot") || !strings.Contains(flat, "supported levels: 4") {
@@ -148,7 +145,7 @@ func TestAccActionHCAResetInvoke(t *testing.T) {
 		t.Fatalf("LINK_TYPE_P1 current %s: something reset the card", cur)
 	}
 	h.setResetLevels(t, []int{3, 4})
-	dir = writeConfig(t, h.provider()+h.hcaResetAction(`    level = "0"`))
+	writeConfigIn(t, dir, h.hca("")+h.hcaResetAction(`    level = "0"`))
 	out, err := c.try(dir, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.gpucluster_hca_reset.h")
 	if flat := strings.Join(strings.Fields(out), " "); err == nil ||
 		!strings.Contains(flat, "reset level 0 is not supported by the card now; it supports 3 (Driver restart and PCI reset), 4 (Warm Reboot)") {

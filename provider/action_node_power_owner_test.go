@@ -20,14 +20,22 @@ import (
 
 // nodeSchemaAttributes is how many attributes gpucluster_node has, as the provider serves its
 // schema to Terraform (not as powerNodeOf lists them).
-func nodeSchemaAttributes(t *testing.T) int {
+func nodeSchemaAttributes(t *testing.T) int { return len(servedAttributes(t, "gpucluster_node")) }
+
+// servedAttributes names the attributes of a resource as the provider serves its schema to
+// Terraform (not as instanceRef lists them).
+func servedAttributes(t *testing.T, resourceType string) []string {
 	t.Helper()
 	fw := providerserver.NewProtocol6(New("test")())()
 	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(resp.ResourceSchemas["gpucluster_node"].Block.Attributes)
+	var names []string
+	for _, a := range resp.ResourceSchemas[resourceType].Block.Attributes {
+		names = append(names, a.Name)
+	}
+	return names
 }
 
 // TestAccActionNodePowerNamesItsBMC: an action names what it touches (issue 32: node = "gpu999"

@@ -54,11 +54,17 @@ func requireTerraform(t *testing.T, least *version.Version, what string) {
 func writeConfig(t *testing.T, hcl string) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeConfigIn(t, dir, hcl)
+	return dir
+}
+
+// writeConfigIn writes the configuration into dir, replacing its main.tf (the state stays).
+func writeConfigIn(t *testing.T, dir, hcl string) {
+	t.Helper()
 	hcl = "terraform {\n  required_providers {\n    gpucluster = { source = \"gpucluster/gpucluster\" }\n  }\n}\n" + hcl
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(hcl), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // rfPowerActions declares gpucluster_node gpu001 on the Redfish rig's BMC and one

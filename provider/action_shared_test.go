@@ -12,7 +12,7 @@ import (
 // TestActionSchemas: the provider serves the three actions, each taking its objects in exactly
 // the shape of the resource attribute it mirrors (so `subnet_manager =
 // gpucluster_fabric.x.subnet_manager` converts without loss), and the secrets in them say that an
-// action cannot hide them; gpucluster_node_power takes the node itself.
+// action cannot hide them; gpucluster_node_power takes the node itself, gpucluster_hca_reset the HCA.
 func TestActionSchemas(t *testing.T) {
 	fw := providerserver.NewProtocol6(New("test")())()
 	resp, err := fw.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
@@ -33,12 +33,16 @@ func TestActionSchemas(t *testing.T) {
 	}
 	mirror := []struct{ action, attr, resource, secret string }{
 		{"gpucluster_opensm_sweep", "subnet_manager", "gpucluster_fabric", "ssh_private_key"},
-		{"gpucluster_hca_reset", "ssh", "gpucluster_hca", "private_key"},
 	}
 	// gpucluster_node_power takes the node itself (any value, checked by powerNodeOf): its bmc
 	// is the node's, not an object of the same shape given beside it.
 	if np := attr(resp.ActionSchemas["gpucluster_node_power"].Schema, "node"); !np.ValueType().Is(tftypes.DynamicPseudoType) || !np.Required {
 		t.Errorf("gpucluster_node_power.node is %s (required %v), want a required dynamic value", np.ValueType(), np.Required)
+	}
+	// gpucluster_hca_reset takes the HCA itself (checked by hcaResetTargetOf), optional to
+	// Terraform so that the old form gets one error saying what to write.
+	if hr := attr(resp.ActionSchemas["gpucluster_hca_reset"].Schema, "hca"); !hr.ValueType().Is(tftypes.DynamicPseudoType) || !hr.Optional {
+		t.Errorf("gpucluster_hca_reset.hca is %s (optional %v), want an optional dynamic value", hr.ValueType(), hr.Optional)
 	}
 	for _, m := range mirror {
 		as, ok := resp.ActionSchemas[m.action]
