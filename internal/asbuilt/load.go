@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -75,7 +76,9 @@ func LoadFileWith(topologyFile, nodeNameMap string, opts ReadOptions, lo LoadOpt
 	if err != nil {
 		return &Loaded{}, &LoadError{InputTopology, err}
 	}
-	return LoadTextWith(string(b), nodeNameMap, opts, lo)
+	// The text is the file's bytes, not a copy of them (64 MiB more at the largest): b is this
+	// function's alone and never written again.
+	return LoadTextWith(unsafe.String(unsafe.SliceData(b), len(b)), nodeNameMap, opts, lo)
 }
 
 // LoadText reads the floor from ibnetdiscover output already fetched (run over SSH): it parses

@@ -3,7 +3,6 @@ package asbuilt
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -114,7 +113,7 @@ func (r *reader) checkRadix(i int, sw fabric.Switch) {
 		return // not in the catalog: the fabric refuses the model itself, with a note
 	}
 	var over []int
-	for p := range r.ports[i] {
+	for _, p := range r.ports.each(i) {
 		if p > m.Ports {
 			over = append(over, p)
 		}
@@ -134,8 +133,41 @@ type reader struct {
 	names []nodeName
 	errs  []string
 	notes modelNotes
-	// used[i][p]: port p of node i is on a link (for the CA port GUIDs).
-	ports []map[int]bool
+	// ports[i] holds port p of node i when it is on a link (for the CA port GUIDs).
+	ports portSets
+}
+
+// portSets is a set of ports per node, as bits: a map per node cost 29 MB for a
+// 65,536-endpoint floor (issue 32 point 5), a node's 64 ports fit in two words.
+type portSets [][]uint64
+
+func (s portSets) add(node, p int) {
+	if p < 0 {
+		return // no port a link is on; a map held it, and nothing read it
+	}
+	w := p / 64
+	if len(s[node]) <= w {
+		s[node] = append(s[node], make([]uint64, w+1-len(s[node]))...)
+	}
+	s[node][w] |= 1 << (p % 64)
+}
+
+func (s portSets) has(node, p int) bool {
+	w := p / 64
+	return p >= 0 && w < len(s[node]) && s[node][w]&(1<<(p%64)) != 0
+}
+
+// each is the ports of node, ascending.
+func (s portSets) each(node int) []int {
+	var out []int
+	for w, bits := range s[node] {
+		for b := 0; b < 64; b++ {
+			if bits&(1<<b) != 0 {
+				out = append(out, w*64+b)
+			}
+		}
+	}
+	return out
 }
 
 // mappedName returns the node name map's name for node i: by node GUID, or for a CA by one of
@@ -182,14 +214,10 @@ func (r *reader) resolveNames() {
 	}
 	switches := map[string]owner{}
 	hcas := map[string]owner{}
-	r.ports = make([]map[int]bool, len(r.d.Nodes))
+	r.ports = make(portSets, len(r.d.Nodes))
 	for _, l := range r.d.Links {
-		for _, e := range []opensm.PortRef{l.A, l.B} {
-			if r.ports[e.Node] == nil {
-				r.ports[e.Node] = map[int]bool{}
-			}
-			r.ports[e.Node][e.Port] = true
-		}
+		r.ports.add(l.A.Node, l.A.Port)
+		r.ports.add(l.B.Node, l.B.Port)
 	}
 	for i := range r.d.Nodes {
 		n := &r.d.Nodes[i]
@@ -362,40 +390,37 @@ func (r *reader) build() *Floor {
 		}
 		return fabric.End{Device: nm.name, Port: p.Port}
 	}
-	type cable struct {
-		c fabric.Cable
-		l Link
-	}
-	// Sized once: a floor's cables are most of its memory, and growing three slices of them by
-	// doubling cost twice the floor in garbage (a 65,536-endpoint floor read).
-	cables := make([]cable, 0, len(d.Links))
+	// Sized once, and built in place: a floor's cables are most of its memory, and growing them
+	// by doubling, or through a list of cable and link pairs copied out after the sort, cost
+	// twice the floor in garbage (a 65,536-endpoint floor read; issue 32 point 5).
+	spec.Cables = make([]fabric.Cable, 0, len(d.Links))
+	f.Links = make([]Link, 0, len(d.Links))
 	simulated, slow := 0, []string{}
 	for _, l := range d.Links {
 		if d.Nodes[l.A.Node].Kind == opensm.NodeRouter || d.Nodes[l.B.Node].Kind == opensm.NodeRouter {
 			continue
 		}
 		a, b := endOf(l.A), endOf(l.B)
+		as, bs := a.String(), b.String()
 		la, lb := lv[l.A.Node], lv[l.B.Node]
-		if lb < la || lb == la && b.String() < a.String() {
-			a, b = b, a
+		if lb < la || lb == la && bs < as {
+			a, b, as = b, a, bs
 		}
 		lk := Link{Width: l.Width, Speed: l.Speed}
 		if r.opts.Simulated && l.Speed == opensm.SimSpeed("NDR") {
 			lk.Speed = "NDR"
 			simulated++
 		}
-		c := fabric.Cable{Ref: fabric.Ref{Key: a.String()}, A: a, B: b}
+		c := fabric.Cable{Ref: fabric.Ref{Key: as}, A: a, B: b}
 		if lk.Width != "4x" || lk.Speed != "NDR" {
 			slow = append(slow, fmt.Sprintf("%s at %s%s", c.Label(), lk.Width, lk.Speed))
 		}
-		cables = append(cables, cable{c, lk})
+		spec.Cables = append(spec.Cables, c)
+		f.Links = append(f.Links, lk)
 	}
-	sort.Slice(cables, func(i, j int) bool { return cables[i].c.Key < cables[j].c.Key })
-	spec.Cables = slices.Grow(spec.Cables, len(cables))
-	f.Links = slices.Grow(f.Links, len(cables))
-	for _, c := range cables {
-		spec.Cables = append(spec.Cables, c.c)
-		f.Links = append(f.Links, c.l)
+	sort.Sort(cablesByKey{spec.Cables, f.Links})
+	if len(spec.Cables) == 0 {
+		spec.Cables, f.Links = nil, nil // none, as before: a record writes an empty list as null
 	}
 
 	if len(spec.Switches)+len(spec.Nodes) > 0 {
@@ -421,18 +446,31 @@ func (r *reader) build() *Floor {
 	return f
 }
 
+// cablesByKey sorts a floor's cables by key and their links with them.
+type cablesByKey struct {
+	cables []fabric.Cable
+	links  []Link
+}
+
+func (c cablesByKey) Len() int           { return len(c.cables) }
+func (c cablesByKey) Less(i, j int) bool { return c.cables[i].Key < c.cables[j].Key }
+func (c cablesByKey) Swap(i, j int) {
+	c.cables[i], c.cables[j] = c.cables[j], c.cables[i]
+	c.links[i], c.links[j] = c.links[j], c.links[i]
+}
+
 // hcaPortGUID is the GUID of port 1 of CA i: as listed, or derived from the first cabled port p
 // as that port's GUID - (p-1), the rule the fabric and OpenSM's files use.
 func (r *reader) hcaPortGUID(i int) opensm.GUID {
 	n := &r.d.Nodes[i]
-	if g, ok := n.PortGUIDs[1]; ok || r.ports[i][1] {
+	if g, ok := n.PortGUIDs[1]; ok || r.ports.has(i, 1) {
 		if ok {
 			return g
 		}
 		return r.d.PortGUID(opensm.PortRef{Node: i, Port: 1})
 	}
 	for p := 2; p <= n.Ports; p++ {
-		if r.ports[i][p] {
+		if r.ports.has(i, p) {
 			return r.d.PortGUID(opensm.PortRef{Node: i, Port: p}) - opensm.GUID(p-1)
 		}
 	}
