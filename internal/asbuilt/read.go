@@ -134,7 +134,8 @@ type reader struct {
 	errs  []string
 	notes modelNotes
 	// ports[i] holds port p of node i when it is on a link (for the CA port GUIDs).
-	ports portSets
+	ports    portSets
+	interned map[string]string
 }
 
 // portSets is a set of ports per node, as bits: a map per node cost 29 MB for a
@@ -206,6 +207,20 @@ func splitSwitchDesc(desc string) (name, part string) {
 	return host, part
 }
 
+// intern is s as a copy of its own, one per distinct value (a floor's 65,536 HCAs have a few
+// device names and one host name per 8).
+func (r *reader) intern(s string) string {
+	if v, ok := r.interned[s]; ok {
+		return v
+	}
+	if r.interned == nil {
+		r.interned = map[string]string{}
+	}
+	v := strings.Clone(s)
+	r.interned[v] = v
+	return v
+}
+
 func (r *reader) resolveNames() {
 	const fix = "name it in a node_name_map file (OpenSM's format: `0x<guid> \"name\"`), or set the node description on the device"
 	type owner struct {
@@ -243,7 +258,9 @@ func (r *reader) resolveNames() {
 				continue
 			}
 			switches[name] = owner{n.GUID, from}
-			r.names[i] = nodeName{name: name, part: part}
+			// Copies, not substrings of the text: the floor outlives the read (the record's
+			// decoded floor is kept), and a substring kept all of a 64 MiB text alive with it.
+			r.names[i] = nodeName{name: strings.Clone(name), part: strings.Clone(part)}
 		case opensm.NodeCA:
 			f := strings.Fields(text)
 			if len(f) != 2 {
@@ -266,7 +283,7 @@ func (r *reader) resolveNames() {
 				continue
 			}
 			hcas[hn] = owner{n.GUID, from}
-			r.names[i] = nodeName{host: f[0], dev: f[1]}
+			r.names[i] = nodeName{host: r.intern(f[0]), dev: r.intern(f[1])} // as a switch's name
 		}
 	}
 }

@@ -60,7 +60,9 @@ func Summary(floor *fabric.Spec) string {
 // validation reading the discovered fabric's floor) does not inflate and parse it again. What
 // is kept is what DecodeRecord would give: the items in the record's order, every field a
 // string or number that JSON carries exactly; a name with bytes that are not UTF-8 (which JSON
-// writes as U+FFFD) is not kept, and its record is decoded as written.
+// writes as U+FFFD) is not kept, and its record is decoded as written. A list already in key
+// order is kept as it is, not copied (a 65,536-endpoint floor's cables and HCAs, 27 MB), so
+// floor is shared with the plan's readers as DecodeRecord's floors are: do not change it after.
 func EncodeRecord(floor *fabric.Spec) (Record, error) {
 	body := recordBody{Version: recordVersion,
 		Switches: byKey(floor.Switches, func(x *fabric.Switch) string { return x.Key }),
@@ -257,18 +259,20 @@ func decodeRecord(r Record) (*fabric.Spec, error) {
 	return &fabric.Spec{Switches: b.Switches, Nodes: b.Nodes, HCAs: b.HCAs, Cables: b.Cables}, nil
 }
 
-// byKey is items in the order of their keys (a copy; items is left as it is). The sort is
-// stable, so items without keys keep their order.
+// byKey is items in the order of their keys: items itself when they are in that order already
+// (a floor read from a text: its cables and HCAs, most of it), else a sorted copy (items is left
+// as it is). The sort is stable, so items without keys keep their order.
 func byKey[T any](items []T, key func(*T) string) []T {
-	out := slices.Clone(items)
 	// By index, not by value: a comparison of two copies whose address key takes moved both to
-	// the heap, 70 MB of garbage for a 65,536-endpoint floor's cables; most lists come sorted.
+	// the heap, 70 MB of garbage for a 65,536-endpoint floor's cables.
 	sorted := true
-	for i := 1; i < len(out) && sorted; i++ {
-		sorted = key(&out[i-1]) <= key(&out[i])
+	for i := 1; i < len(items) && sorted; i++ {
+		sorted = key(&items[i-1]) <= key(&items[i])
 	}
-	if !sorted {
-		sort.SliceStable(out, func(i, j int) bool { return key(&out[i]) < key(&out[j]) })
+	if sorted {
+		return items
 	}
+	out := slices.Clone(items)
+	sort.SliceStable(out, func(i, j int) bool { return key(&out[i]) < key(&out[j]) })
 	return out
 }

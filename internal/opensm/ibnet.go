@@ -478,9 +478,10 @@ func ParseTopology(text string) (*Discovered, error) {
 					k := widthSpeed{w, s}
 					i, seen := speedIndex[k]
 					if !seen {
+						// Copies: a floor's links outlive its text (a substring kept all of it).
 						i = int32(len(speeds))
 						speedIndex[k] = i
-						speeds = append(speeds, k)
+						speeds = append(speeds, widthSpeed{strings.Clone(w), strings.Clone(s)})
 					}
 					h.speed = i
 				}
