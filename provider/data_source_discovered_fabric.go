@@ -254,8 +254,8 @@ const largeFloorText = 8 << 20
 // MessagePack, then gRPC's). Under the provider's GOGC=300 (main.go) the collector would wait for
 // the heap to reach four times what was live at its last run, in the middle of the read, and the
 // copies were made beside the garbage, in fresh memory: a 65,536-endpoint floor's 34 MB of
-// ibnetdiscover text peaked at 374 MB of resident memory. One forced collection costs about what
-// one of the read's own costs (scripts/bench/floormem.sh measures the CPU too; issue 32 point 5).
+// ibnetdiscover text peaked at 304 MiB of resident memory, 218 MiB with this collection, for
+// about as much CPU (scripts/bench/README.md, floormem.sh; issue 32 point 5).
 func collectAfterLargeFloor(textBytes int) {
 	if textBytes >= largeFloorText {
 		debug.FreeOSMemory()

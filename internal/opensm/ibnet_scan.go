@@ -223,7 +223,7 @@ func scanSpeed(f string) (width, speed string, ok bool) {
 		return "", "", false
 	}
 	for i := d + 1; i < len(f); i++ {
-		if c := f[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '?') {
+		if c := f[i]; !isWordByte(c) && c != '?' || c == '_' { // [A-Za-z0-9?]
 			return "", "", false
 		}
 	}
