@@ -20,7 +20,8 @@ mkdir -p "$work/floors"
 # its head, before it. The text is all read and sent back as topology; the floor is the same.
 if [ ! -s "$work/floors/f256-64mib.ibn" ]; then
   pad=$(( (64 << 20) - 4096 - $(stat -c %s "$work/floors/f256.ibn") ))
-  { yes '# padding: comment lines, as ibnetdiscover prints at its head, to the 64 MiB file cap' | head -c "$pad" | sed '$d'
+  { awk -v n="$pad" 'BEGIN { l = "# padding: comment lines, as ibnetdiscover prints at its head, to the 64 MiB file cap"
+      for (s = 0; s + length(l) + 1 <= n; s += length(l) + 1) print l }'
     cat "$work/floors/f256.ibn"; } >"$work/floors/f256-64mib.ibn"
 fi
 build() { # side source-dir
