@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -180,8 +181,11 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	disc, floor := l.Discovered, l.Floor
+	textBytes := len(l.Text)
 	var err error
-	m.Topology = types.StringValue(l.Text)
+	// topology is written raw with the floor's outputs (below), the file's bytes themselves:
+	// through the state it was one more copy of the text at the response's peak (issue 32 point 5).
+	m.Topology = types.StringValue("")
 	counts := disc.Counts()
 	// discovered_nodes and as_built are written by Wrap (below).
 	m.DiscoveredNodes = types.ListNull(types.ObjectType{AttrTypes: discoveredNodeAttrTypes})
@@ -229,12 +233,33 @@ func (d *discoveredFabricDataSource) Read(ctx context.Context, req datasource.Re
 	state, err := tfwire.WithRawOutputs(ctx, resp.State.Raw, map[string][]byte{
 		"as_built":         appendAsBuilt(nil, floor, items),
 		"discovered_nodes": appendDiscoveredNodes(nil, disc.Nodes),
+		"topology":         topologyValue(l),
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", "building as_built: "+err.Error()+"; this is a bug in the provider")
 		return
 	}
 	resp.State.Raw = state
+	collectAfterLargeFloor(textBytes)
+}
+
+// largeFloorText is the size of ibnetdiscover text from which a read collects its garbage before
+// the response is encoded: 8 MiB, about 120 scalable units of ibsim's net file (the 64-SU floor
+// of scripts/bench is 4.3 MB).
+const largeFloorText = 8 << 20
+
+// collectAfterLargeFloor collects and returns to the system what a large floor's read left once
+// its outputs are encoded: the text, its parse and the floor (the record keeps its own copy of
+// the names) are garbage by then, and the response copies the outputs twice more (the state's
+// MessagePack, then gRPC's). Under the provider's GOGC=300 (main.go) the collector would wait for
+// the heap to reach four times what was live at its last run, in the middle of the read, and the
+// copies were made beside the garbage, in fresh memory: a 65,536-endpoint floor's 34 MB of
+// ibnetdiscover text peaked at 304 MiB of resident memory, 218 MiB with this collection, for
+// about as much CPU (scripts/bench/README.md, floormem.sh; issue 32 point 5).
+func collectAfterLargeFloor(textBytes int) {
+	if textBytes >= largeFloorText {
+		debug.FreeOSMemory()
+	}
 }
 
 // declaredGraph builds the declared fabric from the data source's lists, reporting problems on

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -122,6 +123,10 @@ func TestAccDiscoveredFabricFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	const d, f = "data.gpucluster_discovered_fabric.floor", "gpucluster_fabric.floor"
+	topologyText, err := os.ReadFile(filepath.Join(dir, "ibnetdiscover.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
@@ -141,6 +146,8 @@ resource "gpucluster_fabric" "floor" {
 				resource.TestCheckNoResourceAttr(d, "as_built.switches.%"),
 				resource.TestCheckNoResourceAttr(d, "as_built.cables.%"),
 				resource.TestCheckResourceAttr(d, "floor.summary", "24 switches, 64 nodes, 512 HCAs, 1,023 cables"),
+				// topology is the file, byte for byte (sent from the file's own buffer).
+				resource.TestCheckResourceAttr(d, "topology", string(topologyText)),
 				func(s *terraform.State) error {
 					a := s.RootModule().Resources[d].Primary.Attributes
 					z, err := base64.StdEncoding.DecodeString(a["floor.record"])

@@ -17,6 +17,7 @@ import (
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/importid"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/remote"
+	"github.com/gpucluster/terraform-provider-gpucluster/provider/tfwire"
 )
 
 // The fabric on the floor, read the way gpucluster_discovered_fabric reads it (a topology file,
@@ -107,7 +108,9 @@ func (s floorSource) load(ctx context.Context, data *Data, simulated bool, at pa
 	var l *asbuilt.Loaded
 	var err error
 	if fromFile {
-		l, err = asbuilt.LoadFileWith(s.topologyFile.ValueString(), s.nodeNameMap.ValueString(), opts, lo)
+		// Room for the MessagePack header of the text, which gpucluster_discovered_fabric sends
+		// back as its topology without copying it (topologyValue).
+		l, err = asbuilt.LoadFileAfter(s.topologyFile.ValueString(), s.nodeNameMap.ValueString(), opts, lo, tfwire.StringRoom)
 	} else {
 		text, ok := discoverOverSSH(ctx, data, s.host, s.command, at, diags)
 		if !ok {
@@ -179,6 +182,15 @@ func runIBNetDiscover(ctx context.Context, c *remote.Client, command types.Strin
 		return "", false
 	}
 	return text, true
+}
+
+// topologyValue is the text of l as the MessagePack string of an output: the file's own bytes
+// when it was read from one (floorSource.load leaves room for the header), else a copy.
+func topologyValue(l *asbuilt.Loaded) []byte {
+	if l.File != nil {
+		return tfwire.StringAfter(l.File, tfwire.StringRoom)
+	}
+	return tfwire.AppendString(nil, l.Text)
 }
 
 // warnUnparsed reports the lines of ibnetdiscover output opensm.ParseTopology could not read; it

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/catalog"
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/fabric"
@@ -14,7 +15,10 @@ import (
 // Loaded is a floor with the ibnetdiscover text it was read from and that text parsed, for the
 // readers that show the discovery itself beside the floor (gpucluster_discovered_fabric).
 type Loaded struct {
-	Text       string
+	Text string
+	// File is the room LoadFileAfter was asked for, then the file Text was read from; nil when
+	// the text was not read from a file. Text is File[room:], which is not to be written.
+	File       []byte
 	Discovered *opensm.Discovered
 	// Unparsed lists the lines of Text that ParseTopology could not read and left out, so it is
 	// a warning, not an error; what makes the text no one fabric is LoadText's error instead.
@@ -71,11 +75,23 @@ type LoadOptions struct {
 
 // LoadFileWith is LoadFile with LoadOptions.
 func LoadFileWith(topologyFile, nodeNameMap string, opts ReadOptions, lo LoadOptions) (*Loaded, error) {
-	b, err := inputfile.Read(topologyFile, inputfile.MaxTopologyFile)
+	return LoadFileAfter(topologyFile, nodeNameMap, opts, lo, 0)
+}
+
+// LoadFileAfter is LoadFileWith reading the file after room free bytes (inputfile.ReadAfter),
+// which Loaded.File holds: a caller that sends the text on can put a header there instead of
+// copying it (gpucluster_discovered_fabric's topology; issue 32 point 5).
+func LoadFileAfter(topologyFile, nodeNameMap string, opts ReadOptions, lo LoadOptions, room int) (*Loaded, error) {
+	b, err := inputfile.ReadAfter(topologyFile, inputfile.MaxTopologyFile, room)
 	if err != nil {
 		return &Loaded{}, &LoadError{InputTopology, err}
 	}
-	return LoadTextWith(string(b), nodeNameMap, opts, lo)
+	// The text is the file's bytes, not a copy of them (64 MiB more at the largest): b is this
+	// function's and its caller's alone, and never written again after room.
+	text := b[room:]
+	l, err := LoadTextWith(unsafe.String(unsafe.SliceData(text), len(text)), nodeNameMap, opts, lo)
+	l.File = b
+	return l, err
 }
 
 // LoadText reads the floor from ibnetdiscover output already fetched (run over SSH): it parses

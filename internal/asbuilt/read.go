@@ -114,11 +114,11 @@ func (r *reader) checkRadix(i int, sw fabric.Switch) {
 		return // not in the catalog: the fabric refuses the model itself, with a note
 	}
 	var over []int
-	for p := range r.ports[i] {
+	r.ports.each(i, func(p int) {
 		if p > m.Ports {
 			over = append(over, p)
 		}
-	}
+	})
 	if len(over) == 0 {
 		return
 	}
@@ -134,8 +134,40 @@ type reader struct {
 	names []nodeName
 	errs  []string
 	notes modelNotes
-	// used[i][p]: port p of node i is on a link (for the CA port GUIDs).
-	ports []map[int]bool
+	// ports[i] holds port p of node i when it is on a link (for the CA port GUIDs).
+	ports    portSets
+	interned map[string]string
+}
+
+// portSets is a set of ports per node, as bits: a map per node cost 29 MB for a
+// 65,536-endpoint floor (issue 32 point 5), a node's 64 ports fit in two words.
+type portSets [][]uint64
+
+func (s portSets) add(node, p int) {
+	if p < 0 {
+		return // no port a link is on; a map held it, and nothing read it
+	}
+	w := p / 64
+	if len(s[node]) <= w {
+		s[node] = append(s[node], make([]uint64, w+1-len(s[node]))...)
+	}
+	s[node][w] |= 1 << (p % 64)
+}
+
+func (s portSets) has(node, p int) bool {
+	w := p / 64
+	return p >= 0 && w < len(s[node]) && s[node][w]&(1<<(p%64)) != 0
+}
+
+// each calls f with each port of node, ascending.
+func (s portSets) each(node int, f func(p int)) {
+	for w, bits := range s[node] {
+		for b := 0; b < 64; b++ {
+			if bits&(1<<b) != 0 {
+				f(w*64 + b)
+			}
+		}
+	}
 }
 
 // mappedName returns the node name map's name for node i: by node GUID, or for a CA by one of
@@ -174,6 +206,20 @@ func splitSwitchDesc(desc string) (name, part string) {
 	return host, part
 }
 
+// intern is s as a copy of its own, one per distinct value (a floor's 65,536 HCAs have a few
+// device names and one host name per 8).
+func (r *reader) intern(s string) string {
+	if v, ok := r.interned[s]; ok {
+		return v
+	}
+	if r.interned == nil {
+		r.interned = map[string]string{}
+	}
+	v := strings.Clone(s)
+	r.interned[v] = v
+	return v
+}
+
 func (r *reader) resolveNames() {
 	const fix = "name it in a node_name_map file (OpenSM's format: `0x<guid> \"name\"`), or set the node description on the device"
 	type owner struct {
@@ -182,14 +228,10 @@ func (r *reader) resolveNames() {
 	}
 	switches := map[string]owner{}
 	hcas := map[string]owner{}
-	r.ports = make([]map[int]bool, len(r.d.Nodes))
+	r.ports = make(portSets, len(r.d.Nodes))
 	for _, l := range r.d.Links {
-		for _, e := range []opensm.PortRef{l.A, l.B} {
-			if r.ports[e.Node] == nil {
-				r.ports[e.Node] = map[int]bool{}
-			}
-			r.ports[e.Node][e.Port] = true
-		}
+		r.ports.add(l.A.Node, l.A.Port)
+		r.ports.add(l.B.Node, l.B.Port)
 	}
 	for i := range r.d.Nodes {
 		n := &r.d.Nodes[i]
@@ -215,7 +257,9 @@ func (r *reader) resolveNames() {
 				continue
 			}
 			switches[name] = owner{n.GUID, from}
-			r.names[i] = nodeName{name: name, part: part}
+			// Copies, not substrings of the text: the floor outlives the read (the record's
+			// decoded floor is kept), and a substring kept all of a 64 MiB text alive with it.
+			r.names[i] = nodeName{name: strings.Clone(name), part: strings.Clone(part)}
 		case opensm.NodeCA:
 			f := strings.Fields(text)
 			if len(f) != 2 {
@@ -238,7 +282,7 @@ func (r *reader) resolveNames() {
 				continue
 			}
 			hcas[hn] = owner{n.GUID, from}
-			r.names[i] = nodeName{host: f[0], dev: f[1]}
+			r.names[i] = nodeName{host: r.intern(f[0]), dev: r.intern(f[1])} // as a switch's name
 		}
 	}
 }
@@ -246,13 +290,27 @@ func (r *reader) resolveNames() {
 // levels returns, for each discovered node, its distance in links from the nearest CA (CAs 0;
 // -1 where none reaches), which orients cables lower tier first.
 func levels(d *opensm.Discovered) []int {
-	adj := make([][]int, len(d.Nodes))
+	// The links of each node in one array (compressed rows: node i's neighbours are
+	// adj[start[i]:start[i+1]]), not a slice per node grown by append: 14 MB of garbage for a
+	// 65,536-endpoint floor (issue 32 point 5).
+	start := make([]int32, len(d.Nodes)+1)
 	for _, l := range d.Links {
-		adj[l.A.Node] = append(adj[l.A.Node], l.B.Node)
-		adj[l.B.Node] = append(adj[l.B.Node], l.A.Node)
+		start[l.A.Node+1]++
+		start[l.B.Node+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	adj := make([]int32, 2*len(d.Links))
+	fill := slices.Clone(start[:len(d.Nodes)])
+	for _, l := range d.Links {
+		adj[fill[l.A.Node]] = int32(l.B.Node)
+		fill[l.A.Node]++
+		adj[fill[l.B.Node]] = int32(l.A.Node)
+		fill[l.B.Node]++
 	}
 	lv := make([]int, len(d.Nodes))
-	var queue []int
+	queue := make([]int, 0, len(d.Nodes))
 	for i := range d.Nodes {
 		lv[i] = -1
 		if d.Nodes[i].Kind == opensm.NodeCA {
@@ -261,10 +319,11 @@ func levels(d *opensm.Discovered) []int {
 		}
 	}
 	for h := 0; h < len(queue); h++ {
-		for _, o := range adj[queue[h]] {
+		n := queue[h]
+		for _, o := range adj[start[n]:start[n+1]] {
 			if lv[o] < 0 {
-				lv[o] = lv[queue[h]] + 1
-				queue = append(queue, o)
+				lv[o] = lv[n] + 1
+				queue = append(queue, int(o))
 			}
 		}
 	}
@@ -362,40 +421,41 @@ func (r *reader) build() *Floor {
 		}
 		return fabric.End{Device: nm.name, Port: p.Port}
 	}
-	type cable struct {
-		c fabric.Cable
-		l Link
-	}
-	// Sized once: a floor's cables are most of its memory, and growing three slices of them by
-	// doubling cost twice the floor in garbage (a 65,536-endpoint floor read).
-	cables := make([]cable, 0, len(d.Links))
+	// Sized once, and built in place: a floor's cables are most of its memory, and growing them
+	// by doubling, or through a list of cable and link pairs copied out after the sort, cost
+	// twice the floor in garbage (a 65,536-endpoint floor read; issue 32 point 5).
+	spec.Cables = make([]fabric.Cable, 0, len(d.Links))
+	f.Links = make([]Link, 0, len(d.Links))
 	simulated, slow := 0, []string{}
 	for _, l := range d.Links {
 		if d.Nodes[l.A.Node].Kind == opensm.NodeRouter || d.Nodes[l.B.Node].Kind == opensm.NodeRouter {
 			continue
 		}
 		a, b := endOf(l.A), endOf(l.B)
+		as := a.String()
 		la, lb := lv[l.A.Node], lv[l.B.Node]
-		if lb < la || lb == la && b.String() < a.String() {
-			a, b = b, a
+		if lb < la {
+			a, b, as = b, a, b.String()
+		} else if lb == la {
+			if bs := b.String(); bs < as {
+				a, b, as = b, a, bs
+			}
 		}
 		lk := Link{Width: l.Width, Speed: l.Speed}
 		if r.opts.Simulated && l.Speed == opensm.SimSpeed("NDR") {
 			lk.Speed = "NDR"
 			simulated++
 		}
-		c := fabric.Cable{Ref: fabric.Ref{Key: a.String()}, A: a, B: b}
+		c := fabric.Cable{Ref: fabric.Ref{Key: as}, A: a, B: b}
 		if lk.Width != "4x" || lk.Speed != "NDR" {
 			slow = append(slow, fmt.Sprintf("%s at %s%s", c.Label(), lk.Width, lk.Speed))
 		}
-		cables = append(cables, cable{c, lk})
+		spec.Cables = append(spec.Cables, c)
+		f.Links = append(f.Links, lk)
 	}
-	sort.Slice(cables, func(i, j int) bool { return cables[i].c.Key < cables[j].c.Key })
-	spec.Cables = slices.Grow(spec.Cables, len(cables))
-	f.Links = slices.Grow(f.Links, len(cables))
-	for _, c := range cables {
-		spec.Cables = append(spec.Cables, c.c)
-		f.Links = append(f.Links, c.l)
+	sort.Sort(cablesByKey{spec.Cables, f.Links})
+	if len(spec.Cables) == 0 {
+		spec.Cables, f.Links = nil, nil // none, as before: a record writes an empty list as null
 	}
 
 	if len(spec.Switches)+len(spec.Nodes) > 0 {
@@ -421,18 +481,31 @@ func (r *reader) build() *Floor {
 	return f
 }
 
+// cablesByKey sorts a floor's cables by key and their links with them.
+type cablesByKey struct {
+	cables []fabric.Cable
+	links  []Link
+}
+
+func (c cablesByKey) Len() int           { return len(c.cables) }
+func (c cablesByKey) Less(i, j int) bool { return c.cables[i].Key < c.cables[j].Key }
+func (c cablesByKey) Swap(i, j int) {
+	c.cables[i], c.cables[j] = c.cables[j], c.cables[i]
+	c.links[i], c.links[j] = c.links[j], c.links[i]
+}
+
 // hcaPortGUID is the GUID of port 1 of CA i: as listed, or derived from the first cabled port p
 // as that port's GUID - (p-1), the rule the fabric and OpenSM's files use.
 func (r *reader) hcaPortGUID(i int) opensm.GUID {
 	n := &r.d.Nodes[i]
-	if g, ok := n.PortGUIDs[1]; ok || r.ports[i][1] {
+	if g, ok := n.PortGUIDs[1]; ok || r.ports.has(i, 1) {
 		if ok {
 			return g
 		}
 		return r.d.PortGUID(opensm.PortRef{Node: i, Port: 1})
 	}
 	for p := 2; p <= n.Ports; p++ {
-		if r.ports[i][p] {
+		if r.ports.has(i, p) {
 			return r.d.PortGUID(opensm.PortRef{Node: i, Port: p}) - opensm.GUID(p-1)
 		}
 	}

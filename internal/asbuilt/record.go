@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
+	"sort"
 	"sync"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bom"
@@ -60,7 +60,9 @@ func Summary(floor *fabric.Spec) string {
 // validation reading the discovered fabric's floor) does not inflate and parse it again. What
 // is kept is what DecodeRecord would give: the items in the record's order, every field a
 // string or number that JSON carries exactly; a name with bytes that are not UTF-8 (which JSON
-// writes as U+FFFD) is not kept, and its record is decoded as written.
+// writes as U+FFFD) is not kept, and its record is decoded as written. A list already in key
+// order is kept as it is, not copied (a 65,536-endpoint floor's cables and HCAs, 27 MB), so
+// floor is shared with the plan's readers as DecodeRecord's floors are: do not change it after.
 func EncodeRecord(floor *fabric.Spec) (Record, error) {
 	body := recordBody{Version: recordVersion,
 		Switches: byKey(floor.Switches, func(x *fabric.Switch) string { return x.Key }),
@@ -68,24 +70,101 @@ func EncodeRecord(floor *fabric.Spec) (Record, error) {
 		HCAs:     byKey(floor.HCAs, func(x *fabric.HCA) string { return x.Key }),
 		Cables:   byKey(floor.Cables, func(x *fabric.Cable) string { return x.Key }),
 	}
-	js, err := json.Marshal(body)
-	if err != nil {
-		return Record{}, fmt.Errorf("recording the floor: %w", err)
-	}
-	sum := sha256.Sum256(js)
+	// The JSON is written a few items at a time into the digest and the gzip stream, never whole:
+	// a 65,536-endpoint floor's is 41 MiB, which json.Marshal built by doubling and then copied
+	// (issue 32 point 5). The bytes are json.Marshal's of body: an object's fields in order, a
+	// slice as its items' encodings between brackets, joined by commas, null for a nil slice.
+	sum := sha256.New()
 	var z bytes.Buffer
 	w := gzip.NewWriter(&z) // no name or time in the header: the bytes are the floor's alone
-	if _, err := w.Write(js); err != nil {
-		return Record{}, err
+	rw := &recordWriter{out: io.MultiWriter(sum, w)}
+	rw.raw(`{"Version":`)
+	rw.value(body.Version)
+	rw.raw(`,"Switches":`)
+	recordList(rw, body.Switches)
+	rw.raw(`,"Nodes":`)
+	recordList(rw, body.Nodes)
+	rw.raw(`,"HCAs":`)
+	recordList(rw, body.HCAs)
+	rw.raw(`,"Cables":`)
+	recordList(rw, body.Cables)
+	rw.raw(`}`)
+	rw.flush()
+	if rw.err != nil {
+		return Record{}, fmt.Errorf("recording the floor: %w", rw.err)
 	}
 	if err := w.Close(); err != nil {
 		return Record{}, err
 	}
-	rec := Record{SHA256: hex.EncodeToString(sum[:]), Data: base64.StdEncoding.EncodeToString(z.Bytes())}
-	if !bytes.Contains(js, []byte(`\ufffd`)) {
+	rec := Record{SHA256: hex.EncodeToString(sum.Sum(nil)), Data: base64.StdEncoding.EncodeToString(z.Bytes())}
+	if !rw.replaced {
 		recent.put(rec, &fabric.Spec{Switches: body.Switches, Nodes: body.Nodes, HCAs: body.HCAs, Cables: body.Cables})
 	}
 	return rec, nil
+}
+
+// recordWriter writes a record's JSON in pieces: each value is encoded into one reused buffer
+// and written out once the buffer holds recordChunk bytes. replaced is whether some string held
+// bytes that are not UTF-8, which JSON writes as U+FFFD (an escape within one value's encoding,
+// so it is seen whole in the buffer).
+type recordWriter struct {
+	out      io.Writer
+	buf      bytes.Buffer
+	enc      *json.Encoder
+	replaced bool
+	err      error
+}
+
+const recordChunk = 64 << 10
+
+func (rw *recordWriter) raw(s string) {
+	rw.buf.WriteString(s)
+}
+
+// value appends v as json.Marshal writes it (json.Encoder escapes HTML as Marshal does; the
+// newline it ends a value with is taken off).
+func (rw *recordWriter) value(v any) {
+	if rw.err != nil {
+		return
+	}
+	if rw.enc == nil {
+		rw.enc = json.NewEncoder(&rw.buf)
+	}
+	start := rw.buf.Len()
+	if err := rw.enc.Encode(v); err != nil {
+		rw.err = err
+		return
+	}
+	rw.buf.Truncate(rw.buf.Len() - 1)
+	if bytes.Contains(rw.buf.Bytes()[start:], []byte(`\ufffd`)) {
+		rw.replaced = true
+	}
+	if rw.buf.Len() >= recordChunk {
+		rw.flush()
+	}
+}
+
+func (rw *recordWriter) flush() {
+	if rw.err == nil {
+		_, rw.err = rw.out.Write(rw.buf.Bytes())
+	}
+	rw.buf.Reset()
+}
+
+// recordList writes items as json.Marshal writes a slice.
+func recordList[T any](rw *recordWriter, items []T) {
+	if items == nil {
+		rw.raw("null")
+		return
+	}
+	rw.raw("[")
+	for i := range items {
+		if i > 0 {
+			rw.raw(",")
+		}
+		rw.value(&items[i])
+	}
+	rw.raw("]")
 }
 
 // ErrRecordAltered is returned by DecodeRecord for a record whose data is not what its digest
@@ -180,10 +259,20 @@ func decodeRecord(r Record) (*fabric.Spec, error) {
 	return &fabric.Spec{Switches: b.Switches, Nodes: b.Nodes, HCAs: b.HCAs, Cables: b.Cables}, nil
 }
 
-// byKey is items in the order of their keys (a copy; items is left as it is). The sort is
-// stable, so items without keys keep their order.
+// byKey is items in the order of their keys: items itself when they are in that order already
+// (a floor read from a text: its cables and HCAs, most of it), else a sorted copy (items is left
+// as it is). The sort is stable, so items without keys keep their order.
 func byKey[T any](items []T, key func(*T) string) []T {
+	// By index, not by value: a comparison of two copies whose address key takes moved both to
+	// the heap, 70 MB of garbage for a 65,536-endpoint floor's cables.
+	sorted := true
+	for i := 1; i < len(items) && sorted; i++ {
+		sorted = key(&items[i-1]) <= key(&items[i])
+	}
+	if sorted {
+		return items
+	}
 	out := slices.Clone(items)
-	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(key(&a), key(&b)) })
+	sort.SliceStable(out, func(i, j int) bool { return key(&out[i]) < key(&out[j]) })
 	return out
 }

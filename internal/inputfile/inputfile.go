@@ -60,6 +60,12 @@ func (e *TooLargeError) Error() string {
 // bytes. A regular file is refused by its size before any byte is read; anything else (a device,
 // a pipe, a file that grows) is read up to limit+1 bytes and refused there.
 func Read(path string, limit int64) ([]byte, error) {
+	return ReadAfter(path, limit, 0)
+}
+
+// ReadAfter is Read with room bytes left free before the content (zeros, for the caller to put
+// a header in without copying the content after it: buf[room:] is the file).
+func ReadAfter(path string, limit int64, room int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -72,11 +78,11 @@ func Read(path string, limit int64) ([]byte, error) {
 		}
 		want = st.Size() + 1 // +1 so that a file at exactly its size reads to EOF in one buffer
 	}
-	buf := make([]byte, 0, min(want, limit+1))
+	buf := make([]byte, room, int64(room)+min(want, limit+1))
 	r := io.LimitReader(f, limit+1)
-	for int64(len(buf)) <= limit {
+	for int64(len(buf)-room) <= limit {
 		if len(buf) == cap(buf) { // double, up to the cap and its one extra byte
-			next := make([]byte, len(buf), min(2*int64(cap(buf)), limit+1))
+			next := make([]byte, len(buf), int64(room)+min(2*int64(cap(buf)-room), limit+1))
 			copy(next, buf)
 			buf = next
 		}
@@ -89,7 +95,7 @@ func Read(path string, limit int64) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if int64(len(buf)) > limit {
+	if int64(len(buf)-room) > limit {
 		return nil, &TooLargeError{Path: path, Max: limit, Size: -1}
 	}
 	return buf, nil

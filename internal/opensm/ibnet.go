@@ -3,7 +3,6 @@ package opensm
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,14 +202,6 @@ func (t *Discovered) PortGUID(r PortRef) GUID {
 	return n.GUID + GUID(r.Port)
 }
 
-var (
-	reHeader   = regexp.MustCompile(`^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"(.*)$`)
-	rePortLine = regexp.MustCompile(`^\[(\d+)\](?:\(([0-9A-Fa-fx]+)\))?\s*"([^"]*)"\[(\d+)\](?:\(([0-9A-Fa-fx]+)\))?(.*)$`)
-	reQuoted   = regexp.MustCompile(`"([^"]*)"`)
-	reSpeed    = regexp.MustCompile(`^(\d+x)([A-Za-z0-9?]+)$`)
-	reLID      = regexp.MustCompile(`\blid (\d+)`)
-)
-
 // The bounds of the numbers an ibnetdiscover text holds (InfiniBand Architecture Specification,
 // Volume 1, Release 1.3, section 14.2.5.3 NodeInfo and 4.1.3 LIDs): NumPorts is an 8-bit field,
 // so a node has 1 to 255 ports (ibsim's net files say the same, "ports(1-255)"); a cable is on
@@ -312,18 +303,6 @@ func descAfter(rest string) bool {
 	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
 }
 
-// commentDesc reads the quoted description that opens a comment (`# "leaf01" lid 2 4xNDR`):
-// the description, the comment without it, and ok false when a quote is left over (a quote in
-// the description: it does not parse).
-func commentDesc(c string) (desc, rest string, found, ok bool) {
-	q := reQuoted.FindStringSubmatchIndex(c)
-	if q == nil {
-		return "", c, false, !strings.Contains(c, `"`)
-	}
-	desc, rest = c[q[2]:q[3]], c[:q[0]]+" "+c[q[1]:]
-	return desc, rest, true, descAfter(c[q[1]:]) && !strings.Contains(rest, `"`)
-}
-
 // ParseTopology reads ibnetdiscover output (infiniband-diags) or an ibsim net file such as
 // ExpectedTopology writes. Node GUIDs come from the switchguid=/caguid= lines, or from the
 // "S-<guid>"/"H-<guid>" ids; descriptions from the quoted text after '#', or the id. Each link
@@ -344,20 +323,28 @@ func ParseTopology(text string) (*Discovered, error) {
 	var pending GUID
 	var vendID, devID uint32 // from the vendid=/devid= lines of the node that follows
 	cur := -1
+	// half is a cable line, kept until every node is read. Compact (48 bytes, 80 with ints and
+	// two strings): a 65,536-endpoint floor has 400,000 of them. A node index and a port fit in
+	// 32 bits (a node has at most 255 ports, one header line each); speed indexes speeds.
 	type half struct {
-		line   int
-		from   PortRef
-		peerID string
-		peerP  int
-		width  string
-		speed  string
+		line                     int
+		node, port, peerP, speed int32
+		peerID                   string
 	}
+	// The widths and speeds the cable lines name, each once ("4x" "NDR"); index 0 is none.
+	type widthSpeed struct{ width, speed string }
+	speeds := []widthSpeed{{}}
+	speedIndex := map[widthSpeed]int32{}
 	// Sized once from the port lines the text can hold (each starts a line with "["; none is
-	// shorter than 32 bytes), so that a large floor's halves are not grown by doubling.
+	// shorter than 32 bytes), so that a large floor's halves are not grown by doubling; the nodes
+	// likewise from the lines that can start a header.
 	halves := make([]half, 0, min(strings.Count(text, "\n[")+1, len(text)/32))
-	byID := map[string]int{}
-	headerLine := map[int]int{}
-	badID := false // a node id that does not parse: its cables then name an id no node has
+	t.Nodes = make([]DiscoveredNode, 0, min(strings.Count(text, "\nSwitch")+strings.Count(text, "\nCa")+
+		strings.Count(text, "\nHca")+strings.Count(text, "\nRt")+1, len(text)/8))
+	byID := make(map[string]int, cap(t.Nodes))
+	headerLine := make([]int32, 0, cap(t.Nodes)) // per node
+	portSlots := 0                               // sum of the nodes' port counts + 1: see on below
+	badID := false                               // a node id that does not parse: its cables then name an id no node has
 	// Line by line without splitting: strings.Split of a 64 MiB file of blank lines made 67
 	// million string headers, 1 GiB (issue 32's 27 bytes of memory per byte read).
 	n := -1
@@ -398,34 +385,34 @@ func ParseTopology(text string) (*Discovered, error) {
 		case strings.HasPrefix(line, "sysimgguid="):
 			continue
 		}
-		if m := reHeader.FindStringSubmatch(line); m != nil {
-			kind := m[1]
+		if m, ok := scanHeader(line); ok {
+			kind := m.kind
 			if kind == "Hca" {
 				kind = NodeCA
 			}
-			ports, fits := number(m[2], 1, maxNodePorts)
+			ports, fits := number(m.ports, 1, maxNodePorts)
 			if !fits {
-				te.conflict("line %d: %s %q has %s ports: a node has 1 to %d (NodeInfo NumPorts is 8 bits)", n+1, m[1], Truncate(m[3], 80), Truncate(m[2], 40), maxNodePorts)
+				te.conflict("line %d: %s %q has %s ports: a node has 1 to %d (NodeInfo NumPorts is 8 bits)", n+1, m.kind, Truncate(m.id, 80), Truncate(m.ports, 40), maxNodePorts)
 				ports = maxNodePorts // one problem, said once: not again for each of its ports
 			}
-			if !descAfter(m[4]) {
+			if !descAfter(m.rest) {
 				te.conflict("line %d: the node id in %q does not parse: a quote inside the quoted id", n+1, Truncate(line, 120))
 				badID = true
 			}
-			node := DiscoveredNode{Kind: kind, ID: m[3], Ports: ports, Desc: m[3], PortGUIDs: map[int]GUID{}}
-			if rest := m[4]; strings.Contains(rest, "#") {
+			node := DiscoveredNode{Kind: kind, ID: m.id, Ports: ports, Desc: m.id}
+			if rest := m.rest; strings.Contains(rest, "#") {
 				_, c, _ := strings.Cut(rest, "#")
-				desc, c, found, ok := commentDesc(c)
+				desc, c2, found, ok := commentDesc(c)
 				if !ok {
 					te.conflict("line %d: the description in %q does not parse: a quote inside the quoted description", n+1, Truncate(line, 120))
 				}
 				if found {
 					node.Desc = desc
 				}
-				if l := reLID.FindStringSubmatch(c); l != nil {
-					lid, fits := number(l[1], 0, maxLID)
+				if l, ok := c2.lid(); ok {
+					lid, fits := number(l, 0, maxLID)
 					if !fits {
-						te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l[1], 40))
+						te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l, 40))
 					}
 					node.LID = lid
 				}
@@ -444,58 +431,65 @@ func ParseTopology(text string) (*Discovered, error) {
 				te.unread("line %d: node id %q appears twice", n+1, node.ID)
 			}
 			byID[node.ID] = len(t.Nodes)
-			headerLine[len(t.Nodes)] = n + 1
+			headerLine = append(headerLine, int32(n+1))
+			portSlots += ports + 1
 			t.Nodes = append(t.Nodes, node)
 			cur = len(t.Nodes) - 1
 			continue
 		}
 		if cur >= 0 && strings.HasPrefix(line, "[") {
-			m := rePortLine.FindStringSubmatch(line)
-			if m == nil {
+			m, ok := scanCableLine(line)
+			if !ok {
 				// A cable line of a node that cannot be read would drop a cable.
 				te.conflict("line %d: cannot read the cable line %q (a quote inside a quoted id does not parse)", n+1, Truncate(line, 120))
 				continue
 			}
 			node := &t.Nodes[cur]
-			port, fits := number(m[1], 1, max(node.Ports, 1))
-			peerP, peerFits := number(m[4], 1, maxNodePorts)
+			port, fits := number(m.port, 1, max(node.Ports, 1))
+			peerP, peerFits := number(m.peerPort, 1, maxNodePorts)
 			switch {
 			case !fits:
-				te.conflict("line %d: port [%s] of %q, which has %d ports", n+1, Truncate(m[1], 40), Truncate(node.ID, 80), node.Ports)
+				te.conflict("line %d: port [%s] of %q, which has %d ports", n+1, Truncate(m.port, 40), Truncate(node.ID, 80), node.Ports)
 				continue
 			case !peerFits:
-				te.conflict("line %d: peer port [%s] of %q: a port is 1 to %d", n+1, Truncate(m[4], 40), Truncate(m[3], 80), maxNodePorts)
+				te.conflict("line %d: peer port [%s] of %q: a port is 1 to %d", n+1, Truncate(m.peerPort, 40), Truncate(m.peerID, 80), maxNodePorts)
 				continue
-			case !descAfter(m[6]) && !strings.HasPrefix(m[6], "#"):
+			case !descAfter(m.rest) && !strings.HasPrefix(m.rest, "#"):
 				te.conflict("line %d: the cable line %q does not parse after the peer's port", n+1, Truncate(line, 120))
 				continue
 			}
-			if m[2] != "" {
-				g, err := ParseGUID(hex0x(m[2]))
+			if m.guid != "" {
+				g, err := ParseGUID(hex0x(m.guid))
 				if err != nil {
-					te.conflict("line %d: port GUID %s: %v", n+1, Truncate(m[2], 40), err)
+					te.conflict("line %d: port GUID %s: %v", n+1, Truncate(m.guid, 40), err)
+				}
+				if node.PortGUIDs == nil {
+					node.PortGUIDs = map[int]GUID{}
 				}
 				node.PortGUIDs[port] = g
 			}
-			h := half{line: n + 1, from: PortRef{cur, port}, peerID: m[3], peerP: peerP}
-			comment := m[6]
-			if _, c, ok := strings.Cut(comment, "#"); ok {
+			h := half{line: n + 1, node: int32(cur), port: int32(port), peerID: m.peerID, peerP: int32(peerP)}
+			if _, c, ok := strings.Cut(m.rest, "#"); ok {
 				_, c, _, ok := commentDesc(c)
 				if !ok {
 					te.conflict("line %d: the peer's description in %q does not parse: a quote inside the quoted description", n+1, Truncate(line, 120))
 				}
-				fields := strings.Fields(c)
-				for i := len(fields) - 1; i >= 0; i-- {
-					if s := reSpeed.FindStringSubmatch(fields[i]); s != nil {
-						h.width, h.speed = s[1], s[2]
-						break
+				if w, s := c.speed(); w != "" {
+					k := widthSpeed{w, s}
+					i, seen := speedIndex[k]
+					if !seen {
+						// Copies: a floor's links outlive its text (a substring kept all of it).
+						i = int32(len(speeds))
+						speedIndex[k] = i
+						speeds = append(speeds, widthSpeed{strings.Clone(w), strings.Clone(s)})
 					}
+					h.speed = i
 				}
 				if node.Kind != NodeSwitch && node.LID == 0 {
-					if l := reLID.FindStringSubmatch(c); l != nil {
-						lid, fits := number(l[1], 0, maxLID)
+					if l, ok := c.lid(); ok {
+						lid, fits := number(l, 0, maxLID)
 						if !fits {
-							te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l[1], 40))
+							te.conflict("line %d: lid %s does not fit in 16 bits", n+1, Truncate(l, 40))
 						}
 						node.LID = lid
 					}
@@ -510,30 +504,38 @@ func ParseTopology(text string) (*Discovered, error) {
 	// end is not said twice; a cable already on (both ends, each naming the other) is a cable
 	// read from its other end.
 	clashed := map[[2]PortRef]bool{}
-	// on is the link each port is on and the line that put it there: a port on two links is two
-	// cables on one port, which no floor has.
+	// on is the link each port is on and the line that put it there (0: none): a port on two
+	// links is two cables on one port, which no floor has. One slot per port of each node, at
+	// slot[node] + port (a map of 400,000 ports cost four times as much).
 	type onLink struct {
 		other PortRef
 		line  int
 	}
-	on := make(map[PortRef]onLink, len(halves))
+	slot := make([]int, len(t.Nodes))
+	for i, s := 0, 0; i < len(t.Nodes); i++ {
+		slot[i] = s
+		s += t.Nodes[i].Ports + 1
+	}
+	on := make([]onLink, portSlots)
+	at := func(r PortRef) *onLink { return &on[slot[r.Node]+r.Port] }
 	t.Links = make([]DiscoveredLink, 0, len(halves)/2)
 	name := func(r PortRef) string { return fmt.Sprintf("%s[%d]", t.Nodes[r.Node].Desc, r.Port) }
 	for _, h := range halves {
+		from := PortRef{int(h.node), int(h.port)}
 		peer, ok := byID[h.peerID]
 		if !ok {
 			// ibnetdiscover prints every node it reached, and every cable from both ends: a peer
 			// that has no node in the text is a text cut short (a run interrupted, a copy
 			// truncated at a node boundary), which read as is would be a smaller floor.
 			if badID { // said once, as the id that does not parse
-				te.unread("line %d: %s port %d links to %q, which is not in the text", h.line, t.Nodes[h.from.Node].ID, h.from.Port, h.peerID)
+				te.unread("line %d: %s port %d links to %q, which is not in the text", h.line, t.Nodes[from.Node].ID, from.Port, h.peerID)
 				continue
 			}
-			te.conflict("line %d: %s port %d links to %q, which is not in the text: the text is cut short or edited", h.line, t.Nodes[h.from.Node].ID, h.from.Port, h.peerID)
+			te.conflict("line %d: %s port %d links to %q, which is not in the text: the text is cut short or edited", h.line, t.Nodes[from.Node].ID, from.Port, h.peerID)
 			continue
 		}
-		a, b := h.from, PortRef{peer, h.peerP}
-		if pn := t.Nodes[peer].Ports; h.peerP > pn {
+		a, b := from, PortRef{peer, int(h.peerP)}
+		if pn := t.Nodes[peer].Ports; int(h.peerP) > pn {
 			te.conflict("line %d: %s is cabled to port [%d] of %q, which has %d ports (line %d)", h.line, name(a), h.peerP, t.Nodes[peer].Desc, pn, headerLine[peer])
 			continue
 		}
@@ -545,7 +547,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			a, b = b, a
 		}
 		key := [2]PortRef{a, b}
-		if o, ok := on[a]; ok && o.other == b || clashed[key] {
+		if o := at(a); o.line != 0 && o.other == b || clashed[key] {
 			continue
 		}
 		clash := false
@@ -554,7 +556,7 @@ func ParseTopology(text string) (*Discovered, error) {
 			if e == b {
 				other = a
 			}
-			if o, dup := on[e]; dup && o.other != other {
+			if o := at(e); o.line != 0 && o.other != other {
 				te.conflict("line %d: %s is on two cables: to %s (line %d) and to %s", h.line, name(e), name(o.other), o.line, name(other))
 				clash = true
 			}
@@ -563,8 +565,9 @@ func ParseTopology(text string) (*Discovered, error) {
 			clashed[key] = true // the same cable from its other end is the same problem
 			continue
 		}
-		on[a], on[b] = onLink{b, h.line}, onLink{a, h.line}
-		t.Links = append(t.Links, DiscoveredLink{A: a, B: b, Width: h.width, Speed: h.speed})
+		*at(a), *at(b) = onLink{b, h.line}, onLink{a, h.line}
+		ws := speeds[h.speed]
+		t.Links = append(t.Links, DiscoveredLink{A: a, B: b, Width: ws.width, Speed: ws.speed})
 	}
 	if len(te.Unread) > 0 || len(te.Conflicts) > 0 {
 		return t, te

@@ -176,18 +176,35 @@ func AppendStrOrNil(b []byte, s string) []byte {
 	return AppendString(b, s)
 }
 
+// StringRoom is the room StringAfter needs before a string: the longest MessagePack string header.
+const StringRoom = 5
+
+// StringAfter encodes buf[room:] as a MessagePack string in place, as AppendString would: the
+// header is written at the end of the room (room >= StringRoom), and the encoding is the slice of
+// buf from there. A large text (a 64 MiB topology file) is sent without another copy of it.
+func StringAfter(buf []byte, room int) []byte {
+	var hdr [StringRoom]byte
+	h := appendStringHeader(hdr[:0], len(buf)-room)
+	start := room - len(h)
+	copy(buf[start:], h)
+	return buf[start:]
+}
+
 func AppendString(b []byte, s string) []byte {
-	switch n := len(s); {
+	return append(appendStringHeader(b, len(s)), s...)
+}
+
+// appendStringHeader writes the header of a string of n bytes.
+func appendStringHeader(b []byte, n int) []byte {
+	switch {
 	case n < 32:
-		b = append(b, 0xa0|byte(n))
+		return append(b, 0xa0|byte(n))
 	case n <= math.MaxUint8:
-		b = append(b, 0xd9, byte(n))
+		return append(b, 0xd9, byte(n))
 	case n <= math.MaxUint16:
-		b = binary.BigEndian.AppendUint16(append(b, 0xda), uint16(n))
-	default:
-		b = binary.BigEndian.AppendUint32(append(b, 0xdb), uint32(n))
+		return binary.BigEndian.AppendUint16(append(b, 0xda), uint16(n))
 	}
-	return append(b, s...)
+	return binary.BigEndian.AppendUint32(append(b, 0xdb), uint32(n))
 }
 
 func AppendArrayLen(b []byte, n int) []byte {
