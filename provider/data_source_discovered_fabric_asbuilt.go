@@ -116,7 +116,7 @@ func asBuiltAttribute() schema.SingleNestedAttribute {
 }
 
 // appendAsBuilt writes the floor as the as_built object, in MessagePack as Terraform reads it:
-// its maps in name order, each element by its shape (fabric_inventory_msgpack.go); a map that
+// its maps in name order, each element by its shape (fabric_inventory_wire.go); a map that
 // items does not name is null.
 func appendAsBuilt(b []byte, f *asbuilt.Floor, items map[string]bool) []byte {
 	s := f.Spec

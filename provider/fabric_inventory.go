@@ -31,7 +31,7 @@ import (
 // to; from the table come the fabric's nested attributes (schemaAttribute), the object type
 // (objectType: also the element type of gpucluster_topology's maps), the decoder (a Terraform
 // object -> fabric.X) and the encoder (fabric.X -> the Terraform object gpucluster_topology
-// returns), the MessagePack writer (fabric_inventory_msgpack.go, through tfwire.Object) and,
+// returns), the MessagePack writer (fabric_inventory_wire.go, through tfwire.Object) and,
 // for a row marked withResource, the attribute of the shape's own resource: gpucluster_rack,
 // gpucluster_switch, gpucluster_node, gpucluster_hca, gpucluster_cable and gpucluster_partition
 // take their declared attributes from their shape, with the resource's own rules on the row
