@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -15,8 +16,8 @@ import (
 // plan changes something, because a warning is the only text a provider can print at plan time.
 
 // summarize adds the plan summary of next against the prior state, or nothing when the plan
-// changes nothing the summary speaks of.
-func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, planned *fabricModel, next *plan.Outcome, diags *diag.Diagnostics) {
+// changes nothing the summary speaks of; it returns the summary's text.
+func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, planned *fabricModel, next *plan.Outcome, diags *diag.Diagnostics) string {
 	var prior *plan.Prior
 	if !state.Raw.IsNull() {
 		prior = &plan.Prior{}
@@ -27,13 +28,33 @@ func (r *fabricResource) summarize(ctx context.Context, state tfsdk.State, plann
 	}
 	text := plan.Summarize(prior, next)
 	if text == "" {
-		return
+		return ""
 	}
+	diags.AddWarning(summaryTitle(planned), text)
+	return text
+}
+
+// summaryTitle is the title of the fabric's plan summary warning.
+func summaryTitle(m *fabricModel) string {
 	title := plan.SummaryTitle
-	if name := planned.Name.ValueString(); name != "" {
+	if name := m.Name.ValueString(); name != "" {
 		title += " (" + name + ")"
 	}
-	diags.AddWarning(title, text)
+	return title
+}
+
+// plannedSummary is the fabric's planned `summary` (plan.Standing). A plan whose summary is
+// empty (it changes nothing the summary speaks of) keeps the stored value, so a state written
+// before the attribute existed shows no change until the fabric changes; otherwise the totals of
+// next.
+func (r *fabricResource) plannedSummary(ctx context.Context, state tfsdk.State, planned *fabricModel, summary string, next *plan.Outcome) types.String {
+	if summary == "" && !state.Raw.IsNull() {
+		var stored types.String
+		if !state.GetAttribute(ctx, path.Root("summary"), &stored).HasError() && !stored.IsUnknown() {
+			return stored
+		}
+	}
+	return types.StringValue(plan.Standing(summaryTitle(planned), next))
 }
 
 // priorOf fills what the summary compares against: the prior state's digests and verdict as

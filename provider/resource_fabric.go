@@ -50,6 +50,7 @@ type fabricModel struct {
 	Workload    types.Object `tfsdk:"workload"`
 	Analysis    types.Object `tfsdk:"analysis"`
 	BOM         types.Object `tfsdk:"bom"`
+	Summary     types.String `tfsdk:"summary"` // plan.Standing: where the plan summary is, then totals
 
 	SubnetManager types.Object   `tfsdk:"subnet_manager"`
 	OpenSM        types.Map      `tfsdk:"opensm"`
@@ -91,6 +92,15 @@ func (r *fabricResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	attrs["bom"] = bomSchema("Bill of materials of the whole fabric: switches, nodes, HCAs, cables by kind and standard " +
 		"length, transceivers and fibers, priced from the catalog. Its items are keyed by SKU, so the plan's diff of " +
 		"`bom` is the purchase order of a change: every SKU whose quantity changes, before and after.")
+	attrs["summary"] = schema.StringAttribute{
+		Computed: true,
+		MarkdownDescription: "The fabric as planned, in a few lines. Its first line says where the plan summary is " +
+			"(the warning `Fabric plan summary (<name>)`, which Terraform prints after the whole plan); then the " +
+			"devices by role, the links by tier and the policy verdict, as totals, so the plan's diff of `summary` " +
+			"shows the change in counts. Terraform lists resource changes by address, so with per-item " +
+			"`gpucluster_hca` and `gpucluster_node` resources the fabric's diff, and this attribute, come before theirs. " +
+			"A plan that changes nothing the summary speaks of keeps the stored value.",
+	}
 	attrs["subnet_manager"] = subnetManagerSchema()
 	attrs["opensm"] = openSMSchema()
 	attrs["ufm_partitions"] = ufmPartitionsSchema()
@@ -131,9 +141,10 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	// The lists come from Wrap's stash (the framework got them null; see provider/tfwire).
 	fp, diags := planFabric(ctx, r.data, withStashedLists(ctx, tfwire.FromProposed, &m, &resp.Diagnostics))
+	var summary string
 	if fp.out != nil {
 		// The summary comes first and also when the policy fails: it is what a reviewer reads.
-		r.summarize(ctx, req.State, &m, fp.out, &resp.Diagnostics)
+		summary = r.summarize(ctx, req.State, &m, fp.out, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -144,6 +155,9 @@ func (r *fabricResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("opensm"), fp.opensm)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ufm_partitions"), fp.ufm)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), m.Name)...)
+	if fp.out != nil {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("summary"), r.plannedSummary(ctx, req.State, &m, summary, fp.out))...)
+	}
 }
 
 // fabricPlan is the plan pipeline's outcome (nil while the plan depends on unknown values or the
@@ -258,7 +272,7 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 	// UFM takes the planned ufm_partitions, not files: its files are for reference only, and
 	// one OpenSM cannot render (an SL without OpenSM's qos) must not stop the apply.
 	push := !m.SubnetManager.IsNull() && smKind(m.SubnetManager) != ufm.Kind
-	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.UFMPartitions.IsUnknown() && !push {
+	if !m.Analysis.IsUnknown() && !m.OpenSM.IsUnknown() && !m.UFMPartitions.IsUnknown() && !m.Summary.IsUnknown() && !push {
 		return nil
 	}
 	// The lists come from Wrap's stash; m itself keeps the null lists the framework sent, as
@@ -289,7 +303,7 @@ func (r *fabricResource) finalize(ctx context.Context, m *fabricModel, diags *di
 // computed by the whole pipeline; when the plan knew them, only the files are rendered again
 // (the analysis of a large fabric is the expensive part and its result is already planned).
 func (r *fabricResource) finalRender(ctx context.Context, m, planned *fabricModel, diags *diag.Diagnostics) (*plan.Rendered, bool) {
-	if m.Analysis.IsUnknown() || m.OpenSM.IsUnknown() || m.UFMPartitions.IsUnknown() {
+	if m.Analysis.IsUnknown() || m.OpenSM.IsUnknown() || m.UFMPartitions.IsUnknown() || m.Summary.IsUnknown() {
 		fp, d := planFabric(ctx, r.data, planned)
 		diags.Append(d...)
 		if diags.HasError() || fp.out == nil {
@@ -303,6 +317,9 @@ func (r *fabricResource) finalRender(ctx context.Context, m, planned *fabricMode
 		}
 		if m.UFMPartitions.IsUnknown() {
 			m.UFMPartitions = fp.ufm
+		}
+		if m.Summary.IsUnknown() {
+			m.Summary = types.StringValue(plan.Standing(summaryTitle(m), fp.out))
 		}
 		return fp.out.OpenSM, true
 	}
