@@ -68,7 +68,7 @@ resource "gpucluster_fabric" "pod" {
 			lastItem = i
 		}
 	}
-	if !(fabricDiff < pointer && pointer < firstItem && lastItem < warning) {
+	if fabricDiff >= pointer || pointer >= firstItem || lastItem >= warning {
 		t.Errorf("plan lines (0-based): fabric diff %d, summary pointer %d, first item diff %d, last item diff %d, summary warning %d; "+
 			"want the pointer inside the fabric's diff, before the items, and the warning after them:\n%s", fabricDiff, pointer, firstItem, lastItem, warning, out)
 	}
