@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -187,23 +188,25 @@ func hcaResetTargetOf(ctx context.Context, m *hcaResetModel) (*hcaModel, diag.Di
 // literal); a reference to a resource is unknown here and is checked by ModifyPlan once
 // Terraform knows it.
 func (a *hcaResetAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
-	var m hcaResetModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if !resp.Diagnostics.HasError() {
-		_, d := hcaResetTargetOf(ctx, &m)
-		resp.Diagnostics.Append(d...)
-	}
+	resp.Diagnostics.Append(checkHCAResetConfig(ctx, req.Config)...)
 }
 
 // ModifyPlan checks the HCA once its value is known: at plan, and again at apply (for an
 // action_trigger on an HCA created in the same run).
 func (a *hcaResetAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	resp.Diagnostics.Append(checkHCAResetConfig(ctx, req.Config)...)
+}
+
+// checkHCAResetConfig is ValidateConfig's and ModifyPlan's check: the configuration names one
+// gpucluster_hca, in the form the action takes.
+func checkHCAResetConfig(ctx context.Context, cfg tfsdk.Config) diag.Diagnostics {
 	var m hcaResetModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if !resp.Diagnostics.HasError() {
-		_, d := hcaResetTargetOf(ctx, &m)
-		resp.Diagnostics.Append(d...)
+	diags := cfg.Get(ctx, &m)
+	if diags.HasError() {
+		return diags
 	}
+	_, d := hcaResetTargetOf(ctx, &m)
+	return append(diags, d...)
 }
 
 func (a *hcaResetAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {

@@ -10,8 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpucluster/terraform-provider-gpucluster/internal/bmc"
@@ -89,23 +91,25 @@ func (a *nodePowerAction) Schema(ctx context.Context, _ action.SchemaRequest, re
 // with `bmc`, an object literal); a reference to a resource is unknown here and is checked by
 // ModifyPlan once Terraform knows it.
 func (a *nodePowerAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
-	var m nodePowerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if !resp.Diagnostics.HasError() {
-		_, _, d := powerNodeOf(ctx, m.Node, m.BMC)
-		resp.Diagnostics.Append(d...)
-	}
+	resp.Diagnostics.Append(checkNodePowerConfig(ctx, req.Config)...)
 }
 
 // ModifyPlan checks the node once its value is known: at plan, and again at apply (for an
 // action_trigger on a node created in the same run).
 func (a *nodePowerAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	resp.Diagnostics.Append(checkNodePowerConfig(ctx, req.Config)...)
+}
+
+// checkNodePowerConfig is ValidateConfig's and ModifyPlan's check: the configuration names one
+// gpucluster_node, in the form the action takes.
+func checkNodePowerConfig(ctx context.Context, cfg tfsdk.Config) diag.Diagnostics {
 	var m nodePowerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if !resp.Diagnostics.HasError() {
-		_, _, d := powerNodeOf(ctx, m.Node, m.BMC)
-		resp.Diagnostics.Append(d...)
+	diags := cfg.Get(ctx, &m)
+	if diags.HasError() {
+		return diags
 	}
+	_, _, d := powerNodeOf(ctx, m.Node, m.BMC)
+	return append(diags, d...)
 }
 
 func (a *nodePowerAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {

@@ -192,6 +192,22 @@ type builder struct {
 	only                  string // Options.Only
 }
 
+// newBuilder is a builder over g, its racks by name (the first of a repeated name); only is
+// Options.Only. A nil graph or spec gives a builder with no racks, for Build's empty BOM.
+func newBuilder(g *fabric.Graph, cat *catalog.Catalog, only string) *builder {
+	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}, only: only}
+	if g == nil || g.Spec == nil {
+		return b
+	}
+	for i := range g.Spec.Racks {
+		r := &g.Spec.Racks[i]
+		if _, dup := b.racks[r.Name]; !dup {
+			b.racks[r.Name] = r
+		}
+	}
+	return b
+}
+
 // counts reports whether an element of this origin is counted (Options.Only).
 func (b *builder) counts(origin string) bool { return b.only == "" || origin == b.only }
 
@@ -213,16 +229,10 @@ func (b *builder) warnf(format string, args ...any) {
 
 // Build is FromGraph with options (external links).
 func Build(g *fabric.Graph, cat *catalog.Catalog, opts Options) BOM {
-	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}, only: opts.Only}
+	b := newBuilder(g, cat, opts.Only)
 	var out BOM
 	if g == nil || g.Spec == nil || cat == nil {
 		return out.finish(b)
-	}
-	for i := range g.Spec.Racks {
-		r := &g.Spec.Racks[i]
-		if _, dup := b.racks[r.Name]; !dup {
-			b.racks[r.Name] = r
-		}
 	}
 	b.hardware(&out.Counts)
 	b.collect(opts.External)

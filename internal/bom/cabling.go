@@ -73,13 +73,7 @@ func Cabling(g *fabric.Graph, cat *catalog.Catalog, opts Options) []CableRow {
 	if g == nil || g.Spec == nil || cat == nil {
 		return nil
 	}
-	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}}
-	for i := range g.Spec.Racks {
-		r := &g.Spec.Racks[i]
-		if _, dup := b.racks[r.Name]; !dup {
-			b.racks[r.Name] = r
-		}
-	}
+	b := newBuilder(g, cat, "")
 	b.collect(opts.External)
 	b.decide()
 	return b.cableRows(b.plan(&Counts{}), b.newCollector())

@@ -33,13 +33,7 @@ func NewCabler(g *fabric.Graph, cat *catalog.Catalog) *Cabler {
 	if g == nil || g.Spec == nil || cat == nil {
 		return nil
 	}
-	b := &builder{g: g, cat: cat, racks: map[string]*fabric.Rack{}, items: map[[2]string]*Item{}}
-	for i := range g.Spec.Racks {
-		r := &g.Spec.Racks[i]
-		if _, dup := b.racks[r.Name]; !dup {
-			b.racks[r.Name] = r
-		}
-	}
+	b := newBuilder(g, cat, "")
 	cb := &Cabler{b: b, c: b.newCollector(), nodeHCAs: map[string][]int32{}, x: map[int]xlink{}, done: map[int]CableRow{}, comp: map[int][]int{}}
 	for i := range g.Devices {
 		if d := &g.Devices[i]; d.Kind == fabric.KindHCA {
