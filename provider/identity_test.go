@@ -88,7 +88,7 @@ func TestAccIdentity(t *testing.T) {
 		"gpucluster_hca.h":       {"port_guid", "rail"},
 		"gpucluster_cable.c":     nil,
 		"gpucluster_partition.p": {"pkey", "members"},
-		"gpucluster_fabric.f":    {"racks", "switches", "nodes", "hcas", "cables", "analysis", "bom", "opensm"},
+		"gpucluster_fabric.f":    {"racks", "switches", "nodes", "hcas", "cables", "analysis", "bom", "opensm", "summary"},
 	} {
 		step := resource.TestStep{
 			ResourceName:       addr,
