@@ -24,9 +24,9 @@ provider "gpucluster" {}
 data "gpucluster_topology" "pod" {
   kind                = "rail-optimized"
   scalable_units      = 4
-  reserved_node_slots = 1                 # SU 1's last slot holds the UFM appliances (4 links to rail leaves 0-3)
-  cable_kind          = "fiber-mm"        # RA-11333-001: "All networking components are multi-mode fiber"
-  items               = ["nodes", "hcas"] # the maps the resources below iterate over
+  reserved_node_slots = 1                                    # SU 1's last slot holds the UFM appliances (4 links to rail leaves 0-3)
+  cable_kind          = "fiber-mm"                           # RA-11333-001: "All networking components are multi-mode fiber"
+  items               = ["nodes", "hcas", "appliance_links"] # the maps the resources and the BOM below read
 }
 
 locals {
