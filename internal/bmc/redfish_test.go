@@ -312,6 +312,11 @@ func TestRedfishDeadBMC(t *testing.T) {
 	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), rig.Addr(0)) {
 		t.Fatalf("hung BMC: %v", err)
 	}
+	// Worded as when the caller's deadline fires first (below): a node whose timeout equals
+	// Config.Timeout gets either, and one cause must read the same.
+	if !strings.Contains(err.Error(), "no answer within 1.5s") {
+		t.Fatalf("hung BMC, Config.Timeout first: %v, want \"no answer within 1.5s\"", err)
+	}
 	rig.Unhang()
 	waitSlotsFree(t)
 
@@ -345,7 +350,7 @@ func TestRedfishDeadBMC(t *testing.T) {
 	start = time.Now()
 	_, err = Open(ctx, cfg)
 	cancel()
-	if !errors.Is(err, ErrUnreachable) || time.Since(start) > 300*time.Millisecond+slack {
+	if !errors.Is(err, ErrUnreachable) || time.Since(start) > 300*time.Millisecond+slack || !strings.Contains(err.Error(), "no answer within ") {
 		t.Fatalf("Open with a short context: %v after %s", err, time.Since(start))
 	}
 	rig.Unhang()

@@ -283,7 +283,9 @@ func (s *Session) newError(proto, op string, kind error, detail string, timedOut
 		kind, detail, timedOut = context.Canceled, "canceled by the caller", false
 	}
 	if timedOut && (detail == "" || detail == "no answer in time") {
-		detail = fmt.Sprintf("no answer within the timeout (%s)", s.cfg.Timeout)
+		// Worded as open's own deadline is ("no answer within 3s"): with a node's timeout equal
+		// to the per-call one, either bound may fire first, and one cause gets one message.
+		detail = fmt.Sprintf("no answer within %s", s.cfg.Timeout)
 	}
 	return &Error{Endpoint: s.cfg.endpointFor(proto), Protocol: proto, Op: op, Kind: kind, Detail: s.red.clean(detail), TimedOut: timedOut}
 }

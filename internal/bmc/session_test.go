@@ -263,3 +263,19 @@ Boot parameter data: 0004000000
 		t.Error("ipmiField")
 	}
 }
+
+// TestRedfishIPMITimeoutWordedOnce: a BMC that does not answer reads "no answer within 3s"
+// whichever bound fired first, the caller's deadline (Session.open's own wording) or the
+// per-call Config.Timeout inside the protocol client (newError's): with a node's timeout equal
+// to the per-call one, either may win, and one cause gets one message (TestAccNodeBMCDead once
+// read "no answer within the timeout (3s)").
+func TestRedfishIPMITimeoutWordedOnce(t *testing.T) {
+	s := &Session{cfg: &config{Config: Config{Timeout: 3 * time.Second}, host: "127.0.0.1", hostArg: "127.0.0.1", rfPort: 443, ipmiPort: 623}}
+	for _, proto := range []string{ProtocolRedfish, ProtocolIPMI} {
+		for _, detail := range []string{"", "no answer in time"} {
+			if e := s.newError(proto, "open", ErrUnreachable, detail, true, nil); e.Detail != "no answer within 3s" {
+				t.Errorf("%s, detail %q: %q, want %q", proto, detail, e.Detail, "no answer within 3s")
+			}
+		}
+	}
+}
