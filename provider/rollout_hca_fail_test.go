@@ -69,18 +69,7 @@ func TestAccFirmwareRolloutHCABurnFails(t *testing.T) {
 	dir := t.TempDir()
 	shared := filepath.Join(dir, "calls.log")
 	nodes := startRolloutNodes(t, 4, shared)
-	b, err := json.Marshal(map[string]any{
-		"image_type": "FS4", "fw_version": rolloutCardNew, "fw_release_date": "12.12.2024", "product_version": rolloutCardNew,
-		"rom_info":    []string{"type=UEFI version=14.36.16 cpu=AMD64,AARCH64", "type=PXE version=3.7.500 cpu=AMD64"},
-		"description": "UID                GuidsNumber", "image_vsd": "N/A", "psid": rolloutCardPSID, "security_attributes": "secure-fw",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(dir, "fw-ConnectX7-rel-28_43_1014.bin")
-	if err := os.WriteFile(image, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	image := writeRolloutImage(t, dir)
 	byName := map[string]*rolloutNode{}
 	for _, nd := range nodes {
 		byName[nd.name] = nd

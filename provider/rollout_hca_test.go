@@ -207,18 +207,7 @@ func TestAccFirmwareRolloutHCA(t *testing.T) {
 	dir := t.TempDir()
 	shared := filepath.Join(dir, "calls.log")
 	nodes := startRolloutNodes(t, 4, shared)
-	b, err := json.Marshal(map[string]any{
-		"image_type": "FS4", "fw_version": rolloutCardNew, "fw_release_date": "12.12.2024", "product_version": rolloutCardNew,
-		"rom_info":    []string{"type=UEFI version=14.36.16 cpu=AMD64,AARCH64", "type=PXE version=3.7.500 cpu=AMD64"},
-		"description": "UID                GuidsNumber", "image_vsd": "N/A", "psid": rolloutCardPSID, "security_attributes": "secure-fw",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(dir, "fw-ConnectX7-rel-28_43_1014.bin")
-	if err := os.WriteFile(image, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	image := writeRolloutImage(t, dir)
 	// gpu003 holds the baseline already; gpu004's mlx5_1 is another board at first.
 	nodes[2].setCards(t, rolloutCardNew, rolloutCardPSID)
 	nodes[3].setCards(t, rolloutCardOld, rolloutOtherPSID)
@@ -442,4 +431,23 @@ func checkCardWaves(calls []sharedCall, nodes []*rolloutNode, wave map[string]in
 		return fmt.Errorf("%d nodes burned, want 3", len(spans))
 	}
 	return nil
+}
+
+// writeRolloutImage writes the baseline image (28.43.1014, the cards' PSID) as the flint double
+// reads an image file, into dir, and returns its path.
+func writeRolloutImage(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"image_type": "FS4", "fw_version": rolloutCardNew, "fw_release_date": "12.12.2024", "product_version": rolloutCardNew,
+		"rom_info":    []string{"type=UEFI version=14.36.16 cpu=AMD64,AARCH64", "type=PXE version=3.7.500 cpu=AMD64"},
+		"description": "UID                GuidsNumber", "image_vsd": "N/A", "psid": rolloutCardPSID, "security_attributes": "secure-fw",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := filepath.Join(dir, "fw-ConnectX7-rel-28_43_1014.bin")
+	if err := os.WriteFile(image, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return image
 }
